@@ -1,0 +1,34 @@
+"""The ``benchwatch`` command group: one module per command, each a thin layer over the Python API."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from bot.cli import run as run_command
+from bot.errors import InputError
+
+COMMANDS = {"run": run_command}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every command registered."""
+    parser = argparse.ArgumentParser(
+        prog="benchwatch",
+        description="Audit public AI benchmarks: difficulty coverage and saturation, over time.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        module.register(sub.add_parser(name, help=module.HELP, description=module.HELP))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command].handle(args)
+    except InputError as exc:
+        print(f"benchwatch: error: {exc}", file=sys.stderr)
+        return 2

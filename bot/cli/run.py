@@ -1,0 +1,44 @@
+"""``benchwatch run``: the whole job, from sources to the built site."""
+
+from __future__ import annotations
+
+import argparse
+
+from bot.pipeline import run_job
+from bot.sources import fetch_sample
+
+HELP = "Run the audit job: fetch, fit, measure, record, alert and build the site."
+SAMPLE_REPORTS = "_sample/reports"
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add this command's options."""
+    parser.add_argument("--sample", action="store_true", help="audit the bundled synthetic sample (no network)")
+    parser.add_argument(
+        "--reports",
+        default=None,
+        help=f"reports folder (default: reports, or {SAMPLE_REPORTS} with --sample)",
+    )
+    parser.add_argument("--site-out", default="_site", help="where the built site goes (default: _site)")
+    parser.add_argument("--no-site", action="store_true", help="skip building the site")
+    parser.add_argument("--force", action="store_true", help="refit benchmarks whose data did not change")
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Run the job and return the exit status."""
+    if not args.sample:
+        print("benchwatch: error: live sources are not configured yet; use --sample", flush=True)
+        return 2
+    reports = args.reports or SAMPLE_REPORTS
+    result = run_job(
+        lambda: [fetch_sample()],
+        reports_dir=reports,
+        site_out=None if args.no_site else args.site_out,
+        force=args.force,
+    )
+    print(
+        f"done: {result.benchmarks} benchmarks, {result.new_snapshots} new snapshots, "
+        f"{result.alerts} alerts; reports in {reports}"
+        + ("" if args.no_site else f", site in {args.site_out}/index.html")
+    )
+    return 0

@@ -1,0 +1,94 @@
+"""The saturation index of arXiv:2602.16763 and the benchmark state it implies."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+BANDS = ((0.01, "very low"), (0.3, "low"), (0.7, "moderate"), (0.9, "high"))
+SATURATION_THRESHOLD = 0.7
+CEILING_MARGIN = 0.05
+STATES = ("saturated", "stagnant", "discriminating", "unknown")
+
+
+def _se(s: float, n_eff: float) -> float:
+    """Binomial standard error on n_eff effective items, 0 at the ends as in the paper."""
+    if s <= 0.0 or s >= 1.0:
+        return 0.0
+    return math.sqrt(s * (1.0 - s) / n_eff)
+
+
+def saturation_index(s1: float, s5: float, n: int) -> float:
+    """S = exp(-R^2), R = (s1 - s5) / SE_delta, with n_eff = sqrt(n) (the paper's definition)."""
+    for name, v in (("s1", s1), ("s5", s5)):
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"{name} must be a proportion in [0, 1], got {v}")
+    if n < 1:
+        raise ValueError(f"the test-set size n must be at least 1, got {n}")
+    n_eff = math.sqrt(n)
+    se_delta = math.hypot(_se(s1, n_eff), _se(s5, n_eff))
+    r = (s1 - s5) / se_delta if se_delta > 0 else 0.0
+    return math.exp(-(r**2))
+
+
+def band(index: float) -> str:
+    """The paper's verbal band for a saturation index."""
+    for upper, name in BANDS:
+        if index < upper:
+            return name
+    return "very high"
+
+
+def classify_state(
+    index: float | None, top5_mean: float | None, ceiling: float = 1.0, margin: float = CEILING_MARGIN
+) -> str:
+    """saturated (within noise near the ceiling), stagnant (within noise far below it), or discriminating."""
+    if index is None or top5_mean is None:
+        return "unknown"
+    if index >= SATURATION_THRESHOLD:
+        return "saturated" if ceiling - top5_mean <= margin else "stagnant"
+    return "discriminating"
+
+
+@dataclass(frozen=True)
+class Saturation:
+    """Saturation figures of one leaderboard."""
+
+    n_models: int
+    n_items: int
+    top1: float | None
+    top5: float | None
+    top5_mean: float | None
+    top_models: tuple[tuple[str, float], ...]
+    saturation_index: float | None
+    band: str | None
+    state: str
+    ceiling: float
+
+
+def saturation(models: np.ndarray, scores: np.ndarray, n_items: int, ceiling: float = 1.0) -> Saturation:
+    """Saturation of a leaderboard given each model's score (proportion) and the test-set size."""
+    scores = np.asarray(scores, float)
+    order = np.lexsort((np.asarray(models, dtype=str), -scores))
+    top = [(str(models[i]), float(scores[i])) for i in order[:5]]
+    if len(top) < 5:
+        return Saturation(
+            len(scores), n_items, top[0][1] if top else None, None, None, tuple(top), None, None, "unknown", ceiling
+        )
+    s1, s5 = top[0][1], top[4][1]
+    index = saturation_index(s1, s5, n_items)
+    top5_mean = float(np.mean([s for _, s in top]))
+    return Saturation(
+        n_models=len(scores),
+        n_items=n_items,
+        top1=s1,
+        top5=s5,
+        top5_mean=top5_mean,
+        top_models=tuple(top),
+        saturation_index=index,
+        band=band(index),
+        state=classify_state(index, top5_mean, ceiling),
+        ceiling=ceiling,
+    )

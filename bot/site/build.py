@@ -1,0 +1,122 @@
+"""Assemble the MkDocs project (hand-written pages + generated ones) and build it with --strict."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+from pathlib import Path
+
+from bot.errors import InputError
+from bot.history import Reports, load_alerts, load_history, load_latest
+from bot.site.feed import rss_feed
+from bot.site.pages import alerts_page, benchmark_body, benchmark_feed, benchmark_page, index_page
+
+PACKAGED_PROJECT = Path(__file__).resolve().parents[1] / "site_project"
+CHECKOUT_PROJECT = Path(__file__).resolve().parents[2] / "site"
+
+
+def find_site_project(explicit: str | Path | None = None) -> Path:
+    """The MkDocs project folder: explicit, ./site, the copy in the package, or the source checkout."""
+    candidates = [Path(explicit)] if explicit else [Path("site"), PACKAGED_PROJECT, CHECKOUT_PROJECT]
+    for folder in candidates:
+        if (folder / "mkdocs.yml").is_file():
+            return folder.resolve()
+    raise InputError(str(candidates[0]), "no MkDocs project here (site/mkdocs.yml not found)")
+
+
+def _page_url(md_path: str) -> str:
+    """The URL path MkDocs gives a page with use_directory_urls."""
+    return md_path.removesuffix(".md") + "/"
+
+
+def write_pages(reports: Reports, docs: Path, site_url: str) -> int:
+    """Write the generated Markdown pages and feeds into ``docs``; returns the number of pages."""
+    records = load_latest(reports)
+    alerts = load_alerts(reports)
+    history = load_history(reports)
+    (docs / "benchmarks").mkdir(parents=True, exist_ok=True)
+    (docs / "feeds").mkdir(parents=True, exist_ok=True)
+    (docs / "index.md").write_text(index_page(records, alerts), encoding="utf-8")
+    (docs / "alerts.md").write_text(alerts_page(alerts), encoding="utf-8")
+    page_for = {name: _page_url(benchmark_page(name)) for name in records}
+    page_for.update({a["benchmark"]: "alerts/" for a in alerts if a["benchmark"] not in page_for})
+    (docs / "feed.xml").write_text(
+        rss_feed(alerts, title="benchwatch: all alerts", site_url=site_url, page_for=page_for, self_path="feed.xml"),
+        encoding="utf-8",
+    )
+    for name, rec in records.items():
+        (docs / benchmark_page(name)).write_text(benchmark_body(rec, history, alerts), encoding="utf-8")
+        mine = [a for a in alerts if a["benchmark"] == name]
+        (docs / benchmark_feed(name)).write_text(
+            rss_feed(
+                mine,
+                title=f"benchwatch: {name}",
+                site_url=site_url,
+                page_for=page_for,
+                self_path=benchmark_feed(name),
+            ),
+            encoding="utf-8",
+        )
+    return 2 + len(records)
+
+
+def _nav(records: list[str]) -> list:
+    return [
+        {"Home": "index.md"},
+        {"Benchmarks": [{name: benchmark_page(name)} for name in sorted(records)]},
+        {"Alerts": "alerts.md"},
+        {"Methodology": "methodology.md"},
+        {"About": "about.md"},
+    ]
+
+
+def build_site(
+    reports_dir: str | Path,
+    out_dir: str | Path,
+    *,
+    project: str | Path | None = None,
+    site_url: str | None = None,
+) -> int:
+    """Build the site from a reports folder into ``out_dir`` (replaced only when the build succeeds)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    project_dir = find_site_project(project)
+    reports = Reports(Path(reports_dir))
+    out = Path(out_dir).resolve()
+    staging = out.parent / f".{out.name}.building"
+    shutil.rmtree(staging, ignore_errors=True)
+    mkdocs_log = logging.getLogger("mkdocs")
+    level = mkdocs_log.level
+    mkdocs_log.setLevel(logging.WARNING)
+    try:
+        with tempfile.TemporaryDirectory(prefix="benchwatch-docs-") as tmp:
+            docs = Path(tmp) / "docs"
+            shutil.copytree(project_dir / "docs", docs)
+            cfg_probe = load_config(config_file=str(project_dir / "mkdocs.yml"))
+            url = site_url or cfg_probe["site_url"] or "http://127.0.0.1:8000/"
+            n_pages = write_pages(reports, docs, url)
+            config = load_config(
+                config_file=str(project_dir / "mkdocs.yml"),
+                docs_dir=str(docs),
+                site_dir=str(staging),
+                site_url=url,
+                strict=True,
+                nav=_nav(list(load_latest(reports))),
+            )
+            config.plugins.on_startup(command="build", dirty=False)
+            try:
+                build(config)
+            finally:
+                config.plugins.on_shutdown()
+        old = out.parent / f".{out.name}.old"
+        shutil.rmtree(old, ignore_errors=True)
+        if out.exists():
+            out.rename(old)
+        staging.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        mkdocs_log.setLevel(level)
+        shutil.rmtree(staging, ignore_errors=True)
+    return n_pages

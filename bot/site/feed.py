@@ -1,0 +1,37 @@
+"""RSS 2.0 feeds of alerts (stable guids, newest first, byte-stable for the same alerts)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from datetime import datetime
+from email.utils import format_datetime
+
+
+def _rfc822(iso: str) -> str:
+    return format_datetime(datetime.fromisoformat(iso.replace("Z", "+00:00")))
+
+
+def rss_feed(alerts: list[dict], *, title: str, site_url: str, page_for: dict[str, str], self_path: str) -> str:
+    """An RSS 2.0 document for ``alerts``; ``page_for`` maps a benchmark to its page URL path."""
+    base = site_url.rstrip("/") + "/"
+    newest = sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True)
+    rss = ET.Element("rss", {"version": "2.0", "xmlns:atom": "http://www.w3.org/2005/Atom"})
+    channel = ET.SubElement(rss, "channel")
+    ET.SubElement(channel, "title").text = title
+    ET.SubElement(channel, "link").text = base
+    ET.SubElement(
+        channel, "description"
+    ).text = "benchwatch alerts: benchmarks that became saturated, stagnant or badly covered, and back."
+    ET.SubElement(channel, "atom:link", {"href": base + self_path, "rel": "self", "type": "application/rss+xml"})
+    if newest:
+        ET.SubElement(channel, "lastBuildDate").text = _rfc822(newest[0]["raised_at"])
+    for alert in newest:
+        item = ET.SubElement(channel, "item")
+        ET.SubElement(item, "title").text = alert["title"]
+        ET.SubElement(item, "link").text = base + page_for[alert["benchmark"]]
+        figures = ", ".join(f"{k} = {v:.3f}" for k, v in alert["figures"].items() if isinstance(v, float))
+        ET.SubElement(item, "description").text = f"{alert['title']}. {figures}".strip()
+        ET.SubElement(item, "guid", {"isPermaLink": "false"}).text = alert["id"]
+        ET.SubElement(item, "pubDate").text = _rfc822(alert["raised_at"])
+    ET.indent(rss)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(rss, encoding="unicode") + "\n"

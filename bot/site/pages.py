@@ -1,0 +1,154 @@
+"""Markdown pages of the audit site, rendered from the records in ``reports/``."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from bot.site.escape import md
+from bot.site.numbers import fmt, pct
+from bot.store import safe_slug
+
+SEVERITY = {"saturated": 0, "stagnant": 1, "unknown": 2, "discriminating": 3}
+SYNTHETIC_NOTE = (
+    '!!! warning "Synthetic sample"\n'
+    "    These figures come from benchwatch's bundled **synthetic** sample universe, "
+    "generated to show each pattern the site looks for. They describe no real model.\n"
+)
+
+
+def benchmark_page(benchmark: str) -> str:
+    """The site path of a benchmark's page (safe for any upstream name)."""
+    return f"benchmarks/{safe_slug(benchmark)}.md"
+
+
+def benchmark_feed(benchmark: str) -> str:
+    """The site path of a benchmark's RSS feed."""
+    return f"feeds/{safe_slug(benchmark)}.xml"
+
+
+def _name(rec: dict) -> str:
+    label = md(rec["benchmark"])
+    return f"{label} (synthetic)" if rec.get("synthetic") and "synthetic" not in rec["benchmark"] else label
+
+
+def _flags(rec: dict) -> str:
+    return ", ".join(f"`{f}`" for f in rec.get("flags", [])) or "–"
+
+
+def _sorted(records: dict[str, dict]) -> list[dict]:
+    return sorted(
+        records.values(), key=lambda r: (SEVERITY.get(r["state"], 9), -len(r.get("flags", [])), r["benchmark"])
+    )
+
+
+def index_page(records: dict[str, dict], alerts: list[dict]) -> str:
+    """The home page: one row per benchmark, most severe first."""
+    lines = ["# benchwatch: benchmark health", ""]
+    if any(r.get("synthetic") for r in records.values()):
+        lines += [SYNTHETIC_NOTE]
+    lines += [
+        "Each benchmark's item difficulties are refitted with a 1PL (Rasch) model and placed on the "
+        "difficulty axis z in [0, 1]; the table shows how evenly the items cover that axis and whether "
+        "the top models can still be told apart. See [Methodology](methodology.md) for the definitions.",
+        "",
+        "Subscribe to [all alerts (RSS)](feed.xml).",
+        "",
+        "| Benchmark | Items | Models | DDM | Max Gap | Top-5 gap sum | Saturation index | State | Flags |",
+        "|---|---:|---:|---:|---:|---:|---|---|---|",
+    ]
+    for rec in _sorted(records):
+        link = f"[{_name(rec)}]({benchmark_page(rec['benchmark'])})"
+        band = f" ({rec['band']})" if rec.get("band") else ""
+        lines.append(
+            f"| {link} | {rec['n_items']} | {rec['n_models']} | {fmt(rec['ddm'])} | {fmt(rec['max_gap'])} "
+            f"| {fmt(rec['top5_gap_sum'])} | {fmt(rec['saturation_index'])}{band} "
+            f"| **{rec['state']}** | {_flags(rec)} |"
+        )
+    if alerts:
+        lines += ["", "## Latest alerts", ""]
+        for alert in sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True)[:5]:
+            lines.append(f"- {alert['raised_at'][:10]}: [{md(alert['title'])}]({benchmark_page(alert['benchmark'])})")
+    return "\n".join(lines) + "\n"
+
+
+def _figure_rows(rec: dict) -> list[str]:
+    return [
+        "| Figure | Value |",
+        "|---|---:|",
+        f"| Items | {rec['n_items']} |",
+        f"| Models | {rec['n_models']} |",
+        f"| DDM (W1 to {md(rec['target'])}) | {fmt(rec['ddm'])} |",
+        f"| Max Gap | {fmt(rec['max_gap'])} |",
+        f"| Top-3 gap sum | {fmt(rec['top3_gap_sum'])} |",
+        f"| Top-5 gap sum | {fmt(rec['top5_gap_sum'])} |",
+        f"| Saturation index | {fmt(rec['saturation_index'])} |",
+        f"| Band | {rec.get('band') or '–'} |",
+        f"| Best score (s1) | {pct(rec['top1'])} |",
+        f"| Fifth best (s5) | {pct(rec['top5'])} |",
+        f"| Top-5 mean | {pct(rec['top5_mean'])} |",
+        f"| Items solved by at least one model | {pct(rec['solved_share'])} |",
+        f"| State | **{rec['state']}** |",
+        f"| Flags | {_flags(rec)} |",
+    ]
+
+
+def benchmark_body(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
+    """One benchmark's page."""
+    name = _name(rec)
+    meta = {"feed": benchmark_feed(rec["benchmark"]), "feed_title": rec["benchmark"]}
+    lines = ["---", *(f"{k}: {json.dumps(v)}" for k, v in meta.items()), "---", "", f"# {name}", ""]
+    if rec.get("synthetic"):
+        lines += [SYNTHETIC_NOTE]
+    converged = "converged" if rec.get("converged") else "**did not converge**"
+    lines += [
+        f"Difficulties from a 1PL fit (`{rec['method']}`, {converged}) over the {rec['n_models']} models of "
+        f"this benchmark, on the `{rec['scale']}` scale. Data revision `{md(rec['revision'])}` from "
+        f"{md(rec['source'])}. [RSS feed of this benchmark's alerts](../{benchmark_feed(rec['benchmark'])}).",
+        "",
+        *_figure_rows(rec),
+        "",
+        "## What the figures mean",
+        "",
+        f"- An improvement confined to a stretch of the difficulty axis narrower than the Max Gap "
+        f"({fmt(rec['max_gap'])}) can fall between two items and leave every score unchanged: this benchmark "
+        "cannot detect it, however often it is rerun.",
+        f"- Ranked under the target distribution instead, two models can only swap places if their score gap "
+        f"is below L × DDM = L × {fmt(rec['ddm'])}, where L bounds how fast the score difference between them "
+        "changes along z.",
+        "",
+        "## Largest gaps",
+        "",
+        "| From z | To z | Width |",
+        "|---:|---:|---:|",
+    ]
+    lines += [f"| {fmt(g['lo'])} | {fmt(g['hi'])} | {fmt(g['width'])} |" for g in rec["gaps"]]
+    lines += ["", "## Top models", "", "| Rank | Model | Score |", "|---:|---|---:|"]
+    lines += [f"| {i} | {md(m['model'])} | {pct(m['score'])} |" for i, m in enumerate(rec["top_models"], 1)]
+    lines += ["", "## History", ""]
+    rows = history[history["benchmark"] == rec["benchmark"]]
+    if rows.empty:
+        lines.append("No snapshot recorded yet.")
+    else:
+        lines += ["| Snapshot | Revision | DDM | Max Gap | Saturation index | State |", "|---|---|---:|---:|---:|---|"]
+        for r in rows.itertuples():
+            s_index = None if r.saturation_index == "" else float(r.saturation_index)
+            lines.append(
+                f"| {md(r.snapshot_at)} | `{md(r.revision)}` | {fmt(float(r.ddm))} | {fmt(float(r.max_gap))} "
+                f"| {fmt(s_index)} | {md(r.state)} |"
+            )
+    mine = [a for a in alerts if a["benchmark"] == rec["benchmark"]]
+    lines += ["", "## Alerts", ""]
+    lines += [f"- {a['raised_at'][:10]}: {md(a['title'])}" for a in reversed(mine)] or ["None yet."]
+    return "\n".join(lines) + "\n"
+
+
+def alerts_page(alerts: list[dict]) -> str:
+    """Every alert, newest first."""
+    lines = ["# Alerts", "", "Every change of state or flag, newest first. [RSS](feed.xml)", ""]
+    for a in sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True):
+        lines.append(f"- **{a['raised_at'][:10]}** [{md(a['title'])}]({benchmark_page(a['benchmark'])})")
+    if not alerts:
+        lines.append("No alerts yet.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,16 @@
+"""Stage 2: the validated long table of responses, and atomic writes."""
+
+from bot.store.atomic import atomic_write_bytes, atomic_write_text
+from bot.store.naming import safe_slug
+from bot.store.responses import KEY, REQUIRED_COLUMNS, content_revision, read_responses, validate_responses
+
+__all__ = [
+    "KEY",
+    "REQUIRED_COLUMNS",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "content_revision",
+    "read_responses",
+    "safe_slug",
+    "validate_responses",
+]

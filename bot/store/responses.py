@@ -1,0 +1,116 @@
+"""The common long table of responses, and its validation at the edge."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bot.errors import InputError
+
+REQUIRED_COLUMNS = ("benchmark", "model", "item_id", "score")
+OPTIONAL_COLUMNS = ("date", "trials")
+KEY = ["benchmark", "model", "item_id"]
+
+
+def read_responses(path: str | Path, *, benchmark: str | None = None) -> pd.DataFrame:
+    """Read and validate a long-format responses CSV (``benchmark`` defaults to ``benchmark``)."""
+    path = Path(path)
+    source = str(path)
+    try:
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
+    except FileNotFoundError:
+        raise InputError(source, "no such file") from None
+    except pd.errors.EmptyDataError:
+        raise InputError(source, "the file is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InputError(source, f"not a readable CSV file: {exc}") from None
+    if "benchmark" not in raw.columns and benchmark is not None:
+        raw.insert(0, "benchmark", benchmark)
+    return validate_responses(raw, source)
+
+
+def _line(index: int) -> int:
+    """CSV line number of a data row (line 1 is the header)."""
+    return int(index) + 2
+
+
+def _fail(source: str, bad: pd.Series, field: str, values: pd.Series, message: str) -> None:
+    """Raise an InputError for the first flagged row, counting the others."""
+    rows = np.flatnonzero(bad.to_numpy())
+    if rows.size == 0:
+        return
+    first = rows[0]
+    more = f"; {rows.size - 1} more row(s) like this" if rows.size > 1 else ""
+    raise InputError(
+        source,
+        message + more,
+        field=field,
+        value=values.iloc[first],
+        row=_line(first),
+    )
+
+
+def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
+    """Check a raw table against the common shape and return it typed and sorted."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in raw.columns]
+    if missing:
+        raise InputError(
+            source,
+            f"missing required column(s) {', '.join(missing)}; found {', '.join(map(str, raw.columns)) or 'none'}",
+        )
+    if raw.empty:
+        raise InputError(source, "no data rows")
+    raw = raw.reset_index(drop=True)
+    out = pd.DataFrame(index=raw.index)
+    for col in ("benchmark", "model", "item_id"):
+        text = raw[col].astype(str).str.strip()
+        _fail(source, text.eq("") | raw[col].isna(), col, raw[col], "empty value")
+        out[col] = text
+
+    score = pd.to_numeric(raw["score"], errors="coerce")
+    _fail(source, score.isna(), "score", raw["score"], "score is missing or not a number")
+    _fail(source, (score < 0) | (score > 1), "score", raw["score"], "score must lie in [0, 1]")
+    out["score"] = score.astype(float)
+
+    if "date" in raw.columns:
+        text = raw["date"].astype(str).str.strip()
+        date = pd.to_datetime(text.where(text.ne("")), format="ISO8601", errors="coerce")
+        _fail(source, date.isna() & text.ne(""), "date", raw["date"], "not an ISO date")
+        out["date"] = date.dt.tz_localize(None) if date.dt.tz is not None else date
+        out["date"] = out["date"].dt.normalize()
+    else:
+        out["date"] = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns]")
+
+    if "trials" in raw.columns:
+        text = raw["trials"].astype(str).str.strip()
+        trials = pd.to_numeric(text.where(text.ne("")), errors="coerce")
+        bad = (trials.isna() & text.ne("")) | (trials.notna() & ((trials < 1) | (trials % 1 != 0)))
+        _fail(source, bad, "trials", raw["trials"], "trials must be a whole number >= 1")
+        out["trials"] = trials.astype("Int64")
+    else:
+        out["trials"] = pd.array([pd.NA] * len(raw), dtype="Int64")
+
+    dup = out.duplicated(KEY, keep=False)
+    if dup.any():
+        first = np.flatnonzero(dup.to_numpy())[0]
+        key = tuple(out.loc[first, KEY])
+        twin = out.index[(out[KEY] == pd.Series(key, index=KEY)).all(axis=1)]
+        lines = ", ".join(str(_line(i)) for i in twin[:5])
+        raise InputError(
+            source,
+            f"duplicate (benchmark, model, item_id) on lines {lines}",
+            field="item_id",
+            value=key,
+            row=_line(first),
+        )
+    return out.sort_values(KEY, kind="stable").reset_index(drop=True)
+
+
+def content_revision(df: pd.DataFrame) -> str:
+    """A short content hash of one benchmark's responses, independent of row order."""
+    canon = df.sort_values(KEY)[["model", "item_id", "score", "date", "trials"]]
+    text = canon.to_csv(index=False, float_format="%.10g", date_format="%Y-%m-%d")
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
