@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from bot.errors import InputError
 from bot.pipeline import run_job
-from bot.sources import fetch_sample
+from bot.sources import SourceTable, fetch_csv_file, fetch_sample
 
 HELP = "Run the audit job: fetch, fit, measure, record, alert and build the site."
 SAMPLE_REPORTS = "_sample/reports"
@@ -14,6 +15,13 @@ SAMPLE_REPORTS = "_sample/reports"
 def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
     parser.add_argument("--sample", action="store_true", help="audit the bundled synthetic sample (no network)")
+    parser.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="FILE.csv",
+        help="audit a local long-format CSV (benchmark,model,item_id,score[,date,trials]); repeatable",
+    )
     parser.add_argument(
         "--reports",
         default=None,
@@ -26,12 +34,16 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Run the job and return the exit status."""
-    if not args.sample:
-        print("benchwatch: error: live sources are not configured yet; use --sample", flush=True)
-        return 2
-    reports = args.reports or SAMPLE_REPORTS
+    if not args.sample and not args.input:
+        raise InputError("benchwatch run", "live sources are not configured yet; use --sample or --input FILE.csv")
+    reports = args.reports or (SAMPLE_REPORTS if args.sample else "reports")
+
+    def fetch() -> list[SourceTable]:
+        tables = [fetch_sample()] if args.sample else []
+        return tables + [fetch_csv_file(path) for path in args.input]
+
     result = run_job(
-        lambda: [fetch_sample()],
+        fetch,
         reports_dir=reports,
         site_out=None if args.no_site else args.site_out,
         force=args.force,

@@ -51,8 +51,8 @@ def laplace_sds(
     info = data.weight * p * (1 - p)
     d_theta = np.bincount(data.model_idx, info, minlength=data.n_models) + 1 / sd_theta**2
     d_b = np.bincount(data.item_idx, info, minlength=data.n_items) + 1 / sd_b**2
-    cross = np.zeros((data.n_models, data.n_items))
-    cross[data.model_idx, data.item_idx] = info  # each (model, item) cell is observed once
+    flat = data.model_idx.astype(np.int64) * data.n_items + data.item_idx
+    cross = np.bincount(flat, info, minlength=data.n_models * data.n_items).reshape(data.n_models, data.n_items)
     scaled = cross / d_b  # C D_b^-1
     schur = np.diag(d_theta) - scaled @ cross.T
     cov_theta = np.linalg.inv(schur)

@@ -48,7 +48,7 @@ def classify_state(
     if index is None or top5_mean is None:
         return "unknown"
     if index >= SATURATION_THRESHOLD:
-        return "saturated" if ceiling - top5_mean <= margin else "stagnant"
+        return "saturated" if ceiling - top5_mean <= margin + 1e-12 else "stagnant"
     return "discriminating"
 
 

@@ -2,7 +2,7 @@
 
 from bot.store.atomic import atomic_write_bytes, atomic_write_text
 from bot.store.naming import safe_slug
-from bot.store.responses import KEY, REQUIRED_COLUMNS, content_revision, read_responses, validate_responses
+from bot.store.responses import KEY, REQUIRED_COLUMNS, content_revision, validate_responses
 
 __all__ = [
     "KEY",
@@ -10,7 +10,6 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "content_revision",
-    "read_responses",
     "safe_slug",
     "validate_responses",
 ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,23 +12,6 @@ from bot.errors import InputError
 REQUIRED_COLUMNS = ("benchmark", "model", "item_id", "score")
 OPTIONAL_COLUMNS = ("date", "trials")
 KEY = ["benchmark", "model", "item_id"]
-
-
-def read_responses(path: str | Path, *, benchmark: str | None = None) -> pd.DataFrame:
-    """Read and validate a long-format responses CSV (``benchmark`` defaults to ``benchmark``)."""
-    path = Path(path)
-    source = str(path)
-    try:
-        raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
-    except FileNotFoundError:
-        raise InputError(source, "no such file") from None
-    except pd.errors.EmptyDataError:
-        raise InputError(source, "the file is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise InputError(source, f"not a readable CSV file: {exc}") from None
-    if "benchmark" not in raw.columns and benchmark is not None:
-        raw.insert(0, "benchmark", benchmark)
-    return validate_responses(raw, source)
 
 
 def _line(index: int) -> int:

@@ -1,0 +1,43 @@
+"""Local sources: the bundled synthetic sample universe and long-format CSV files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from bot.errors import InputError
+from bot.sources.sample_universe import SAMPLE_FILE
+
+
+@dataclass(frozen=True)
+class SourceTable:
+    """Raw rows fetched from one source, not yet validated."""
+
+    name: str
+    location: str
+    frame: pd.DataFrame
+    synthetic: bool = False
+
+
+def fetch_csv_file(path: str | Path) -> SourceTable:
+    """Read a local long-format CSV as raw text columns (``benchmark`` defaults to the file's stem)."""
+    path = Path(path)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
+    except FileNotFoundError:
+        raise InputError(str(path), "no such file") from None
+    except pd.errors.EmptyDataError:
+        raise InputError(str(path), "the file is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), f"not a readable CSV file: {exc}") from None
+    if "benchmark" not in frame.columns:
+        frame.insert(0, "benchmark", path.stem)
+    return SourceTable(name=path.name, location=str(path), frame=frame)
+
+
+def fetch_sample() -> SourceTable:
+    """Read the shipped sample file as raw text columns."""
+    frame = pd.read_csv(SAMPLE_FILE, dtype=str, keep_default_na=False, na_values=[])
+    return SourceTable(name="sample", location="bundled synthetic sample", frame=frame, synthetic=True)

@@ -1,0 +1,44 @@
+"""Alerts on changes of state and flags."""
+
+from __future__ import annotations
+
+from bot.alerts import diff_alerts
+
+
+def record(state="discriminating", flags=(), revision="r1", **extra) -> dict:
+    base = {
+        "benchmark": "bench",
+        "revision": revision,
+        "state": state,
+        "flags": list(flags),
+        "ddm": 0.12,
+        "max_gap": 0.2,
+        "top5_gap_sum": 0.4,
+        "saturation_index": 0.95,
+        "top1": 0.97,
+        "top5": 0.96,
+        "top5_mean": 0.965,
+    }
+    return {**base, **extra}
+
+
+def test_a_new_benchmark_announces_its_state_and_flags():
+    alerts = diff_alerts(None, record("saturated", ["fill"]), "2026-01-01T00:00:00Z")
+    assert [(a["kind"], a.get("flag")) for a in alerts] == [("state", None), ("raised", "fill")]
+    assert alerts[0]["title"] == "bench is saturated: top-5 within noise at 96.5%"
+    assert alerts[0]["from"] is None and alerts[0]["to"] == "saturated"
+
+
+def test_no_change_no_alert():
+    rec = record("stagnant", ["watch"])
+    assert diff_alerts(rec, rec, "2026-01-02T00:00:00Z") == []
+
+
+def test_raised_and_cleared_flags_and_stable_ids():
+    old = record("discriminating", ["revise"], revision="r1")
+    new = record("saturated", ["fill"], revision="r2")
+    alerts = diff_alerts(old, new, "2026-01-03T00:00:00Z")
+    assert {(a["kind"], a.get("flag")) for a in alerts} == {("state", None), ("raised", "fill"), ("cleared", "revise")}
+    ids = [a["id"] for a in alerts]
+    assert len(set(ids)) == 3
+    assert ids == [a["id"] for a in diff_alerts(old, new, "2027-05-05T00:00:00Z")]  # the id does not hold the time

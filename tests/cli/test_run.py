@@ -1,0 +1,85 @@
+"""End to end: ``benchwatch run --sample`` from the bundled sample to a built site with RSS."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import feedparser
+import pytest
+
+from bot.cli import main
+
+pytestmark = pytest.mark.slow
+
+
+def snapshot_files(reports: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(reports)): p.read_bytes() for p in sorted(reports.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def sample_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("run")
+    reports, site = root / "reports", root / "_site"
+    argv = ["run", "--sample", "--reports", str(reports), "--site-out", str(site)]
+    assert main(argv) == 0
+    first = snapshot_files(reports)
+    first_feed = (site / "feed.xml").read_bytes()
+    assert main(argv) == 0
+    return reports, site, first, first_feed
+
+
+def test_site_has_home_benchmark_pages_and_a_valid_feed(sample_run):
+    reports, site, _, _ = sample_run
+    latest = json.loads((reports / "latest.json").read_text())["benchmarks"]
+    assert len(latest) == 5
+    home = (site / "index.html").read_text()
+    assert 'type="application/rss+xml"' in home and 'href="feed.xml"' in home
+    for rec in latest:
+        page = site / "benchmarks" / rec["benchmark"] / "index.html"
+        assert page.is_file()
+        assert f"benchmarks/{rec['benchmark']}/" in home
+    feed = feedparser.parse((site / "feed.xml").read_bytes())
+    assert feed.version == "rss20" and not feed.bozo
+    assert len(feed.entries) >= 5
+    assert len({e.id for e in feed.entries}) == len(feed.entries)
+    for rec in latest:
+        per = feedparser.parse((site / "feeds" / f"{rec['benchmark']}.xml").read_bytes())
+        assert per.version == "rss20" and len(per.entries) >= 1
+
+
+def test_each_pattern_is_visible_in_reports_and_on_the_site(sample_run):
+    reports, site, _, _ = sample_run
+    by = {r["benchmark"]: r for r in json.loads((reports / "latest.json").read_text())["benchmarks"]}
+    assert by["synthetic-olympiad"]["max_gap"] >= 0.10 and by["synthetic-olympiad"]["n_items"] == 30
+    assert by["synthetic-easy-heavy"]["ddm"] >= 0.10 and by["synthetic-easy-heavy"]["n_items"] == 500
+    assert by["synthetic-saturated"]["state"] == "saturated"
+    assert by["synthetic-stagnant"]["state"] == "stagnant"
+    assert by["synthetic-healthy"]["state"] == "discriminating"
+    assert by["synthetic-healthy"]["ddm"] < 0.05 and by["synthetic-healthy"]["max_gap"] < 0.10
+    home = (site / "index.html").read_text()
+    assert "Synthetic sample" in home
+    for rec in by.values():
+        page = (site / "benchmarks" / rec["benchmark"] / "index.html").read_text()
+        assert f"{rec['ddm']:.3f}" in page and f"{rec['max_gap']:.3f}" in page and rec["state"] in page
+
+
+def test_second_run_changes_nothing_but_the_run_log(sample_run):
+    reports, site, first, first_feed = sample_run
+    second = snapshot_files(reports)
+    runs = second.pop("runs.csv").decode().splitlines()
+    first_runs = first.pop("runs.csv").decode().splitlines()
+    assert second == first
+    assert len(runs) == len(first_runs) + 1 == 3
+    assert (site / "feed.xml").read_bytes() == first_feed
+
+
+def test_bad_input_file_gives_one_error_line_and_status_2(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("benchmark,model,item_id,score\nb,m,i,1\nb,m,j,7\n")
+    status = main(["run", "--input", str(bad), "--reports", str(tmp_path / "r"), "--no-site"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2
+    assert len(err) == 1
+    assert "bad.csv" in err[0] and "line 3" in err[0] and "'score'" in err[0] and "'7'" in err[0]
+    assert not (tmp_path / "r").exists()

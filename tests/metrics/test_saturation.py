@@ -1,0 +1,83 @@
+"""The saturation index against the paper's worked examples and its definition."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bot.metrics import band, classify_state, saturation, saturation_index
+
+
+def test_worked_examples_of_the_paper():
+    # The paper prints four decimals, truncated: 0.91640 -> 0.9163... is 0.916397, 0.219758 -> 0.2197.
+    math500 = saturation_index(0.992, 0.982, 500)
+    hle = saturation_index(0.3772, 0.2632, 2500)
+    assert math500 == pytest.approx(0.916397, abs=1e-6)
+    assert hle == pytest.approx(0.219758, abs=1e-6)
+    assert (math.floor(math500 * 1e4) / 1e4, math.floor(hle * 1e4) / 1e4) == (0.9163, 0.2197)
+
+
+def test_definition_step_by_step():
+    s1, s5, n = 0.71, 0.52, 900
+    n_eff = n**0.5
+    se = math.sqrt(s1 * (1 - s1) / n_eff + s5 * (1 - s5) / n_eff)
+    assert saturation_index(s1, s5, n) == pytest.approx(math.exp(-(((s1 - s5) / se) ** 2)), rel=1e-12)
+
+
+def test_standard_errors_are_zero_at_the_ends():
+    assert saturation_index(1.0, 1.0, 100) == 1.0  # SE_delta = 0 -> R = 0
+    # s1 = 1 contributes no error: only s5's SE is left.
+    se5 = math.sqrt(0.9 * 0.1 / 10)
+    assert saturation_index(1.0, 0.9, 100) == pytest.approx(math.exp(-((0.1 / se5) ** 2)))
+
+
+@pytest.mark.parametrize(
+    ("s", "name"),
+    [
+        (0.0, "very low"),
+        (0.00999, "very low"),
+        (0.01, "low"),
+        (0.2999, "low"),
+        (0.3, "moderate"),
+        (0.6999, "moderate"),
+        (0.7, "high"),
+        (0.8999, "high"),
+        (0.9, "very high"),
+        (1.0, "very high"),
+    ],
+)
+def test_bands(s, name):
+    assert band(s) == name
+
+
+def test_states():
+    assert classify_state(0.9, 0.96) == "saturated"
+    assert classify_state(0.9, 0.95) == "saturated"  # within 0.05 of the ceiling, boundary included
+    assert classify_state(0.9, 0.90) == "stagnant"
+    assert classify_state(0.7, 0.5) == "stagnant"
+    assert classify_state(0.69, 0.99) == "discriminating"
+    assert classify_state(0.9, 0.80, ceiling=0.82) == "saturated"
+    assert classify_state(None, None) == "unknown"
+
+
+def test_leaderboard_saturation_picks_the_top_five():
+    models = np.array([f"m{i}" for i in range(8)])
+    scores = np.array([0.5, 0.9, 0.91, 0.2, 0.93, 0.92, 0.95, 0.1])
+    sat = saturation(models, scores, n_items=400)
+    assert [m for m, _ in sat.top_models] == ["m6", "m4", "m5", "m2", "m1"]
+    assert (sat.top1, sat.top5) == (0.95, 0.9)
+    assert sat.saturation_index == pytest.approx(saturation_index(0.95, 0.9, 400))
+    assert sat.top5_mean == pytest.approx(np.mean([0.95, 0.93, 0.92, 0.91, 0.9]))
+
+
+def test_fewer_than_five_models_is_unknown():
+    sat = saturation(np.array(["a", "b"]), np.array([0.9, 0.8]), 100)
+    assert sat.state == "unknown" and sat.saturation_index is None
+
+
+@pytest.mark.parametrize(("s1", "s5", "n"), [(1.2, 0.5, 10), (0.5, -0.1, 10), (0.5, 0.4, 0)])
+def test_bad_inputs(s1, s5, n):
+    with pytest.raises(ValueError):
+        saturation_index(s1, s5, n)

@@ -1,0 +1,84 @@
+"""Validation of the common long table at the edge: one clear error per bad file."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from bot.errors import InputError
+from bot.sources import fetch_csv_file
+from bot.store import content_revision, validate_responses
+
+GOOD = "benchmark,model,item_id,score,date,trials\nb,m1,i1,1,2025-01-02,\nb,m1,i2,0.4,2025-01-02,5\n"
+
+
+def _load(tmp_path, text: str, name: str = "scores.csv") -> pd.DataFrame:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    table = fetch_csv_file(path)
+    return validate_responses(table.frame, table.location)
+
+
+def test_good_file_is_typed_and_sorted(tmp_path):
+    df = _load(tmp_path, GOOD)
+    assert list(df.columns) == ["benchmark", "model", "item_id", "score", "date", "trials"]
+    assert df["score"].tolist() == [1.0, 0.4]
+    assert str(df["date"].iloc[0].date()) == "2025-01-02"
+    assert df["trials"].isna().tolist() == [True, False] and df["trials"].iloc[1] == 5
+
+
+def test_missing_benchmark_column_defaults_to_file_stem(tmp_path):
+    df = _load(tmp_path, "model,item_id,score\nm,i,1\n", name="mbpp_plus.csv")
+    assert df["benchmark"].unique().tolist() == ["mbpp_plus"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "value", "words"),
+    [
+        ("benchmark,model,score\nb,m,1\n", None, None, None, "missing required column(s) item_id"),
+        ("benchmark,model,item_id,score\nb,m,i,1.5\n", 2, "score", "1.5", "[0, 1]"),
+        ("benchmark,model,item_id,score\nb,m,i,1\nb,m,j,-0.1\n", 3, "score", "-0.1", "[0, 1]"),
+        ("benchmark,model,item_id,score\nb,m,i,NaN\n", 2, "score", "NaN", "not a number"),
+        ("benchmark,model,item_id,score\nb,m,i,\n", 2, "score", "", "missing"),
+        ("benchmark,model,item_id,score,date\nb,m,i,1,2025-13-40\n", 2, "date", "2025-13-40", "ISO date"),
+        ("benchmark,model,item_id,score,trials\nb,m,i,1,2.5\n", 2, "trials", "2.5", "whole number"),
+        ("benchmark,model,item_id,score\nb,,i,1\n", 2, "model", "", "empty"),
+        ("benchmark,model,item_id,score\nb,m,i,1\nb,m,j,0\nb,m,i,0\n", 2, "item_id", "('b', 'm', 'i')", "lines 2, 4"),
+    ],
+)
+def test_bad_rows_name_file_line_column_and_value(tmp_path, text, line, column, value, words):
+    with pytest.raises(InputError) as err:
+        _load(tmp_path, text)
+    message = str(err.value)
+    assert "scores.csv" in message
+    assert words in message
+    if line is not None:
+        assert f"line {line}" in message
+        assert f"column {column!r}" in message
+        assert repr(value) in message or value in message
+    assert "\n" not in message
+
+
+def test_counts_further_bad_rows(tmp_path):
+    with pytest.raises(InputError, match="2 more row"):
+        _load(tmp_path, "benchmark,model,item_id,score\nb,m,i,2\nb,m,j,3\nb,m,k,4\n")
+
+
+@pytest.mark.parametrize(("text", "words"), [("", "empty"), ("benchmark,model,item_id,score\n", "no data rows")])
+def test_empty_files(tmp_path, text, words):
+    with pytest.raises(InputError, match=words):
+        _load(tmp_path, text)
+
+
+def test_missing_file_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        fetch_csv_file(tmp_path / "nope.csv")
+
+
+def test_revision_ignores_row_order_but_not_scores(tmp_path):
+    df = _load(tmp_path, GOOD)
+    shuffled = df.iloc[::-1].reset_index(drop=True)
+    assert content_revision(df) == content_revision(shuffled)
+    changed = df.copy()
+    changed.loc[0, "score"] = 0.0
+    assert content_revision(changed) != content_revision(df)

@@ -1,0 +1,22 @@
+"""The README documents every command and keeps its Quick start to two commands."""
+
+from __future__ import annotations
+
+import re
+
+from bot.cli import COMMANDS
+from tests.conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_command_is_in_the_readme():
+    missing = [name for name in COMMANDS if f"benchwatch {name}" not in README]
+    assert missing == []
+
+
+def test_quick_start_is_two_commands():
+    block = re.search(r"## Quick start\s+```bash\n(.*?)```", README, re.S)
+    assert block is not None
+    commands = [line for line in block.group(1).splitlines() if line.strip() and not line.startswith("#")]
+    assert commands == ["pip install .", "benchwatch run --sample"]

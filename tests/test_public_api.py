@@ -1,0 +1,63 @@
+"""The public API is explicit, and no stage reaches into another stage's private modules."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import bot
+
+PACKAGE = Path(bot.__file__).parent
+STAGES = ["sources", "store", "irt", "metrics", "rules", "alerts", "history", "site", "pipeline", "cli"]
+
+
+@pytest.mark.parametrize("name", ["bot", *(f"bot.{s}" for s in STAGES)])
+def test_all_names_exist_and_are_sorted(name):
+    module = importlib.import_module(name)
+    exported = getattr(module, "__all__", None)
+    assert exported is not None or name == "bot.cli", f"{name} has no __all__"
+    for attr in exported or []:
+        assert hasattr(module, attr), f"{name}.__all__ names {attr}, which does not exist"
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+    return found
+
+
+def test_stages_use_each_other_only_through_their_public_api():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).parts
+        own = parts[0] if len(parts) > 1 else None
+        for module in _imports(path):
+            bits = module.split(".")
+            if bits[0] != "bot" or len(bits) < 3:
+                continue
+            if bits[1] != own and bits[1] in STAGES:
+                offenders.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert offenders == []
+
+
+def test_stages_never_reach_back_into_later_stages():
+    order = {s: i for i, s in enumerate(["sources", "store", "irt", "metrics", "rules", "alerts", "history", "site"])}
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).parts
+        own = parts[0] if len(parts) > 1 else None
+        if own not in order:
+            continue
+        for module in _imports(path):
+            bits = module.split(".")
+            if bits[0] == "bot" and len(bits) > 1 and bits[1] in order and order[bits[1]] > order[own]:
+                offenders.append(f"{own} imports the later stage {module}")
+    assert offenders == []
