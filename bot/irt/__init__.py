@@ -1,16 +1,25 @@
 """Stage 3: item difficulties from a 1PL (Rasch) fit, and their place on the z axis."""
 
+from bot.irt.calibrate import calibrate_items, calibrate_models
+from bot.irt.fit import METHODS, fit_rasch
 from bot.irt.rasch_map import RaschFit, fit_map, neg_log_posterior
+from bot.irt.rasch_nuts import fit_nuts, nutpie_available
 from bot.irt.responses import ResponseArrays, encode_responses
 from bot.irt.scale import DEFAULT_SCALE, SCALES, difficulty_z
 
 __all__ = [
     "DEFAULT_SCALE",
+    "METHODS",
     "SCALES",
     "RaschFit",
     "ResponseArrays",
+    "calibrate_items",
+    "calibrate_models",
     "difficulty_z",
     "encode_responses",
     "fit_map",
+    "fit_nuts",
+    "fit_rasch",
     "neg_log_posterior",
+    "nutpie_available",
 ]

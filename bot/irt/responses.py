@@ -1,4 +1,4 @@
-"""Turn the long table of one benchmark into the index arrays the fitters use."""
+"""Turn the long table of one benchmark into the arrays the fitters use."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 
 @dataclass(frozen=True)
 class ResponseArrays:
-    """One benchmark's observed cells as flat arrays (missing cells are simply absent)."""
+    """One benchmark's observed cells (missing cells are simply absent, never imputed)."""
 
     models: np.ndarray  # model names, sorted
     items: np.ndarray  # item ids, sorted
@@ -27,6 +27,20 @@ class ResponseArrays:
     def n_items(self) -> int:
         return len(self.items)
 
+    @property
+    def fill(self) -> float:
+        """Share of the model x item matrix that is observed."""
+        return self.model_idx.size / max(1, self.n_models * self.n_items)
+
+    def dense(self) -> tuple[np.ndarray, np.ndarray]:
+        """(W, S): trials and successes as model x item matrices; a missing cell has W = S = 0."""
+        flat = self.model_idx.astype(np.int64) * self.n_items + self.item_idx
+        size = self.n_models * self.n_items
+        shape = (self.n_models, self.n_items)
+        trials = np.bincount(flat, self.weight, minlength=size).reshape(shape)
+        successes = np.bincount(flat, self.weight * self.y, minlength=size).reshape(shape)
+        return trials, successes
+
 
 def encode_responses(df: pd.DataFrame) -> ResponseArrays:
     """Encode one benchmark's rows: Binomial(k, p) with round(score*k) successes where trials k is known."""
@@ -37,8 +51,7 @@ def encode_responses(df: pd.DataFrame) -> ResponseArrays:
         trials = df["trials"].astype("Float64").fillna(1.0).to_numpy(dtype=float)
     else:
         trials = np.ones_like(score)
-    has_trials = trials > 1
-    y = np.where(has_trials, np.round(score * trials) / trials, score)
+    y = np.where(trials > 1, np.round(score * trials) / trials, score)
     return ResponseArrays(
         models=np.asarray(models, dtype=object),
         items=np.asarray(items, dtype=object),

@@ -144,3 +144,15 @@ def coverage(z: np.ndarray, target: Target = UNIFORM) -> Coverage:
         gaps=tuple(largest_gaps(z, 5)),
         target=target.describe(),
     )
+
+
+def coverage_intervals(z_draws: np.ndarray, target: Target = UNIFORM, level: float = 0.95) -> dict[str, tuple]:
+    """Equal-tailed intervals of DDM, Max Gap and top-5 gap sum over posterior draws of z (draws x items)."""
+    z_draws = np.atleast_2d(np.asarray(z_draws, float))
+    figures = {
+        "ddm": [ddm(z, target) for z in z_draws],
+        "max_gap": [max_gap(z) for z in z_draws],
+        "top5_gap_sum": [top_k_gap_sum(z, 5) for z in z_draws],
+    }
+    tail = (1 - level) / 2
+    return {k: tuple(float(q) for q in np.quantile(v, [tail, 1 - tail])) for k, v in figures.items()}

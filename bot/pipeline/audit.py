@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from bot.irt import DEFAULT_SCALE, difficulty_z, encode_responses, fit_map
-from bot.metrics import UNIFORM, Coverage, Saturation, Target, coverage, saturation
+from bot.irt import DEFAULT_SCALE, RaschFit, difficulty_z, encode_responses, fit_rasch
+from bot.metrics import UNIFORM, Coverage, Saturation, Target, coverage, coverage_intervals, saturation
 from bot.store import content_revision
+
+N_DRAWS = 200
 
 
 @dataclass(frozen=True)
@@ -24,15 +26,17 @@ class BenchmarkAudit:
     scale: str
     converged: bool
     coverage: Coverage
+    intervals: dict
     saturation: Saturation
     solved_share: float
     items: pd.DataFrame  # item_id, b, b_sd, z
     models: pd.DataFrame  # model, theta, theta_sd, score, n_answered, date
+    diagnostics: dict = field(default_factory=dict)
 
     def figures(self) -> dict:
         """The headline figures as a flat, JSON-ready mapping."""
         cov, sat = self.coverage, self.saturation
-        return {
+        out = {
             "benchmark": self.benchmark,
             "revision": self.revision,
             "source": self.source,
@@ -58,10 +62,24 @@ class BenchmarkAudit:
             "solved_share": self.solved_share,
             "state": sat.state,
         }
+        for name, (lo, hi) in self.intervals.items():
+            out[f"{name}_lo"], out[f"{name}_hi"] = lo, hi
+        for key in ("max_rhat", "min_ess_bulk", "iterations", "calibrated_models", "calibrated_items"):
+            if key in self.diagnostics:
+                out[key] = self.diagnostics[key]
+        return out
 
 
-def audit_benchmark(
+def z_draws(fit: RaschFit, scale: str) -> np.ndarray | None:
+    """Posterior draws of every item's z (draws x items), where the fit kept draws."""
+    if fit.b_draws is None or fit.theta_draws is None:
+        return None
+    return np.stack([difficulty_z(b, t, scale) for b, t in zip(fit.b_draws, fit.theta_draws, strict=True)])
+
+
+def measure(
     responses: pd.DataFrame,
+    fit: RaschFit,
     *,
     source: str,
     synthetic: bool = False,
@@ -69,23 +87,21 @@ def audit_benchmark(
     target: Target = UNIFORM,
     ceiling: float = 1.0,
 ) -> BenchmarkAudit:
-    """Fit the 1PL model to one benchmark's responses and compute its coverage and saturation."""
+    """Coverage and saturation of one benchmark from its responses and a fit of them."""
     names = responses["benchmark"].unique()
     if len(names) != 1:
-        raise ValueError(f"audit_benchmark takes one benchmark, got {len(names)}")
-    data = encode_responses(responses)
-    fit = fit_map(data)
+        raise ValueError(f"an audit takes one benchmark, got {len(names)}")
     z = difficulty_z(fit.b, fit.theta, scale)
     items = pd.DataFrame({"item_id": fit.items, "b": fit.b, "b_sd": fit.b_sd, "z": z})
-
     per_model = responses.groupby("model", sort=True).agg(
         score=("score", "mean"), n_answered=("score", "size"), date=("date", "min")
     )
     models = pd.DataFrame({"model": fit.models, "theta": fit.theta, "theta_sd": fit.theta_sd}).join(
         per_model, on="model"
     )
-    sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), data.n_items, ceiling)
+    sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), len(fit.items), ceiling)
     solved = responses.groupby("item_id")["score"].max()
+    draws = z_draws(fit, scale)
     return BenchmarkAudit(
         benchmark=str(names[0]),
         revision=content_revision(responses),
@@ -95,8 +111,26 @@ def audit_benchmark(
         scale=scale,
         converged=fit.converged,
         coverage=coverage(z, target),
+        intervals={} if draws is None else coverage_intervals(draws, target),
         saturation=sat,
         solved_share=float(np.mean(solved.to_numpy() > 0)),
         items=items,
         models=models,
+        diagnostics=dict(fit.diagnostics),
     )
+
+
+def audit_benchmark(
+    responses: pd.DataFrame,
+    *,
+    source: str,
+    method: str = "map",
+    synthetic: bool = False,
+    scale: str = DEFAULT_SCALE,
+    target: Target = UNIFORM,
+    ceiling: float = 1.0,
+    init: tuple[np.ndarray, np.ndarray] | None = None,
+) -> BenchmarkAudit:
+    """Fit the 1PL model to one benchmark's responses and compute its coverage and saturation."""
+    fit = fit_rasch(encode_responses(responses), method, init=init, n_draws=N_DRAWS)
+    return measure(responses, fit, source=source, synthetic=synthetic, scale=scale, target=target, ceiling=ceiling)

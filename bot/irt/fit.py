@@ -1,0 +1,29 @@
+"""One entry point to fit the 1PL model by either method."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bot.irt.rasch_map import RaschFit, fit_map
+from bot.irt.rasch_nuts import fit_nuts
+from bot.irt.responses import ResponseArrays
+
+METHODS = ("map", "nuts")
+
+
+def fit_rasch(
+    data: ResponseArrays,
+    method: str = "map",
+    *,
+    init: tuple[np.ndarray, np.ndarray] | None = None,
+    n_draws: int = 200,
+    seed: int = 0,
+) -> RaschFit:
+    """Fit by ``map`` (Newton, Laplace draws) or ``nuts`` (PyMC); ``init`` warm-starts ``map``."""
+    if method == "map":
+        return fit_map(data, init=init, n_draws=n_draws, seed=seed)
+    if method == "nuts":
+        fit = fit_nuts(data, seed=seed)
+        keep = np.linspace(0, fit.b_draws.shape[0] - 1, min(n_draws, fit.b_draws.shape[0])).astype(int)
+        return RaschFit(**{**fit.__dict__, "theta_draws": fit.theta_draws[keep], "b_draws": fit.b_draws[keep]})
+    raise ValueError(f"unknown fitting method {method!r}; choose one of {', '.join(METHODS)}")
