@@ -6,10 +6,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from bot.cli import audit as audit_command
+from bot.cli import calibrate as calibrate_command
 from bot.cli import run as run_command
 from bot.errors import InputError
 
-COMMANDS = {"run": run_command}
+COMMANDS = {"run": run_command, "audit": audit_command, "calibrate": calibrate_command}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 
 from bot.errors import InputError
+from bot.irt import METHODS
 from bot.pipeline import run_job
 from bot.sources import SourceTable, fetch_csv_file, fetch_sample
 
 HELP = "Run the audit job: fetch, fit, measure, record, alert and build the site."
 SAMPLE_REPORTS = "_sample/reports"
+SAMPLE_CACHE = "_sample/cache"
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +32,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--site-out", default="_site", help="where the built site goes (default: _site)")
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
     parser.add_argument("--force", action="store_true", help="refit benchmarks whose data did not change")
+    parser.add_argument("--method", choices=METHODS, default="map", help="fitting method (default: map)")
+    parser.add_argument(
+        "--cache", default=None, help=f"cache of last good responses (default: .cache, or {SAMPLE_CACHE} with --sample)"
+    )
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -47,6 +53,8 @@ def handle(args: argparse.Namespace) -> int:
         reports_dir=reports,
         site_out=None if args.no_site else args.site_out,
         force=args.force,
+        method=args.method,
+        cache_dir=args.cache or (SAMPLE_CACHE if args.sample else ".cache"),
     )
     print(
         f"done: {result.benchmarks} benchmarks, {result.new_snapshots} new snapshots, "

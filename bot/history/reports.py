@@ -147,3 +147,11 @@ def append_run(reports: Reports, row: dict) -> None:
 def write_table(path: Path, df: pd.DataFrame) -> None:
     """Write a per-benchmark table (items or models) as sorted CSV."""
     _write_if_changed(path, _csv_text(df))
+
+
+def load_table(path: Path) -> pd.DataFrame | None:
+    """A per-benchmark table (items or models) written by ``write_table``, or None."""
+    if not path.exists():
+        return None
+    key = "item_id" if path.parent.name == "items" else "model"
+    return pd.read_csv(path, dtype={key: str}, keep_default_na=False, na_values=[""])

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pandas as pd
+
 from bot.alerts import diff_alerts
 from bot.history import (
     Reports,
@@ -16,15 +18,17 @@ from bot.history import (
     append_run,
     load_alerts,
     load_latest,
+    load_table,
     write_alerts,
     write_latest,
     write_table,
 )
-from bot.irt import DEFAULT_SCALE
-from bot.pipeline.audit import audit_benchmark
+from bot.irt import DEFAULT_SCALE, encode_responses, fit_rasch
+from bot.pipeline.audit import N_DRAWS, BenchmarkAudit, measure
+from bot.pipeline.incremental import calibrated_fit, plan_update
 from bot.rules import DEFAULT_THRESHOLDS, Thresholds, evaluate_flags
 from bot.sources import SourceTable
-from bot.store import content_revision, validate_responses
+from bot.store import content_revision, load_snapshot, save_snapshot, validate_responses
 
 
 @dataclass(frozen=True)
@@ -51,11 +55,48 @@ def stage(name: str, log: Callable[[str], None]) -> Iterator[list[str]]:
     log(f"{name:<9} {time.perf_counter() - start:7.2f}s  {'; '.join(notes)}")
 
 
+def _warm_start(fit_items: pd.DataFrame | None, fit_models: pd.DataFrame | None, rows: pd.DataFrame):
+    """Previous estimates for the models and items still present (zeros for new ones), or None."""
+    if fit_items is None or fit_models is None:
+        return None
+    data_models = sorted(rows["model"].unique())
+    data_items = sorted(rows["item_id"].unique())
+    theta = fit_models.set_index("model")["theta"].reindex(data_models).fillna(0.0).to_numpy()
+    b = fit_items.set_index("item_id")["b"].reindex(data_items).fillna(0.0).to_numpy()
+    return theta, b
+
+
+def audit_with_history(
+    rows: pd.DataFrame,
+    table: SourceTable,
+    *,
+    method: str,
+    scale: str,
+    reports: Reports,
+    cache_dir: Path,
+) -> tuple[BenchmarkAudit, str]:
+    """Audit one benchmark, calibrating only the new models or items when that is all that changed."""
+    name = str(rows["benchmark"].iloc[0])
+    items, models = load_table(reports.items(name)), load_table(reports.models(name))
+    update = plan_update(load_snapshot(cache_dir, name), rows)
+    if method == "map" and update.kind != "refit" and items is not None and models is not None:
+        fit = calibrated_fit(rows, update, items, models, n_draws=N_DRAWS)
+        how = f"calibrated {len(update.new_models) or len(update.new_items)} new {update.kind.split('-')[1]}"
+    else:
+        init = _warm_start(items, models, rows) if method == "map" else None
+        fit = fit_rasch(encode_responses(rows), method, init=init, n_draws=N_DRAWS)
+        how = f"{method} fit" + (" (warm start)" if init is not None else "")
+    audit = measure(rows, fit, source=table.location, synthetic=table.synthetic, scale=scale)
+    save_snapshot(cache_dir, name, rows)
+    return audit, how
+
+
 def run_job(
     fetch: Callable[[], list[SourceTable]],
     *,
     reports_dir: str | Path,
     site_out: str | Path | None,
+    cache_dir: str | Path = ".cache",
     now: str | None = None,
     force: bool = False,
     method: str = "map",
@@ -87,7 +128,9 @@ def run_job(
                 if same and not force:
                     notes.append(f"{name} unchanged")
                     continue
-                audit = audit_benchmark(rows, source=table.location, synthetic=table.synthetic, scale=scale)
+                audit, how = audit_with_history(
+                    rows, table, method=method, scale=scale, reports=reports, cache_dir=Path(cache_dir)
+                )
                 fig = audit.figures()
                 fig["prior_state"] = before.get("prior_state") if same else (before or {}).get("state")
                 fig["flags"] = evaluate_flags(fig, set((before or {}).get("flags", [])), fig["prior_state"], thresholds)
@@ -98,7 +141,7 @@ def run_job(
                     new_rows.append({**fig, "flags": " ".join(fig["flags"])})
                 write_table(reports.items(name), audit.items.sort_values("item_id"))
                 write_table(reports.models(name), audit.models.sort_values("model"))
-                notes.append(f"{name} {time.perf_counter() - t0:.2f}s")
+                notes.append(f"{name} {how} {time.perf_counter() - t0:.2f}s")
     with stage("reports", log) as notes:
         write_latest(reports, records)
         append_history(reports, new_rows)

@@ -21,8 +21,8 @@ class SourceTable:
     synthetic: bool = False
 
 
-def fetch_csv_file(path: str | Path) -> SourceTable:
-    """Read a local long-format CSV as raw text columns (``benchmark`` defaults to the file's stem)."""
+def read_csv_text(path: str | Path) -> pd.DataFrame:
+    """Read a local CSV with every column as text (validation is the store's job)."""
     path = Path(path)
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
@@ -32,6 +32,13 @@ def fetch_csv_file(path: str | Path) -> SourceTable:
         raise InputError(str(path), "the file is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InputError(str(path), f"not a readable CSV file: {exc}") from None
+    return frame
+
+
+def fetch_csv_file(path: str | Path) -> SourceTable:
+    """Read a local long-format CSV (``benchmark`` defaults to the file's stem)."""
+    path = Path(path)
+    frame = read_csv_text(path)
     if "benchmark" not in frame.columns:
         frame.insert(0, "benchmark", path.stem)
     return SourceTable(name=path.name, location=str(path), frame=frame)

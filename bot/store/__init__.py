@@ -3,6 +3,8 @@
 from bot.store.atomic import atomic_write_bytes, atomic_write_text
 from bot.store.naming import safe_slug
 from bot.store.responses import KEY, REQUIRED_COLUMNS, content_revision, validate_responses
+from bot.store.snapshots import load_snapshot, save_snapshot, snapshot_path
+from bot.store.tables import validate_difficulties, validate_parameters
 
 __all__ = [
     "KEY",
@@ -10,6 +12,11 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "content_revision",
+    "load_snapshot",
     "safe_slug",
+    "save_snapshot",
+    "snapshot_path",
+    "validate_difficulties",
+    "validate_parameters",
     "validate_responses",
 ]

@@ -19,7 +19,7 @@ def _line(index: int) -> int:
     return int(index) + 2
 
 
-def _fail(source: str, bad: pd.Series, field: str, values: pd.Series, message: str) -> None:
+def fail_rows(source: str, bad: pd.Series, field: str, values: pd.Series, message: str) -> None:
     """Raise an InputError for the first flagged row, counting the others."""
     rows = np.flatnonzero(bad.to_numpy())
     if rows.size == 0:
@@ -49,18 +49,18 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     out = pd.DataFrame(index=raw.index)
     for col in ("benchmark", "model", "item_id"):
         text = raw[col].astype(str).str.strip()
-        _fail(source, text.eq("") | raw[col].isna(), col, raw[col], "empty value")
+        fail_rows(source, text.eq("") | raw[col].isna(), col, raw[col], "empty value")
         out[col] = text
 
     score = pd.to_numeric(raw["score"], errors="coerce")
-    _fail(source, score.isna(), "score", raw["score"], "score is missing or not a number")
-    _fail(source, (score < 0) | (score > 1), "score", raw["score"], "score must lie in [0, 1]")
+    fail_rows(source, score.isna(), "score", raw["score"], "score is missing or not a number")
+    fail_rows(source, (score < 0) | (score > 1), "score", raw["score"], "score must lie in [0, 1]")
     out["score"] = score.astype(float)
 
     if "date" in raw.columns:
         text = raw["date"].astype(str).str.strip()
         date = pd.to_datetime(text.where(text.ne("")), format="ISO8601", errors="coerce")
-        _fail(source, date.isna() & text.ne(""), "date", raw["date"], "not an ISO date")
+        fail_rows(source, date.isna() & text.ne(""), "date", raw["date"], "not an ISO date")
         out["date"] = date.dt.tz_localize(None) if date.dt.tz is not None else date
         out["date"] = out["date"].dt.normalize()
     else:
@@ -70,7 +70,7 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
         text = raw["trials"].astype(str).str.strip()
         trials = pd.to_numeric(text.where(text.ne("")), errors="coerce")
         bad = (trials.isna() & text.ne("")) | (trials.notna() & ((trials < 1) | (trials % 1 != 0)))
-        _fail(source, bad, "trials", raw["trials"], "trials must be a whole number >= 1")
+        fail_rows(source, bad, "trials", raw["trials"], "trials must be a whole number >= 1")
         out["trials"] = trials.astype("Int64")
     else:
         out["trials"] = pd.array([pd.NA] * len(raw), dtype="Int64")

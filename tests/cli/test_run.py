@@ -21,7 +21,7 @@ def snapshot_files(reports: Path) -> dict[str, bytes]:
 def sample_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("run")
     reports, site = root / "reports", root / "_site"
-    argv = ["run", "--sample", "--reports", str(reports), "--site-out", str(site)]
+    argv = ["run", "--sample", "--reports", str(reports), "--site-out", str(site), "--cache", str(root / "cache")]
     assert main(argv) == 0
     first = snapshot_files(reports)
     first_feed = (site / "feed.xml").read_bytes()

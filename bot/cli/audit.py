@@ -1,0 +1,67 @@
+"""``benchwatch audit``: audit one file of responses (or of difficulties) and print its figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import pandas as pd
+
+from bot.history import rounded
+from bot.irt import METHODS, SCALES
+from bot.pipeline import audit_responses, coverage_only, is_difficulty_file
+from bot.sources import read_csv_text
+from bot.store import atomic_write_text
+
+HELP = "Audit a CSV of per-item responses (or of item difficulties z) and print coverage and saturation."
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add this command's options."""
+    parser.add_argument("file", metavar="FILE.csv", help="responses (benchmark,model,item_id,score) or item_id,z")
+    parser.add_argument("--method", choices=METHODS, default="map", help="fitting method (default: map)")
+    parser.add_argument("--scale", choices=SCALES, default=SCALES[0], help="difficulty scale (default: %(default)s)")
+    parser.add_argument("--json", action="store_true", help="print JSON (an object, or a list for several)")
+    parser.add_argument("--items-out", metavar="FILE.csv", help="write item_id,b,b_sd,z for every item")
+
+
+def _text(rec: dict) -> str:
+    def f(key: str) -> str:
+        value = rec.get(key)
+        if value is None:
+            return "n/a"
+        lo, hi = rec.get(f"{key}_lo"), rec.get(f"{key}_hi")
+        return f"{value:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
+
+    fit = f"{rec['method']}, {'converged' if rec['converged'] else 'NOT converged'}" if rec["method"] else "given z"
+    lines = [
+        f"{rec['benchmark']}: {rec.get('n_models') or '?'} models x {rec['n_items']} items ({fit}; z: {rec['scale']})",
+        f"  DDM {f('ddm')}  Max Gap {f('max_gap')}  top-5 gap sum {f('top5_gap_sum')}",
+    ]
+    if rec.get("saturation_index") is not None:
+        lines.append(
+            f"  saturation index {rec['saturation_index']:.4f} ({rec['band']}), top-1 {rec['top1']:.3f}, "
+            f"top-5 {rec['top5']:.3f} -> {rec['state']}"
+        )
+    return "\n".join(lines)
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Run the audit and print it."""
+    columns = list(read_csv_text(args.file).columns)
+    if is_difficulty_file(columns):
+        records, items = coverage_only(args.file), None
+    else:
+        audits = audit_responses(args.file, method=args.method, scale=args.scale)
+        records = [a.figures() for a in audits]
+        items = pd.concat([a.items.assign(benchmark=a.benchmark) for a in audits], ignore_index=True)
+    if args.items_out and items is not None:
+        cols = ["item_id", "b", "b_sd", "z"] if len(records) == 1 else ["benchmark", "item_id", "b", "b_sd", "z"]
+        atomic_write_text(args.items_out, items[cols].to_csv(index=False, lineterminator="\n"))
+    if args.json:
+        body = records[0] if len(records) == 1 else records
+        sys.stdout.write(json.dumps(rounded(body), indent=2, sort_keys=True) + "\n")
+    else:
+        print("\n".join(_text(r) for r in records))
+    return 0

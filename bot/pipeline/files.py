@@ -1,0 +1,54 @@
+"""Audit a local file: per-item responses (full audit) or item difficulties on z (coverage only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.irt import DEFAULT_SCALE
+from bot.metrics import UNIFORM, Target, coverage
+from bot.pipeline.audit import BenchmarkAudit, audit_benchmark
+from bot.sources import fetch_csv_file
+from bot.store import validate_difficulties, validate_responses
+
+SATURATION_KEYS = ("saturation_index", "band", "state", "top1", "top5", "top5_mean", "n_models")
+
+
+def is_difficulty_file(columns: list[str]) -> bool:
+    """A file with a ``z`` column and no ``score`` column holds difficulties, not responses."""
+    return "z" in columns and "score" not in columns
+
+
+def coverage_only(path: str | Path, target: Target = UNIFORM) -> list[dict]:
+    """Coverage figures of each benchmark in a difficulty file (the saturation keys are null)."""
+    table = fetch_csv_file(path)
+    df = validate_difficulties(table.frame, table.location)
+    out = []
+    for name, rows in df.groupby("benchmark", sort=True):
+        cov = coverage(rows["z"].to_numpy(), target)
+        rec = {
+            "benchmark": name,
+            "n_items": cov.n_items,
+            "ddm": cov.ddm,
+            "max_gap": cov.max_gap,
+            "top3_gap_sum": cov.top3_gap_sum,
+            "top5_gap_sum": cov.top5_gap_sum,
+            "gaps": [{"lo": g.lo, "hi": g.hi, "width": g.width} for g in cov.gaps],
+            "target": cov.target,
+            "method": None,
+            "scale": "given",
+            "converged": None,
+        }
+        out.append(rec | dict.fromkeys(SATURATION_KEYS))
+    return out
+
+
+def audit_responses(
+    path: str | Path, *, method: str = "map", scale: str = DEFAULT_SCALE, target: Target = UNIFORM
+) -> list[BenchmarkAudit]:
+    """Full audits of each benchmark in a long-format responses file."""
+    table = fetch_csv_file(path)
+    df = validate_responses(table.frame, table.location)
+    return [
+        audit_benchmark(rows, source=table.location, method=method, scale=scale, target=target)
+        for _, rows in df.groupby("benchmark", sort=True)
+    ]

@@ -1,0 +1,109 @@
+"""``benchwatch audit`` and ``benchwatch calibrate``: the contracts of their output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bot.cli import main
+from bot.metrics import ddm, max_gap, top_k_gap_sum
+from tests.conftest import SHARED
+from tests.irt.test_rasch_map import simulate
+
+KEYS = {"benchmark", "n_models", "n_items", "ddm", "max_gap", "top5_gap_sum", "saturation_index", "band", "state"}
+
+
+def _audit_json(capsys, *argv: str):
+    assert main(["audit", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_one_benchmark_prints_an_object_with_the_contract_keys(tmp_path, capsys):
+    df, _, _ = simulate(12, 40, seed=51)
+    path = tmp_path / "one.csv"
+    df.to_csv(path, index=False)
+    items = tmp_path / "items.csv"
+    out = _audit_json(capsys, str(path), "--items-out", str(items))
+    assert isinstance(out, dict) and KEYS | {"method", "converged"} <= out.keys()
+    assert (out["n_models"], out["n_items"], out["method"], out["converged"]) == (12, 40, "map", True)
+    table = pd.read_csv(items)
+    assert list(table.columns) == ["item_id", "b", "b_sd", "z"] and len(table) == 40
+    assert out["ddm"] == pytest.approx(ddm(table["z"].to_numpy()), abs=1e-6)
+    assert out["ddm_lo"] <= out["ddm_hi"]
+
+
+def test_several_benchmarks_print_a_list(tmp_path, capsys):
+    a, _, _ = simulate(8, 20, seed=52)
+    b, _, _ = simulate(9, 25, seed=53)
+    path = tmp_path / "two.csv"
+    pd.concat([a, b.assign(benchmark="other")]).to_csv(path, index=False)
+    out = _audit_json(capsys, str(path))
+    assert [r["benchmark"] for r in out] == ["other", "sim"]
+    assert [(r["n_models"], r["n_items"]) for r in out] == [(9, 25), (8, 20)]
+
+
+def test_a_difficulty_file_gets_coverage_only(tmp_path, capsys):
+    z = np.random.default_rng(54).random(30)
+    path = tmp_path / "z.csv"
+    pd.DataFrame({"item_id": [f"q{i}" for i in range(30)], "z": z}).to_csv(path, index=False)
+    out = _audit_json(capsys, str(path))
+    assert out.keys() >= KEYS
+    assert out["ddm"] == pytest.approx(ddm(z), abs=1e-6)
+    assert out["max_gap"] == pytest.approx(max_gap(z), abs=1e-6)
+    assert out["top5_gap_sum"] == pytest.approx(top_k_gap_sum(z, 5), abs=1e-6)
+    assert out["saturation_index"] is None and out["state"] is None and out["band"] is None
+
+
+def test_bad_difficulty_file_is_one_error_line(tmp_path, capsys):
+    path = tmp_path / "z.csv"
+    path.write_text("item_id,z\na,0.5\nb,1.5\n")
+    assert main(["audit", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "line 3" in err[0] and "'z'" in err[0] and "1.5" in err[0]
+
+
+def test_calibrate_new_models_writes_csv(tmp_path, capsys):
+    df, _, b = simulate(5, 30, seed=55)
+    resp, known = tmp_path / "r.csv", tmp_path / "items.csv"
+    df.to_csv(resp, index=False)
+    pd.DataFrame({"item_id": [f"i{k:04d}" for k in range(30)], "b": b}).to_csv(known, index=False)
+    assert main(["calibrate", str(resp), "--difficulties", str(known)]) == 0
+    out = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    assert list(out.columns) == ["model", "theta", "theta_sd"] and len(out) == 5
+
+
+def _shared_csvs() -> list[Path]:
+    skip = {"models.csv", "items.csv", "pred_none.csv", "all_leaderboards_aggregates.csv"}
+    return sorted(
+        p for p in (SHARED / "data").glob("*/*.csv") if p.name not in skip and not p.name.endswith("_items.csv")
+    )
+
+
+@pytest.mark.slow
+def test_audit_on_every_real_data_set(shared_data, capsys):
+    files = _shared_csvs()
+    assert len(files) == 5
+    for path in files:
+        out = _audit_json(capsys, str(path))
+        assert out.keys() >= KEYS, path
+        assert out["converged"] and out["n_items"] >= 400 and 0 < out["ddm"] < 0.5
+
+
+def test_mbpp_plus_lines_up_with_the_paper(tmp_path, capsys):
+    source = SHARED / "upstream" / "evalarena" / "mbpp+.jsonl"
+    if not source.exists():
+        pytest.skip("../shared/upstream is not here: it exists in CI and on the developers' machines only")
+    raw = pd.read_json(source, lines=True)
+    path = tmp_path / "mbpp_plus.csv"
+    raw.rename(columns={"example_id": "item_id", "pass1": "score"})[["model", "item_id", "score"]].to_csv(
+        path, index=False
+    )
+    quantile = _audit_json(capsys, str(path))
+    failure = _audit_json(capsys, str(path), "--scale", "expected-failure")
+    assert quantile["n_models"] == 59 and quantile["n_items"] == 378
+    assert quantile["ddm"] == pytest.approx(0.163, abs=0.015)  # the paper reports 0.163 for MBPP+
+    assert failure["ddm"] == pytest.approx(0.08, abs=0.015)
