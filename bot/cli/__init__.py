@@ -9,9 +9,15 @@ from collections.abc import Sequence
 from bot.cli import audit as audit_command
 from bot.cli import calibrate as calibrate_command
 from bot.cli import run as run_command
+from bot.cli import saturation as saturation_command
 from bot.errors import InputError
 
-COMMANDS = {"run": run_command, "audit": audit_command, "calibrate": calibrate_command}
+COMMANDS = {
+    "run": run_command,
+    "audit": audit_command,
+    "calibrate": calibrate_command,
+    "saturation": saturation_command,
+}
 
 
 def build_parser() -> argparse.ArgumentParser:

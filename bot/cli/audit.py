@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import pandas as pd
 
-from bot.history import rounded
+from bot.history import Reports, rounded, write_table
 from bot.irt import METHODS, SCALES
 from bot.pipeline import audit_responses, coverage_only, is_difficulty_file
 from bot.sources import read_csv_text
@@ -24,6 +25,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale", choices=SCALES, default=SCALES[0], help="difficulty scale (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print JSON (an object, or a list for several)")
     parser.add_argument("--items-out", metavar="FILE.csv", help="write item_id,b,b_sd,z for every item")
+    parser.add_argument(
+        "--reports", default="reports", metavar="DIR", help="where the history by date goes (default: reports)"
+    )
 
 
 def _text(rec: dict) -> str:
@@ -39,6 +43,8 @@ def _text(rec: dict) -> str:
         f"{rec['benchmark']}: {rec.get('n_models') or '?'} models x {rec['n_items']} items ({fit}; z: {rec['scale']})",
         f"  DDM {f('ddm')}  Max Gap {f('max_gap')}  top-5 gap sum {f('top5_gap_sum')}",
     ]
+    if rec.get("first_saturated_date"):
+        lines.append(f"  saturation index first reached 0.7 on {rec['first_saturated_date']}")
     if rec.get("saturation_index") is not None:
         lines.append(
             f"  saturation index {rec['saturation_index']:.4f} ({rec['band']}), top-1 {rec['top1']:.3f}, "
@@ -56,6 +62,8 @@ def handle(args: argparse.Namespace) -> int:
         audits = audit_responses(args.file, method=args.method, scale=args.scale)
         records = [a.figures() for a in audits]
         items = pd.concat([a.items.assign(benchmark=a.benchmark) for a in audits], ignore_index=True)
+        for a in audits:
+            write_table(Reports(Path(args.reports)).by_date(a.benchmark), a.by_date)
     if args.items_out and items is not None:
         cols = ["item_id", "b", "b_sd", "z"] if len(records) == 1 else ["benchmark", "item_id", "b", "b_sd", "z"]
         atomic_write_text(args.items_out, items[cols].to_csv(index=False, lineterminator="\n"))

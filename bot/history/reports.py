@@ -86,6 +86,9 @@ class Reports:
     def models(self, benchmark: str) -> Path:
         return self.root / "models" / f"{safe_slug(benchmark)}.csv"
 
+    def by_date(self, benchmark: str) -> Path:
+        return self.root / "by_date" / f"{safe_slug(benchmark)}.csv"
+
 
 def load_latest(reports: Reports) -> dict[str, dict]:
     """The latest record of every benchmark, by name (empty if there is none yet)."""
@@ -153,5 +156,5 @@ def load_table(path: Path) -> pd.DataFrame | None:
     """A per-benchmark table (items or models) written by ``write_table``, or None."""
     if not path.exists():
         return None
-    key = "item_id" if path.parent.name == "items" else "model"
+    key = {"items": "item_id", "models": "model"}.get(path.parent.name, "date")
     return pd.read_csv(path, dtype={key: str}, keep_default_na=False, na_values=[""])

@@ -15,16 +15,21 @@ from bot.metrics.coverage import (
 )
 from bot.metrics.saturation import (
     BANDS,
+    SATURATION_THRESHOLD,
     STATES,
     Saturation,
     band,
     classify_state,
+    paired_difference,
+    paired_saturation_index,
     saturation,
     saturation_index,
+    score_interval,
 )
 
 __all__ = [
     "BANDS",
+    "SATURATION_THRESHOLD",
     "STATES",
     "UNIFORM",
     "Coverage",
@@ -38,8 +43,11 @@ __all__ = [
     "ddm",
     "largest_gaps",
     "max_gap",
+    "paired_difference",
+    "paired_saturation_index",
     "saturation",
     "saturation_index",
+    "score_interval",
     "spacings",
     "top_k_gap_sum",
 ]

@@ -92,3 +92,32 @@ def saturation(models: np.ndarray, scores: np.ndarray, n_items: int, ceiling: fl
         state=classify_state(index, top5_mean, ceiling),
         ceiling=ceiling,
     )
+
+
+def paired_difference(y1: np.ndarray, y5: np.ndarray, z: float = 1.959963984540054) -> dict:
+    """Mean per-item difference of two models on shared items, its item-clustered SE and 95% interval."""
+    d = np.asarray(y1, float) - np.asarray(y5, float)
+    n = d.size
+    if n < 2:
+        raise ValueError("a paired standard error needs at least two shared items")
+    se = float(d.std(ddof=1) / math.sqrt(n))
+    mean = float(d.mean())
+    return {"difference": mean, "se": se, "lo": mean - z * se, "hi": mean + z * se, "n": n}
+
+
+def paired_saturation_index(difference: float, se: float) -> float:
+    """The index exp(-R^2) with R = difference / SE from the paired, item-clustered standard error."""
+    r = difference / se if se > 0 else 0.0
+    return math.exp(-(r**2))
+
+
+def score_interval(y: np.ndarray, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95% Wilson interval of a model's mean score over n items (items as the independent units)."""
+    y = np.asarray(y, float)
+    n = y.size
+    if n == 0:
+        raise ValueError("a score interval needs at least one item")
+    p = float(y.mean())
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half

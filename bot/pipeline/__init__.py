@@ -1,7 +1,7 @@
 """The job that runs the stages in order, and the per-benchmark audit it repeats."""
 
 from bot.pipeline.audit import BenchmarkAudit, audit_benchmark, measure
-from bot.pipeline.files import audit_responses, coverage_only, is_difficulty_file
+from bot.pipeline.files import audit_responses, coverage_only, is_difficulty_file, leaderboard_saturation
 from bot.pipeline.job import JobResult, run_job
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "audit_responses",
     "coverage_only",
     "is_difficulty_file",
+    "leaderboard_saturation",
     "measure",
     "run_job",
 ]

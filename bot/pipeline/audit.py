@@ -8,7 +8,20 @@ import numpy as np
 import pandas as pd
 
 from bot.irt import DEFAULT_SCALE, RaschFit, difficulty_z, encode_responses, fit_rasch
-from bot.metrics import UNIFORM, Coverage, Saturation, Target, coverage, coverage_intervals, saturation
+from bot.metrics import (
+    UNIFORM,
+    Coverage,
+    Saturation,
+    Target,
+    band,
+    coverage,
+    coverage_intervals,
+    paired_difference,
+    paired_saturation_index,
+    saturation,
+    score_interval,
+)
+from bot.pipeline.by_date import first_saturated, history_by_date
 from bot.store import content_revision
 
 N_DRAWS = 200
@@ -32,6 +45,9 @@ class BenchmarkAudit:
     items: pd.DataFrame  # item_id, b, b_sd, z
     models: pd.DataFrame  # model, theta, theta_sd, score, n_answered, date
     diagnostics: dict = field(default_factory=dict)
+    paired: dict = field(default_factory=dict)
+    top_intervals: dict = field(default_factory=dict)
+    by_date: pd.DataFrame | None = None  # the figures at each model publication date
 
     def figures(self) -> dict:
         """The headline figures as a flat, JSON-ready mapping."""
@@ -57,11 +73,23 @@ class BenchmarkAudit:
             "top1": sat.top1,
             "top5": sat.top5,
             "top5_mean": sat.top5_mean,
-            "top_models": [{"model": m, "score": s} for m, s in sat.top_models],
+            "top_models": [
+                {
+                    "model": m,
+                    "score": s,
+                    **dict(zip(("lo", "hi"), self.top_intervals.get(m, (None, None)), strict=True)),
+                }
+                for m, s in sat.top_models
+            ],
+            "detection_boundary": cov.max_gap,
+            "rank_flip_bound_per_lipschitz": cov.ddm,
             "ceiling": sat.ceiling,
             "solved_share": self.solved_share,
             "state": sat.state,
         }
+        out.update(self.paired)
+        if self.by_date is not None:
+            out["first_saturated_date"] = first_saturated(self.by_date)
         for name, (lo, hi) in self.intervals.items():
             out[f"{name}_lo"], out[f"{name}_hi"] = lo, hi
         for key in ("max_rhat", "min_ess_bulk", "iterations", "calibrated_models", "calibrated_items"):
@@ -86,6 +114,7 @@ def measure(
     scale: str = DEFAULT_SCALE,
     target: Target = UNIFORM,
     ceiling: float = 1.0,
+    by_date: bool = True,
 ) -> BenchmarkAudit:
     """Coverage and saturation of one benchmark from its responses and a fit of them."""
     names = responses["benchmark"].unique()
@@ -102,6 +131,7 @@ def measure(
     sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), len(fit.items), ceiling)
     solved = responses.groupby("item_id")["score"].max()
     draws = z_draws(fit, scale)
+    paired, top_intervals = _paired_figures(responses, sat)
     return BenchmarkAudit(
         benchmark=str(names[0]),
         revision=content_revision(responses),
@@ -117,7 +147,34 @@ def measure(
         items=items,
         models=models,
         diagnostics=dict(fit.diagnostics),
+        paired=paired,
+        top_intervals=top_intervals,
+        by_date=history_by_date(responses, scale=scale, target=target, ceiling=ceiling) if by_date else None,
     )
+
+
+def _paired_figures(responses: pd.DataFrame, sat: Saturation) -> tuple[dict, dict]:
+    """The index with the paired item-level SE of top-1 minus top-5, and each top model's 95% interval."""
+    names = [m for m, _ in sat.top_models]
+    if not names:
+        return {}, {}
+    wide = responses[responses["model"].isin(names)].pivot(index="item_id", columns="model", values="score")
+    intervals = {m: score_interval(wide[m].dropna().to_numpy()) for m in names}
+    if len(names) < 5:
+        return {}, intervals
+    both = wide[[names[0], names[4]]].dropna()
+    if len(both) < 2:
+        return {}, intervals
+    diff = paired_difference(both[names[0]].to_numpy(), both[names[4]].to_numpy())
+    index = paired_saturation_index(diff["difference"], diff["se"])
+    return {
+        "saturation_index_paired": index,
+        "band_paired": band(index),
+        "top_gap_se_paired": diff["se"],
+        "top_gap_lo": diff["lo"],
+        "top_gap_hi": diff["hi"],
+        "shared_items_top1_top5": diff["n"],
+    }, intervals
 
 
 def audit_benchmark(

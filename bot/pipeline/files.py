@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from bot.irt import DEFAULT_SCALE
-from bot.metrics import UNIFORM, Target, coverage
+from bot.metrics import UNIFORM, Target, coverage, saturation
 from bot.pipeline.audit import BenchmarkAudit, audit_benchmark
 from bot.sources import fetch_csv_file
 from bot.store import validate_difficulties, validate_responses
@@ -52,3 +54,25 @@ def audit_responses(
         audit_benchmark(rows, source=table.location, method=method, scale=scale, target=target)
         for _, rows in df.groupby("benchmark", sort=True)
     ]
+
+
+def leaderboard_saturation(table: pd.DataFrame, *, ceiling: float = 1.0) -> list[dict]:
+    """The published saturation index of each aggregate leaderboard in a validated table."""
+    out = []
+    for name, rows in table.groupby("benchmark", sort=True):
+        sat = saturation(rows["model"].to_numpy(), rows["score"].to_numpy(), int(rows["n_items"].iloc[0]), ceiling)
+        out.append(
+            {
+                "benchmark": name,
+                "n_models": sat.n_models,
+                "n_items": sat.n_items,
+                "saturation_index": sat.saturation_index,
+                "band": sat.band,
+                "state": sat.state,
+                "top1": sat.top1,
+                "top5": sat.top5,
+                "top5_mean": sat.top5_mean,
+                "top_models": [{"model": m, "score": s} for m, s in sat.top_models],
+            }
+        )
+    return out

@@ -141,6 +141,8 @@ def run_job(
                     new_rows.append({**fig, "flags": " ".join(fig["flags"])})
                 write_table(reports.items(name), audit.items.sort_values("item_id"))
                 write_table(reports.models(name), audit.models.sort_values("model"))
+                if audit.by_date is not None:
+                    write_table(reports.by_date(name), audit.by_date)
                 notes.append(f"{name} {how} {time.perf_counter() - t0:.2f}s")
     with stage("reports", log) as notes:
         write_latest(reports, records)

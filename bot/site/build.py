@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from bot.errors import InputError
-from bot.history import Reports, load_alerts, load_history, load_latest
+from bot.history import Reports, load_alerts, load_history, load_latest, load_table
 from bot.site.feed import rss_feed
 from bot.site.pages import alerts_page, benchmark_body, benchmark_feed, benchmark_page, index_page
 
@@ -46,7 +46,8 @@ def write_pages(reports: Reports, docs: Path, site_url: str) -> int:
         encoding="utf-8",
     )
     for name, rec in records.items():
-        (docs / benchmark_page(name)).write_text(benchmark_body(rec, history, alerts), encoding="utf-8")
+        by_date = load_table(reports.by_date(name))
+        (docs / benchmark_page(name)).write_text(benchmark_body(rec, history, alerts, by_date), encoding="utf-8")
         mine = [a for a in alerts if a["benchmark"] == name]
         (docs / benchmark_feed(name)).write_text(
             rss_feed(

@@ -73,28 +73,46 @@ def index_page(records: dict[str, dict], alerts: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _interval(rec: dict, key: str) -> str:
+    lo, hi = rec.get(f"{key}_lo"), rec.get(f"{key}_hi")
+    return "–" if lo is None or hi is None else f"{fmt(lo)} – {fmt(hi)}"
+
+
 def _figure_rows(rec: dict) -> list[str]:
     return [
-        "| Figure | Value |",
-        "|---|---:|",
-        f"| Items | {rec['n_items']} |",
-        f"| Models | {rec['n_models']} |",
-        f"| DDM (W1 to {md(rec['target'])}) | {fmt(rec['ddm'])} |",
-        f"| Max Gap | {fmt(rec['max_gap'])} |",
-        f"| Top-3 gap sum | {fmt(rec['top3_gap_sum'])} |",
-        f"| Top-5 gap sum | {fmt(rec['top5_gap_sum'])} |",
-        f"| Saturation index | {fmt(rec['saturation_index'])} |",
-        f"| Band | {rec.get('band') or '–'} |",
-        f"| Best score (s1) | {pct(rec['top1'])} |",
-        f"| Fifth best (s5) | {pct(rec['top5'])} |",
-        f"| Top-5 mean | {pct(rec['top5_mean'])} |",
-        f"| Items solved by at least one model | {pct(rec['solved_share'])} |",
-        f"| State | **{rec['state']}** |",
-        f"| Flags | {_flags(rec)} |",
+        "| Figure | Value | 95% interval |",
+        "|---|---:|---:|",
+        f"| Items | {rec['n_items']} | |",
+        f"| Models | {rec['n_models']} | |",
+        f"| DDM (W1 to {md(rec['target'])}) | {fmt(rec['ddm'])} | {_interval(rec, 'ddm')} |",
+        f"| Max Gap | {fmt(rec['max_gap'])} | {_interval(rec, 'max_gap')} |",
+        f"| Top-3 gap sum | {fmt(rec['top3_gap_sum'])} | |",
+        f"| Top-5 gap sum | {fmt(rec['top5_gap_sum'])} | {_interval(rec, 'top5_gap_sum')} |",
+        f"| Saturation index (published, n_eff = √n) | {fmt(rec['saturation_index'])} | |",
+        f"| Band | {rec.get('band') or '–'} | |",
+        f"| Saturation index (paired item-level SE) | {fmt(rec.get('saturation_index_paired'))} | |",
+        f"| Top-1 minus top-5 | {fmt((rec['top1'] or 0) - (rec['top5'] or 0)) if rec.get('top5') is not None else '–'} "
+        f"| {_interval(rec, 'top_gap')} |",
+        f"| Saturation index first reached 0.7 | {rec.get('first_saturated_date') or 'not yet'} | |",
+        f"| Best score (s1) | {pct(rec['top1'])} | |",
+        f"| Fifth best (s5) | {pct(rec['top5'])} | |",
+        f"| Top-5 mean | {pct(rec['top5_mean'])} | |",
+        f"| Items solved by at least one model | {pct(rec['solved_share'])} | |",
+        f"| State | **{rec['state']}** | |",
+        f"| Flags | {_flags(rec)} | |",
     ]
 
 
-def benchmark_body(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
+def _num(value: object) -> float | None:
+    """A CSV cell as a float, or None when it is empty."""
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if out != out else out
+
+
+def benchmark_body(rec: dict, history: pd.DataFrame, alerts: list[dict], by_date: pd.DataFrame | None = None) -> str:
     """One benchmark's page."""
     name = _name(rec)
     meta = {"feed": benchmark_feed(rec["benchmark"]), "feed_title": rec["benchmark"]}
@@ -124,8 +142,27 @@ def benchmark_body(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
         "|---:|---:|---:|",
     ]
     lines += [f"| {fmt(g['lo'])} | {fmt(g['hi'])} | {fmt(g['width'])} |" for g in rec["gaps"]]
-    lines += ["", "## Top models", "", "| Rank | Model | Score |", "|---:|---|---:|"]
-    lines += [f"| {i} | {md(m['model'])} | {pct(m['score'])} |" for i, m in enumerate(rec["top_models"], 1)]
+    lines += ["", "## Top models", "", "| Rank | Model | Score | 95% interval |", "|---:|---|---:|---:|"]
+    lines += [
+        f"| {i} | {md(m['model'])} | {pct(m['score'])} | {pct(m.get('lo'))} – {pct(m.get('hi'))} |"
+        for i, m in enumerate(rec["top_models"], 1)
+    ]
+    lines += ["", "## Saturation over time", ""]
+    if by_date is None or by_date.empty:
+        lines.append("No publication dates in the data.")
+    else:
+        lines += [
+            "The figures as they stood at each model publication date, over the models published by then.",
+            "",
+            "| Date | Models | Saturation index | Band | State | Top-1 | Top-5 | DDM | Max Gap |",
+            "|---|---:|---:|---|---|---:|---:|---:|---:|",
+        ]
+        for r in by_date.itertuples():
+            band_text = r.band if isinstance(r.band, str) else "–"
+            lines.append(
+                f"| {md(r.date)} | {r.n_models} | {fmt(_num(r.saturation_index))} | {md(band_text)} | {md(r.state)} "
+                f"| {pct(_num(r.top1))} | {pct(_num(r.top5))} | {fmt(_num(r.ddm))} | {fmt(_num(r.max_gap))} |"
+            )
     lines += ["", "## History", ""]
     rows = history[history["benchmark"] == rec["benchmark"]]
     if rows.empty:
@@ -133,10 +170,9 @@ def benchmark_body(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
     else:
         lines += ["| Snapshot | Revision | DDM | Max Gap | Saturation index | State |", "|---|---|---:|---:|---:|---|"]
         for r in rows.itertuples():
-            s_index = None if r.saturation_index == "" else float(r.saturation_index)
             lines.append(
-                f"| {md(r.snapshot_at)} | `{md(r.revision)}` | {fmt(float(r.ddm))} | {fmt(float(r.max_gap))} "
-                f"| {fmt(s_index)} | {md(r.state)} |"
+                f"| {md(r.snapshot_at)} | `{md(r.revision)}` | {fmt(_num(r.ddm))} | {fmt(_num(r.max_gap))} "
+                f"| {fmt(_num(r.saturation_index))} | {md(r.state)} |"
             )
     mine = [a for a in alerts if a["benchmark"] == rec["benchmark"]]
     lines += ["", "## Alerts", ""]

@@ -1,5 +1,6 @@
 """Stage 2: the validated long table of responses, and atomic writes."""
 
+from bot.store.aggregates import AGGREGATE_COLUMNS, validate_aggregates
 from bot.store.atomic import atomic_write_bytes, atomic_write_text
 from bot.store.naming import safe_slug
 from bot.store.responses import KEY, REQUIRED_COLUMNS, content_revision, validate_responses
@@ -7,6 +8,7 @@ from bot.store.snapshots import load_snapshot, save_snapshot, snapshot_path
 from bot.store.tables import validate_difficulties, validate_parameters
 
 __all__ = [
+    "AGGREGATE_COLUMNS",
     "KEY",
     "REQUIRED_COLUMNS",
     "atomic_write_bytes",
@@ -16,6 +18,7 @@ __all__ = [
     "safe_slug",
     "save_snapshot",
     "snapshot_path",
+    "validate_aggregates",
     "validate_difficulties",
     "validate_parameters",
     "validate_responses",

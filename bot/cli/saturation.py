@@ -1,0 +1,37 @@
+"""``benchwatch saturation``: the saturation index of aggregate-only leaderboards."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from bot.history import rounded
+from bot.pipeline import leaderboard_saturation
+from bot.sources import read_csv_text
+from bot.store import validate_aggregates
+
+HELP = "Saturation index of aggregate leaderboards (benchmark,model,score,n_items[,date])."
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add this command's options."""
+    parser.add_argument("file", metavar="LEADERBOARD.csv")
+    parser.add_argument("--percent", action="store_true", help="scores are percentages (0-100)")
+    parser.add_argument("--ceiling", type=float, default=1.0, help="the score ceiling as a proportion (default: 1)")
+    parser.add_argument("--json", action="store_true", help="print a JSON list")
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Compute and print one record per benchmark."""
+    table = validate_aggregates(read_csv_text(args.file), args.file, percent=args.percent)
+    records = leaderboard_saturation(table, ceiling=args.ceiling)
+    if args.json:
+        sys.stdout.write(json.dumps(rounded(records), indent=2, sort_keys=True) + "\n")
+        return 0
+    for r in records:
+        index = "n/a" if r["saturation_index"] is None else f"{r['saturation_index']:.4f} ({r['band']})"
+        top = "" if r["top5"] is None else f", top-1 {r['top1']:.3f}, top-5 {r['top5']:.3f}"
+        head = f"{r['benchmark']}: {r['n_models']} models, n = {r['n_items']}"
+        print(f"{head}: saturation index {index}{top} -> {r['state']}")
+    return 0

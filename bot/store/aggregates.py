@@ -1,0 +1,47 @@
+"""Validation of aggregate-only leaderboards: benchmark, model, score, n_items (and optional date)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from bot.errors import InputError
+from bot.store.responses import fail_rows
+
+AGGREGATE_COLUMNS = ("benchmark", "model", "score", "n_items")
+
+
+def validate_aggregates(raw: pd.DataFrame, source: str, *, percent: bool = False) -> pd.DataFrame:
+    """Typed aggregate rows with scores as proportions; one test-set size per benchmark."""
+    missing = [c for c in AGGREGATE_COLUMNS if c not in raw.columns]
+    if missing:
+        raise InputError(
+            source, f"missing required column(s) {', '.join(missing)}; found {', '.join(map(str, raw.columns))}"
+        )
+    if raw.empty:
+        raise InputError(source, "no data rows")
+    raw = raw.reset_index(drop=True)
+    out = pd.DataFrame({"benchmark": raw["benchmark"].astype(str).str.strip(), "model": raw["model"].astype(str)})
+    fail_rows(source, out["model"].str.strip().eq(""), "model", raw["model"], "empty value")
+    score = pd.to_numeric(raw["score"], errors="coerce")
+    fail_rows(source, score.isna(), "score", raw["score"], "score is missing or not a number")
+    top = 100.0 if percent else 1.0
+    hint = "" if percent else " (use --percent for percentages)"
+    fail_rows(source, (score < 0) | (score > top), "score", raw["score"], f"score must lie in [0, {top:g}]{hint}")
+    out["score"] = score / top
+    n = pd.to_numeric(raw["n_items"], errors="coerce")
+    fail_rows(
+        source, n.isna() | (n < 1) | (n % 1 != 0), "n_items", raw["n_items"], "n_items must be a whole number >= 1"
+    )
+    out["n_items"] = n.astype(int)
+    if "date" in raw.columns:
+        text = raw["date"].astype(str).str.strip()
+        date = pd.to_datetime(text.where(text.ne("")), format="ISO8601", errors="coerce")
+        fail_rows(source, date.isna() & text.ne(""), "date", raw["date"], "not an ISO date")
+        out["date"] = date
+    sizes = out.groupby("benchmark")["n_items"].nunique()
+    for name in sizes[sizes > 1].index:
+        values = sorted(out.loc[out["benchmark"] == name, "n_items"].unique())
+        raise InputError(source, f"benchmark {name!r} has more than one test-set size", field="n_items", value=values)
+    dup = out.duplicated(["benchmark", "model"], keep="first")
+    fail_rows(source, dup, "model", raw["model"], "duplicate (benchmark, model)")
+    return out
