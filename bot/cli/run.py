@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from bot.errors import InputError
 from bot.irt import METHODS
 from bot.pipeline import run_job
-from bot.sources import SourceTable, fetch_csv_file, fetch_sample
+from bot.sources import ADAPTERS, DEFAULT_CONFIG, Fetcher, fetch_csv_file, fetch_sample, load_config, load_source
 
 HELP = "Run the audit job: fetch, fit, measure, record, alert and build the site."
 SAMPLE_REPORTS = "_sample/reports"
@@ -24,41 +25,69 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="FILE.csv",
         help="audit a local long-format CSV (benchmark,model,item_id,score[,date,trials]); repeatable",
     )
+    parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"live sources (default: {DEFAULT_CONFIG})")
+    parser.add_argument("--sources", default=None, help="limit a live run to these sources (comma-separated)")
     parser.add_argument(
-        "--reports",
-        default=None,
-        help=f"reports folder (default: reports, or {SAMPLE_REPORTS} with --sample)",
+        "--reports", default=None, help=f"reports folder (default: reports, or {SAMPLE_REPORTS} with --sample)"
     )
     parser.add_argument("--site-out", default="_site", help="where the built site goes (default: _site)")
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
     parser.add_argument("--force", action="store_true", help="refit benchmarks whose data did not change")
     parser.add_argument("--method", choices=METHODS, default="map", help="fitting method (default: map)")
     parser.add_argument(
-        "--cache", default=None, help=f"cache of last good responses (default: .cache, or {SAMPLE_CACHE} with --sample)"
+        "--cache", default=None, help=f"downloads and last good data (default: .cache, or {SAMPLE_CACHE} with --sample)"
     )
+
+
+def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher]:
+    config = load_config(args.config, adapters=tuple(ADAPTERS))
+    chosen = list(config.sources)
+    if args.sources:
+        chosen = [s.strip() for s in args.sources.split(",") if s.strip()]
+        unknown = [s for s in chosen if s not in config.sources]
+        if unknown:
+            raise InputError(str(config.path), f"no such source(s) {', '.join(unknown)}", field="--sources")
+    http = config.http
+    fetcher = Fetcher(
+        Path(cache),
+        connect_timeout=float(http.get("connect_timeout", 10)),
+        read_timeout=float(http.get("read_timeout", 60)),
+        retries=int(http.get("retries", 3)),
+        backoff=float(http.get("backoff", 1.0)),
+        max_bytes=int(http.get("max_bytes", 512 * 1024 * 1024)),
+    )
+    return [(name, lambda cfg=config.sources[name]: load_source(fetcher, cfg)) for name in chosen], fetcher
 
 
 def handle(args: argparse.Namespace) -> int:
-    """Run the job and return the exit status."""
-    if not args.sample and not args.input:
-        raise InputError("benchwatch run", "live sources are not configured yet; use --sample or --input FILE.csv")
+    """Run the job and return the exit status (live: 0 if any source succeeded, 1 if all failed)."""
+    local = args.sample or args.input
     reports = args.reports or (SAMPLE_REPORTS if args.sample else "reports")
-
-    def fetch() -> list[SourceTable]:
-        tables = [fetch_sample()] if args.sample else []
-        return tables + [fetch_csv_file(path) for path in args.input]
-
-    result = run_job(
-        fetch,
-        reports_dir=reports,
-        site_out=None if args.no_site else args.site_out,
-        force=args.force,
-        method=args.method,
-        cache_dir=args.cache or (SAMPLE_CACHE if args.sample else ".cache"),
-    )
+    cache = args.cache or (SAMPLE_CACHE if args.sample else ".cache")
+    fetcher = None
+    if local:
+        sources = [("sample", fetch_sample)] if args.sample else []
+        sources += [(Path(p).name, lambda p=p: fetch_csv_file(p)) for p in args.input]
+    else:
+        sources, fetcher = _live_sources(args, cache)
+    try:
+        result = run_job(
+            sources,
+            reports_dir=reports,
+            site_out=None if args.no_site else args.site_out,
+            force=args.force,
+            method=args.method,
+            cache_dir=cache,
+            strict=bool(local),
+        )
+    finally:
+        if fetcher is not None:
+            fetcher.close()
     print(
         f"done: {result.benchmarks} benchmarks, {result.new_snapshots} new snapshots, "
         f"{result.alerts} alerts; reports in {reports}"
         + ("" if args.no_site else f", site in {args.site_out}/index.html")
     )
+    if result.sources_failed and not result.sources_ok:
+        return 1
     return 0

@@ -33,7 +33,7 @@ HISTORY_COLUMNS = [
     "state",
     "flags",
 ]
-RUN_COLUMNS = ["started_at", "seconds", "benchmarks", "new_snapshots", "alerts", "status"]
+RUN_COLUMNS = ["started_at", "seconds", "benchmarks", "new_snapshots", "alerts", "status", "sources"]
 
 
 def rounded(value: object) -> object:
@@ -79,6 +79,14 @@ class Reports:
     @property
     def runs(self) -> Path:
         return self.root / "runs.csv"
+
+    @property
+    def sources(self) -> Path:
+        return self.root / "sources.json"
+
+    @property
+    def changelog(self) -> Path:
+        return self.root / "changelog.json"
 
     def items(self, benchmark: str) -> Path:
         return self.root / "items" / f"{safe_slug(benchmark)}.csv"
@@ -158,3 +166,28 @@ def load_table(path: Path) -> pd.DataFrame | None:
         return None
     key = {"items": "item_id", "models": "model"}.get(path.parent.name, "date")
     return pd.read_csv(path, dtype={key: str}, keep_default_na=False, na_values=[""])
+
+
+def load_sources(reports: Reports) -> dict[str, dict]:
+    """The status of every source ever run: last attempt, last success, error, revision."""
+    if not reports.sources.exists():
+        return {}
+    return json.loads(reports.sources.read_text(encoding="utf-8"))["sources"]
+
+
+def write_sources(reports: Reports, statuses: dict[str, dict]) -> None:
+    """Rewrite sources.json."""
+    _write_if_changed(reports.sources, to_json({"sources": statuses}))
+
+
+def load_changelog(reports: Reports) -> list[dict]:
+    """Every snapshot's changes (models and items added, removed or rescored), oldest first."""
+    if not reports.changelog.exists():
+        return []
+    return json.loads(reports.changelog.read_text(encoding="utf-8"))["changes"]
+
+
+def append_changelog(reports: Reports, changes: list[dict]) -> None:
+    """Append the changes of this run's new snapshots."""
+    if changes:
+        _write_if_changed(reports.changelog, to_json({"changes": load_changelog(reports) + changes}))

@@ -9,8 +9,9 @@ import pandas as pd
 from bot.irt import DEFAULT_SCALE
 from bot.metrics import UNIFORM, Target, coverage, saturation
 from bot.pipeline.audit import BenchmarkAudit, audit_benchmark
+from bot.pipeline.by_date import BY_DATE_COLUMNS, first_saturated
 from bot.sources import fetch_csv_file
-from bot.store import validate_difficulties, validate_responses
+from bot.store import content_revision, validate_difficulties, validate_responses
 
 SATURATION_KEYS = ("saturation_index", "band", "state", "top1", "top5", "top5_mean", "n_models")
 
@@ -56,23 +57,54 @@ def audit_responses(
     ]
 
 
+def _leaderboard_figures(name: str, rows: pd.DataFrame, ceiling: float) -> dict:
+    sat = saturation(rows["model"].to_numpy(), rows["score"].to_numpy(), int(rows["n_items"].iloc[0]), ceiling)
+    return {
+        "benchmark": name,
+        "n_models": sat.n_models,
+        "n_items": sat.n_items,
+        "saturation_index": sat.saturation_index,
+        "band": sat.band,
+        "state": sat.state,
+        "top1": sat.top1,
+        "top5": sat.top5,
+        "top5_mean": sat.top5_mean,
+        "top_models": [{"model": m, "score": s} for m, s in sat.top_models],
+        "ceiling": ceiling,
+    }
+
+
 def leaderboard_saturation(table: pd.DataFrame, *, ceiling: float = 1.0) -> list[dict]:
     """The published saturation index of each aggregate leaderboard in a validated table."""
+    return [_leaderboard_figures(name, rows, ceiling) for name, rows in table.groupby("benchmark", sort=True)]
+
+
+def leaderboard_by_date(rows: pd.DataFrame, ceiling: float = 1.0) -> pd.DataFrame | None:
+    """The index at each publication date, over the models published by then (None without dates)."""
+    if "date" not in rows.columns or rows["date"].isna().all():
+        return None
     out = []
-    for name, rows in table.groupby("benchmark", sort=True):
-        sat = saturation(rows["model"].to_numpy(), rows["score"].to_numpy(), int(rows["n_items"].iloc[0]), ceiling)
-        out.append(
-            {
-                "benchmark": name,
-                "n_models": sat.n_models,
-                "n_items": sat.n_items,
-                "saturation_index": sat.saturation_index,
-                "band": sat.band,
-                "state": sat.state,
-                "top1": sat.top1,
-                "top5": sat.top5,
-                "top5_mean": sat.top5_mean,
-                "top_models": [{"model": m, "score": s} for m, s in sat.top_models],
-            }
-        )
-    return out
+    for day in sorted(rows["date"].dropna().unique()):
+        pool = rows[rows["date"] <= day]
+        fig = _leaderboard_figures("", pool, ceiling)
+        out.append({"date": pd.Timestamp(day).strftime("%Y-%m-%d")} | {k: fig[k] for k in BY_DATE_COLUMNS if k in fig})
+    return pd.DataFrame(out).reindex(columns=BY_DATE_COLUMNS)
+
+
+def audit_leaderboard(rows: pd.DataFrame, *, source: str, ceiling: float = 1.0) -> tuple[dict, pd.DataFrame | None]:
+    """The record of an aggregate-only benchmark (coverage figures are null) and its history by date."""
+    name = str(rows["benchmark"].iloc[0])
+    rec = {
+        **dict.fromkeys(("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "method", "scale", "converged")),
+        **dict.fromkeys(("target", "solved_share")),
+        "gaps": [],
+        "kind": "aggregate",
+        "revision": content_revision(rows),
+        "source": source,
+        "synthetic": False,
+        **_leaderboard_figures(name, rows, ceiling),
+    }
+    by_date = leaderboard_by_date(rows, ceiling)
+    if by_date is not None:
+        rec["first_saturated_date"] = first_saturated(by_date)
+    return rec, by_date

@@ -5,30 +5,42 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
 from bot.alerts import diff_alerts
+from bot.errors import InputError
 from bot.history import (
     Reports,
+    append_changelog,
     append_history,
     append_run,
     load_alerts,
     load_latest,
+    load_sources,
     load_table,
     write_alerts,
     write_latest,
+    write_sources,
     write_table,
 )
 from bot.irt import DEFAULT_SCALE, encode_responses, fit_rasch
 from bot.pipeline.audit import N_DRAWS, BenchmarkAudit, measure
+from bot.pipeline.files import audit_leaderboard
 from bot.pipeline.incremental import calibrated_fit, plan_update
 from bot.rules import DEFAULT_THRESHOLDS, Thresholds, evaluate_flags
 from bot.sources import SourceTable
-from bot.store import content_revision, load_snapshot, save_snapshot, validate_responses
+from bot.store import (
+    content_revision,
+    diff_snapshots,
+    load_snapshot,
+    save_snapshot,
+    validate_aggregates,
+    validate_responses,
+)
 
 
 @dataclass(frozen=True)
@@ -39,6 +51,8 @@ class JobResult:
     new_snapshots: int
     alerts: int
     pages: int
+    sources_ok: int = 0
+    sources_failed: int = 0
 
 
 def utc_now() -> str:
@@ -91,80 +105,193 @@ def audit_with_history(
     return audit, how
 
 
+@dataclass
+class _Run:
+    """What the job accumulates while it goes through the sources."""
+
+    reports: Reports
+    previous: dict[str, dict]
+    records: dict[str, dict]
+    now: str
+    force: bool
+    thresholds: Thresholds
+    owners: dict[str, str] = field(default_factory=dict)  # benchmark -> the source that produced it this run
+    new_rows: list = field(default_factory=list)
+    new_alerts: list = field(default_factory=list)
+    changes: list = field(default_factory=list)
+
+    def claim(self, names: list[str], source: str, location: str) -> None:
+        """Refuse a source that publishes a benchmark another source of this run already published."""
+        for name in names:
+            owner = self.owners.setdefault(name, source)
+            if owner != source:
+                raise InputError(
+                    location, f"benchmark {name!r} is already published by source {owner!r}; set a `prefix` option"
+                )
+
+    def unchanged(self, name: str, revision: str, method: str | None, scale: str | None) -> bool:
+        before = self.previous.get(name)
+        same = before is not None and before.get("revision") == revision
+        return same and (before.get("method"), before.get("scale")) == (method, scale) and not self.force
+
+    def record(self, fig: dict, source: str, change: dict | None) -> None:
+        """Flags, alerts and history for one benchmark's new figures."""
+        name = fig["benchmark"]
+        before = self.previous.get(name)
+        same = before is not None and before.get("revision") == fig["revision"]
+        fig["prior_state"] = before.get("prior_state") if same else (before or {}).get("state")
+        flags = set((before or {}).get("flags", []))
+        fig["flags"] = evaluate_flags(fig, flags, fig["prior_state"], self.thresholds)
+        fig["snapshot_at"] = before["snapshot_at"] if same else self.now
+        fig["source_name"] = source
+        self.records[name] = fig
+        self.new_alerts += diff_alerts(before, fig, self.now)
+        if not same:
+            self.new_rows.append({**fig, "flags": " ".join(fig["flags"])})
+            if change is not None:
+                self.changes.append(
+                    {
+                        "snapshot_at": self.now,
+                        "source": source,
+                        "benchmark": name,
+                        "revision": fig["revision"],
+                        **change,
+                    }
+                )
+
+
+def _per_item(run: _Run, table: SourceTable, frame: pd.DataFrame, method: str, scale: str, cache: Path) -> list[str]:
+    notes = []
+    for name, rows in frame.groupby("benchmark", sort=True):
+        t0 = time.perf_counter()
+        if run.unchanged(name, content_revision(rows), method, scale):
+            notes.append(f"{name} unchanged")
+            continue
+        change = diff_snapshots(load_snapshot(cache, name), rows)
+        audit, how = audit_with_history(rows, table, method=method, scale=scale, reports=run.reports, cache_dir=cache)
+        fig = audit.figures()
+        fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == name]
+        run.record(fig, table.name, change)
+        write_table(run.reports.items(name), audit.items.sort_values("item_id"))
+        write_table(run.reports.models(name), audit.models.sort_values("model"))
+        if audit.by_date is not None:
+            write_table(run.reports.by_date(name), audit.by_date)
+        notes.append(f"{name} {how} {time.perf_counter() - t0:.2f}s")
+    return notes
+
+
+def _aggregates(run: _Run, table: SourceTable, aggs: pd.DataFrame, cache: Path) -> list[str]:
+    notes = []
+    for name, rows in aggs.groupby("benchmark", sort=True):
+        if run.unchanged(name, content_revision(rows), None, None):
+            continue
+        change = diff_snapshots(load_snapshot(cache, name, "aggregates"), rows)
+        fig, by_date = audit_leaderboard(rows, source=table.location)
+        fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == name]
+        run.record(fig, table.name, change)
+        if by_date is not None:
+            write_table(run.reports.by_date(name), by_date)
+        save_snapshot(cache, name, rows, "aggregates")
+        notes.append(f"{name} leaderboard")
+    return notes
+
+
 def run_job(
-    fetch: Callable[[], list[SourceTable]],
+    sources: list[tuple[str, Callable[[], SourceTable]]],
     *,
     reports_dir: str | Path,
     site_out: str | Path | None,
     cache_dir: str | Path = ".cache",
     now: str | None = None,
     force: bool = False,
+    strict: bool = True,
     method: str = "map",
     scale: str = DEFAULT_SCALE,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
     log: Callable[[str], None] = print,
 ) -> JobResult:
-    """Run every stage once; unchanged benchmarks are not refitted unless ``force``."""
+    """Run every stage once for every source; with ``strict`` off a failing source never stops the others."""
     started = time.perf_counter()
     now = now or utc_now()
     reports = Reports(Path(reports_dir))
-    with stage("fetch", log) as notes:
-        tables = fetch()
-        notes += [f"{t.name}: {len(t.frame):,} rows" for t in tables]
-    with stage("validate", log) as notes:
-        frames = [(t, validate_responses(t.frame, t.location)) for t in tables]
-        notes.append(f"{sum(f['benchmark'].nunique() for _, f in frames)} benchmarks")
-
+    cache = Path(cache_dir)
     previous = load_latest(reports)
-    records = dict(previous)
-    new_rows, new_alerts = [], []
-    with stage("fit", log) as notes:
-        for table, frame in frames:
-            for name, rows in frame.groupby("benchmark", sort=True):
-                t0 = time.perf_counter()
-                before = previous.get(name)
-                same = before is not None and before.get("revision") == content_revision(rows)
-                same = same and (before.get("method"), before.get("scale")) == (method, scale)
-                if same and not force:
-                    notes.append(f"{name} unchanged")
-                    continue
-                audit, how = audit_with_history(
-                    rows, table, method=method, scale=scale, reports=reports, cache_dir=Path(cache_dir)
-                )
-                fig = audit.figures()
-                fig["prior_state"] = before.get("prior_state") if same else (before or {}).get("state")
-                fig["flags"] = evaluate_flags(fig, set((before or {}).get("flags", [])), fig["prior_state"], thresholds)
-                fig["snapshot_at"] = before["snapshot_at"] if same else now
-                records[name] = fig
-                new_alerts += diff_alerts(before, fig, now)
-                if not same:
-                    new_rows.append({**fig, "flags": " ".join(fig["flags"])})
-                write_table(reports.items(name), audit.items.sort_values("item_id"))
-                write_table(reports.models(name), audit.models.sort_values("model"))
-                if audit.by_date is not None:
-                    write_table(reports.by_date(name), audit.by_date)
-                notes.append(f"{name} {how} {time.perf_counter() - t0:.2f}s")
+    run = _Run(reports, previous, dict(previous), now, force, thresholds)
+    statuses = load_sources(reports)
+    ok = failed = 0
+    outcomes: list[str] = []
+    for name, load in sources:
+        t0 = time.perf_counter()
+        status = statuses.get(name, {})
+        try:
+            table = load()
+            frame = validate_responses(table.frame, table.location) if len(table.frame) else None
+            aggs = None
+            if table.aggregates is not None and len(table.aggregates):
+                aggs = validate_aggregates(table.aggregates.astype(str), table.location)
+            names = [] if frame is None else list(frame["benchmark"].unique())
+            names += [] if aggs is None else list(aggs["benchmark"].unique())
+            run.claim(names, name, table.location)
+            notes = [] if frame is None else _per_item(run, table, frame, method, scale, cache)
+            notes += [] if aggs is None else _aggregates(run, table, aggs, cache)
+        except Exception as exc:
+            if strict:
+                raise
+            failed += 1
+            if status.get("status") != "failed":
+                status["failed_since"] = now
+            status.update({"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
+            statuses[name] = status
+            outcomes.append(f"{name}:failed")
+            log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: FAILED: {exc}")
+            continue
+        ok += 1
+        prov = table.provenance
+        revision = prov.get("revision") or "+".join(
+            sorted(r["revision"] for r in run.records.values() if r.get("source_name") == name)
+        )
+        if status.get("revision") != revision or "data_since" not in status:
+            status["data_since"] = now  # the age of the last good data counts from its first fetch
+        status.pop("failed_since", None)
+        status.update(
+            {
+                "status": "ok",
+                "error": None,
+                "url": prov.get("url", table.location),
+                "revision": revision,
+                "adapter": prov.get("adapter"),
+                "excluded": list(table.excluded),
+            }
+        )
+        statuses[name] = status
+        outcomes.append(f"{name}:{prov.get('status', 'read')}")
+        size = f", {prov['bytes']:,} bytes" if "bytes" in prov else ""
+        done = "; ".join(notes) or "no change"
+        log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: {prov.get('status', 'read')}{size}; {done}")
     with stage("reports", log) as notes:
-        write_latest(reports, records)
-        append_history(reports, new_rows)
-        write_alerts(reports, load_alerts(reports) + new_alerts)
-        notes.append(f"{len(new_rows)} new snapshots, {len(new_alerts)} alerts -> {reports.root}")
+        write_latest(reports, run.records)
+        append_history(reports, run.new_rows)
+        write_alerts(reports, load_alerts(reports) + run.new_alerts)
+        append_changelog(reports, run.changes)
+        write_sources(reports, statuses)
+        notes.append(f"{len(run.new_rows)} new snapshots, {len(run.new_alerts)} alerts -> {reports.root}")
     pages = 0
     if site_out is not None:
         from bot.site import build_site
 
         with stage("site", log) as notes:
-            pages = build_site(reports.root, site_out)
+            pages = build_site(reports.root, site_out, now=now)
             notes.append(f"{pages} pages -> {site_out}")
     append_run(
         reports,
         {
             "started_at": now,
             "seconds": f"{time.perf_counter() - started:.2f}",
-            "benchmarks": len(records),
-            "new_snapshots": len(new_rows),
-            "alerts": len(new_alerts),
-            "status": "ok",
+            "benchmarks": len(run.records),
+            "new_snapshots": len(run.new_rows),
+            "alerts": len(run.new_alerts),
+            "status": "ok" if not failed else ("failed" if not ok else f"{failed} source(s) failed"),
+            "sources": " ".join(outcomes),
         },
     )
-    return JobResult(len(records), len(new_rows), len(new_alerts), pages)
+    return JobResult(len(run.records), len(run.new_rows), len(run.new_alerts), pages, ok, failed)

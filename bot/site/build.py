@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 import shutil
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.errors import InputError
-from bot.history import Reports, load_alerts, load_history, load_latest, load_table
+from bot.history import Reports, load_alerts, load_changelog, load_history, load_latest, load_sources, load_table
 from bot.site.feed import rss_feed
 from bot.site.pages import alerts_page, benchmark_body, benchmark_feed, benchmark_page, index_page
 
@@ -30,14 +31,17 @@ def _page_url(md_path: str) -> str:
     return md_path.removesuffix(".md") + "/"
 
 
-def write_pages(reports: Reports, docs: Path, site_url: str) -> int:
+def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = None) -> int:
     """Write the generated Markdown pages and feeds into ``docs``; returns the number of pages."""
     records = load_latest(reports)
     alerts = load_alerts(reports)
     history = load_history(reports)
     (docs / "benchmarks").mkdir(parents=True, exist_ok=True)
     (docs / "feeds").mkdir(parents=True, exist_ok=True)
-    (docs / "index.md").write_text(index_page(records, alerts), encoding="utf-8")
+    sources = load_sources(reports)
+    now = now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    (docs / "index.md").write_text(index_page(records, alerts, sources, now), encoding="utf-8")
+    changes = load_changelog(reports)
     (docs / "alerts.md").write_text(alerts_page(alerts), encoding="utf-8")
     page_for = {name: _page_url(benchmark_page(name)) for name in records}
     page_for.update({a["benchmark"]: "alerts/" for a in alerts if a["benchmark"] not in page_for})
@@ -47,7 +51,8 @@ def write_pages(reports: Reports, docs: Path, site_url: str) -> int:
     )
     for name, rec in records.items():
         by_date = load_table(reports.by_date(name))
-        (docs / benchmark_page(name)).write_text(benchmark_body(rec, history, alerts, by_date), encoding="utf-8")
+        body = benchmark_body(rec, history, alerts, by_date, changes)
+        (docs / benchmark_page(name)).write_text(body, encoding="utf-8")
         mine = [a for a in alerts if a["benchmark"] == name]
         (docs / benchmark_feed(name)).write_text(
             rss_feed(
@@ -78,6 +83,7 @@ def build_site(
     *,
     project: str | Path | None = None,
     site_url: str | None = None,
+    now: str | None = None,
 ) -> int:
     """Build the site from a reports folder into ``out_dir`` (replaced only when the build succeeds)."""
     from mkdocs.commands.build import build
@@ -97,7 +103,7 @@ def build_site(
             shutil.copytree(project_dir / "docs", docs)
             cfg_probe = load_config(config_file=str(project_dir / "mkdocs.yml"))
             url = site_url or cfg_probe["site_url"] or "http://127.0.0.1:8000/"
-            n_pages = write_pages(reports, docs, url)
+            n_pages = write_pages(reports, docs, url, now)
             config = load_config(
                 config_file=str(project_dir / "mkdocs.yml"),
                 docs_dir=str(docs),

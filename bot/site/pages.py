@@ -43,7 +43,31 @@ def _sorted(records: dict[str, dict]) -> list[dict]:
     )
 
 
-def index_page(records: dict[str, dict], alerts: list[dict]) -> str:
+def _age(since: str | None, now: str | None) -> str:
+    if not since or not now:
+        return "–"
+    days = (pd.Timestamp(now) - pd.Timestamp(since)).days
+    return "today" if days < 1 else f"{days} day{'s' if days != 1 else ''} old"
+
+
+def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
+    """One line per source: freshness of its last good data and any failure."""
+    if not sources:
+        return []
+    lines = ["", "## Sources", "", "| Source | Status | Last good data | Revision |", "|---|---|---|---|"]
+    for name in sorted(sources):
+        s = sources[name]
+        status = (
+            "ok" if s.get("status") == "ok" else f"**failed** since {md(s.get('failed_since'))}: {md(s.get('error'))}"
+        )
+        fresh = f"{md(s.get('data_since') or '–')} ({_age(s.get('data_since'), now)})"
+        lines.append(f"| {md(name)} | {status} | {fresh} | `{md(s.get('revision') or '–')}` |")
+    return lines
+
+
+def index_page(
+    records: dict[str, dict], alerts: list[dict], sources: dict[str, dict] | None = None, now: str | None = None
+) -> str:
     """The home page: one row per benchmark, most severe first."""
     lines = ["# benchwatch: benchmark health", ""]
     if any(r.get("synthetic") for r in records.values()):
@@ -66,6 +90,7 @@ def index_page(records: dict[str, dict], alerts: list[dict]) -> str:
             f"| {fmt(rec['top5_gap_sum'])} | {fmt(rec['saturation_index'])}{band} "
             f"| **{rec['state']}** | {_flags(rec)} |"
         )
+    lines += sources_section(sources or {}, now)
     if alerts:
         lines += ["", "## Latest alerts", ""]
         for alert in sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True)[:5]:
@@ -84,7 +109,7 @@ def _figure_rows(rec: dict) -> list[str]:
         "|---|---:|---:|",
         f"| Items | {rec['n_items']} | |",
         f"| Models | {rec['n_models']} | |",
-        f"| DDM (W1 to {md(rec['target'])}) | {fmt(rec['ddm'])} | {_interval(rec, 'ddm')} |",
+        f"| DDM (W1 to {md(rec.get('target') or '–')}) | {fmt(rec['ddm'])} | {_interval(rec, 'ddm')} |",
         f"| Max Gap | {fmt(rec['max_gap'])} | {_interval(rec, 'max_gap')} |",
         f"| Top-3 gap sum | {fmt(rec['top3_gap_sum'])} | |",
         f"| Top-5 gap sum | {fmt(rec['top5_gap_sum'])} | {_interval(rec, 'top5_gap_sum')} |",
@@ -97,7 +122,7 @@ def _figure_rows(rec: dict) -> list[str]:
         f"| Best score (s1) | {pct(rec['top1'])} | |",
         f"| Fifth best (s5) | {pct(rec['top5'])} | |",
         f"| Top-5 mean | {pct(rec['top5_mean'])} | |",
-        f"| Items solved by at least one model | {pct(rec['solved_share'])} | |",
+        f"| Items solved by at least one model | {pct(rec.get('solved_share'))} | |",
         f"| State | **{rec['state']}** | |",
         f"| Flags | {_flags(rec)} | |",
     ]
@@ -112,35 +137,49 @@ def _num(value: object) -> float | None:
     return None if out != out else out
 
 
-def benchmark_body(rec: dict, history: pd.DataFrame, alerts: list[dict], by_date: pd.DataFrame | None = None) -> str:
+def benchmark_body(
+    rec: dict,
+    history: pd.DataFrame,
+    alerts: list[dict],
+    by_date: pd.DataFrame | None = None,
+    changes: list[dict] | None = None,
+) -> str:
     """One benchmark's page."""
     name = _name(rec)
     meta = {"feed": benchmark_feed(rec["benchmark"]), "feed_title": rec["benchmark"]}
     lines = ["---", *(f"{k}: {json.dumps(v)}" for k, v in meta.items()), "---", "", f"# {name}", ""]
     if rec.get("synthetic"):
         lines += [SYNTHETIC_NOTE]
-    converged = "converged" if rec.get("converged") else "**did not converge**"
-    lines += [
-        f"Difficulties from a 1PL fit (`{rec['method']}`, {converged}) over the {rec['n_models']} models of "
-        f"this benchmark, on the `{rec['scale']}` scale. Data revision `{md(rec['revision'])}` from "
-        f"{md(rec['source'])}. [RSS feed of this benchmark's alerts](../{benchmark_feed(rec['benchmark'])}).",
-        "",
-        *_figure_rows(rec),
-        "",
-        "## What the figures mean",
-        "",
-        f"- An improvement confined to a stretch of the difficulty axis narrower than the Max Gap "
-        f"({fmt(rec['max_gap'])}) can fall between two items and leave every score unchanged: this benchmark "
-        "cannot detect it, however often it is rerun.",
-        f"- Ranked under the target distribution instead, two models can only swap places if their score gap "
-        f"is below L × DDM = L × {fmt(rec['ddm'])}, where L bounds how fast the score difference between them "
-        "changes along z.",
-        "",
-        "## Largest gaps",
-        "",
-        "| From z | To z | Width |",
-        "|---:|---:|---:|",
-    ]
+    feed_link = f"[RSS feed of this benchmark's alerts](../{benchmark_feed(rec['benchmark'])})."
+    if rec.get("kind") == "aggregate":
+        lines += [
+            f"An aggregate-only leaderboard: no per-item data, so no difficulty fit and no coverage figures; "
+            f"the saturation index comes from the {rec['n_models']} published scores. {feed_link}",
+            "",
+            *_figure_rows(rec),
+        ]
+    else:
+        converged = "converged" if rec.get("converged") else "**did not converge**"
+        lines += [
+            f"Difficulties from a 1PL fit (`{rec['method']}`, {converged}) over the {rec['n_models']} models of "
+            f"this benchmark, on the `{rec['scale']}` scale. {feed_link}",
+            "",
+            *_figure_rows(rec),
+            "",
+            "## What the figures mean",
+            "",
+            f"- An improvement confined to a stretch of the difficulty axis narrower than the Max Gap "
+            f"({fmt(rec['max_gap'])}) can fall between two items and leave every score unchanged: this "
+            "benchmark cannot detect it, however often it is rerun.",
+            f"- Ranked under the target distribution instead, two models can only swap places if their score "
+            f"gap is below L × DDM = L × {fmt(rec['ddm'])}, where L bounds how fast the score difference between "
+            "them changes along z.",
+            "",
+            "## Largest gaps",
+            "",
+            "| From z | To z | Width |",
+            "|---:|---:|---:|",
+        ]
     lines += [f"| {fmt(g['lo'])} | {fmt(g['hi'])} | {fmt(g['width'])} |" for g in rec["gaps"]]
     lines += ["", "## Top models", "", "| Rank | Model | Score | 95% interval |", "|---:|---|---:|---:|"]
     lines += [
@@ -174,6 +213,38 @@ def benchmark_body(rec: dict, history: pd.DataFrame, alerts: list[dict], by_date
                 f"| {md(r.snapshot_at)} | `{md(r.revision)}` | {fmt(_num(r.ddm))} | {fmt(_num(r.max_gap))} "
                 f"| {fmt(_num(r.saturation_index))} | {md(r.state)} |"
             )
+    lines += ["", "## Data provenance", ""]
+    lines += [
+        f"- Source: {md(rec.get('source_name') or '–')} ({md(rec['source'])})",
+        f"- Data revision: `{md(rec['revision'])}`, first seen {md(rec.get('snapshot_at') or '–')}",
+    ]
+    excluded = rec.get("excluded") or []
+    if excluded:
+        lines.append(f"- Excluded ({len(excluded)}):")
+        lines += [f"    - {md(e.get('model'))}: {md(e.get('reason'))}" for e in excluded]
+    else:
+        lines.append("- Excluded: none")
+    lines += ["", "## Changes", ""]
+    mine_changes = [c for c in (changes or []) if c["benchmark"] == rec["benchmark"]]
+    if not mine_changes:
+        lines.append("No change recorded yet.")
+    for change in reversed(mine_changes):
+        parts = [
+            f"{change[k]['count']} {k.replace('_', ' ')}"
+            for k in (
+                "models_added",
+                "models_removed",
+                "models_rescored",
+                "items_added",
+                "items_removed",
+                "items_rescored",
+            )
+            if k in change and change[k]["count"]
+        ]
+        lines.append(f"- {md(change['snapshot_at'])}: {md(', '.join(parts) or 'no model or item changed')}")
+        for k in ("models_removed", "models_rescored"):
+            if k in change and change[k]["names"]:
+                lines.append(f"    - {k.replace('_', ' ')}: {', '.join(md(n) for n in change[k]['names'])}")
     mine = [a for a in alerts if a["benchmark"] == rec["benchmark"]]
     lines += ["", "## Alerts", ""]
     lines += [f"- {a['raised_at'][:10]}: {md(a['title'])}" for a in reversed(mine)] or ["None yet."]

@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from bot.errors import InputError
 from bot.sources.sample_universe import SAMPLE_FILE
-
-
-@dataclass(frozen=True)
-class SourceTable:
-    """Raw rows fetched from one source, not yet validated."""
-
-    name: str
-    location: str
-    frame: pd.DataFrame
-    synthetic: bool = False
+from bot.sources.table import SourceTable
 
 
 def read_csv_text(path: str | Path) -> pd.DataFrame:

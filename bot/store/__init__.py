@@ -2,6 +2,7 @@
 
 from bot.store.aggregates import AGGREGATE_COLUMNS, validate_aggregates
 from bot.store.atomic import atomic_write_bytes, atomic_write_text
+from bot.store.changes import diff_snapshots
 from bot.store.naming import safe_slug
 from bot.store.responses import KEY, REQUIRED_COLUMNS, content_revision, validate_responses
 from bot.store.snapshots import load_snapshot, save_snapshot, snapshot_path
@@ -14,6 +15,7 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "content_revision",
+    "diff_snapshots",
     "load_snapshot",
     "safe_slug",
     "save_snapshot",

@@ -92,7 +92,9 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
 
 
 def content_revision(df: pd.DataFrame) -> str:
-    """A short content hash of one benchmark's responses, independent of row order."""
-    canon = df.sort_values(KEY)[["model", "item_id", "score", "date", "trials"]]
+    """A short content hash of one benchmark's table (per-item or aggregate), independent of row order."""
+    keys = [c for c in ("model", "item_id") if c in df.columns]
+    cols = [c for c in ("model", "item_id", "score", "n_items", "date", "trials") if c in df.columns]
+    canon = df.sort_values(keys)[cols]
     text = canon.to_csv(index=False, float_format="%.10g", date_format="%Y-%m-%d")
     return hashlib.sha256(text.encode()).hexdigest()[:12]

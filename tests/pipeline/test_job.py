@@ -12,7 +12,7 @@ from tests.irt.test_rasch_map import simulate
 
 
 def fit_line(lines: list[str]) -> str:
-    return [line for line in lines if line.startswith("fit")][-1]
+    return [line for line in lines if line.startswith("source")][-1]
 
 
 def _table(df: pd.DataFrame) -> SourceTable:
@@ -23,19 +23,19 @@ def test_new_models_are_calibrated_then_a_changed_cell_refits(tmp_path):
     df, _, _ = simulate(24, 150, seed=41)
     lines: list[str] = []
     kw = {"reports_dir": tmp_path / "r", "site_out": None, "cache_dir": tmp_path / "c", "log": lines.append}
-    first = run_job(lambda: [_table(df[df["model"] < "m022"])], now="2026-01-01T00:00:00Z", **kw)
+    first = run_job([("sim", lambda: _table(df[df["model"] < "m022"]))], now="2026-01-01T00:00:00Z", **kw)
     assert first.new_snapshots == 1
-    second = run_job(lambda: [_table(df)], now="2026-01-02T00:00:00Z", **kw)
+    second = run_job([("sim", lambda: _table(df))], now="2026-01-02T00:00:00Z", **kw)
     assert second.new_snapshots == 1
     assert "calibrated 2 new models" in fit_line(lines)
     rec = json.loads((tmp_path / "r" / "latest.json").read_text())["benchmarks"][0]
     assert rec["n_models"] == 24 and rec["calibrated_models"] == 2
     changed = df.copy()
     changed.loc[0, "score"] = 1 - changed.loc[0, "score"]
-    run_job(lambda: [_table(changed)], now="2026-01-03T00:00:00Z", **kw)
+    run_job([("sim", lambda: _table(changed))], now="2026-01-03T00:00:00Z", **kw)
     assert "map fit (warm start)" in fit_line(lines)
     history = pd.read_csv(tmp_path / "r" / "history.csv")
     assert history["snapshot_at"].tolist() == ["2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"]
-    run_job(lambda: [_table(changed)], now="2026-01-04T00:00:00Z", **kw)
+    run_job([("sim", lambda: _table(changed))], now="2026-01-04T00:00:00Z", **kw)
     assert "unchanged" in fit_line(lines)
     assert len(pd.read_csv(tmp_path / "r" / "history.csv")) == 3

@@ -1,0 +1,16 @@
+"""One module per upstream source; each has ``load(fetcher, config) -> SourceTable``."""
+
+from bot.sources.adapters import csv_file, epoch, evalarena, evalplus, helm, livebench, livecodebench, swebench
+
+ADAPTERS = {
+    "swebench": swebench.load,
+    "livecodebench": livecodebench.load,
+    "evalarena": evalarena.load,
+    "livebench": livebench.load,
+    "helm": helm.load,
+    "epoch": epoch.load,
+    "evalplus": evalplus.load,
+    "csv": csv_file.load,
+}
+
+__all__ = ["ADAPTERS"]

@@ -1,0 +1,29 @@
+"""Any URL or local path holding the long format, for a team's private evaluation sets."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from urllib.parse import urlparse
+
+import pandas as pd
+
+from bot.errors import InputError
+from bot.sources.config import SourceConfig
+from bot.sources.http import Fetcher
+from bot.sources.parsing import where
+from bot.sources.table import SourceTable
+
+
+def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
+    """Fetch the CSV; ``benchmark`` defaults to the option of that name, else the file's stem."""
+    dl = fetcher.get(cfg.url, source=cfg.name)
+    try:
+        frame = pd.read_csv(dl.path, dtype=str, keep_default_na=False, na_values=[])
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(where(cfg.name, cfg.url), f"not a readable CSV file: {exc}") from None
+    if "benchmark" not in frame.columns:
+        stem = PurePosixPath(urlparse(cfg.url).path).stem
+        frame.insert(0, "benchmark", str(cfg.options.get("benchmark", stem)))
+    return SourceTable(
+        cfg.name, cfg.url, frame, provenance={"url": cfg.url, "revision": dl.sha256[:12], "fetched_at": dl.fetched_at}
+    )

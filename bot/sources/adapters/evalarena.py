@@ -1,0 +1,59 @@
+"""eval-arena: example-level JSONL files (``benchmark_id, model, example_id, pass1`` and ``count``).
+
+One benchmark per file; ``count`` (samples drawn) becomes ``trials``. The option ``files`` lists file names
+that are joined to ``url`` (a folder URL ending in ``/``); without it ``url`` is one file.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from bot.errors import InputError
+from bot.sources.config import SourceConfig
+from bot.sources.http import Fetcher
+from bot.sources.parsing import proportion, require, where
+from bot.sources.table import LONG_COLUMNS, SourceTable
+
+
+def _parse(text: str, src: str, url: str) -> list[list[str]]:
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(where(src, url), f"invalid JSON on line {n}: {exc.msg}") from None
+        ctx = f"line {n}"
+        bench = require(rec, "benchmark_id", str, src, url, ctx)
+        model = require(rec, "model", str, src, url, ctx)
+        item = require(rec, "example_id", (str, int), src, url, ctx)
+        score = proportion(require(rec, "pass1", (int, float), src, url, ctx), src, url, f"{ctx}.pass1", percent=False)
+        count = rec.get("count")
+        trials = str(int(count)) if isinstance(count, int | float) and count >= 1 and count % 1 == 0 else ""
+        out.append([bench, model, str(item), repr(score), "", trials])
+    if not out:
+        raise InputError(where(src, url), "no records")
+    return out
+
+
+def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
+    """Fetch every configured file."""
+    files = cfg.options.get("files")
+    urls = [cfg.url + f for f in files] if files else [cfg.url]
+    rows, revisions, fetched = [], [], ""
+    for url in urls:
+        dl = fetcher.get(url, source=cfg.name)
+        try:
+            text = dl.path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise InputError(where(cfg.name, url), "the body is not UTF-8 text") from None
+        rows += _parse(text, cfg.name, url)
+        revisions.append(dl.sha256[:12])
+        fetched = dl.fetched_at
+    frame = pd.DataFrame(rows, columns=LONG_COLUMNS)
+    return SourceTable(
+        cfg.name, cfg.url, frame, provenance={"url": cfg.url, "revision": "+".join(revisions), "fetched_at": fetched}
+    )

@@ -1,0 +1,62 @@
+"""``benchwatch.toml``: one ``[sources.NAME]`` table per tracked source, plus ``[rules]``."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.errors import InputError
+
+DEFAULT_CONFIG = "benchwatch.toml"
+
+
+@dataclass(frozen=True)
+class SourceConfig:
+    """One tracked source: its adapter, its URL (overridable) and the adapter's own options."""
+
+    name: str
+    adapter: str
+    url: str
+    options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration file."""
+
+    path: Path
+    sources: dict[str, SourceConfig]
+    rules: dict = field(default_factory=dict)
+    http: dict = field(default_factory=dict)
+
+
+def load_config(path: str | Path = DEFAULT_CONFIG, *, adapters: tuple[str, ...] = ()) -> Config:
+    """Read and check the configuration; unknown adapters and missing URLs are errors naming the table."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(str(path), "no such configuration file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(str(path), f"not valid TOML: {exc}") from None
+    tables = data.get("sources", {})
+    if not isinstance(tables, dict) or not tables:
+        raise InputError(str(path), "no [sources.NAME] tables")
+    sources = {}
+    for name, table in tables.items():
+        if not isinstance(table, dict):
+            raise InputError(str(path), "expected a table", field=f"sources.{name}")
+        for key in ("adapter", "url"):
+            if not isinstance(table.get(key), str) or not table[key]:
+                raise InputError(str(path), "missing or empty", field=f"sources.{name}.{key}")
+        if adapters and table["adapter"] not in adapters:
+            raise InputError(
+                str(path),
+                f"unknown adapter; choose one of {', '.join(adapters)}",
+                field=f"sources.{name}.adapter",
+                value=table["adapter"],
+            )
+        options = {k: v for k, v in table.items() if k not in ("adapter", "url")}
+        sources[name] = SourceConfig(name, table["adapter"], table["url"], options)
+    return Config(path, sources, data.get("rules", {}), data.get("http", {}))

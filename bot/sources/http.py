@@ -1,0 +1,209 @@
+"""HTTP done properly: one client, timeouts, retries with backoff, Retry-After, conditional requests, size cap."""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import json
+import os
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+USER_AGENT = "benchwatch/0.1 (+https://github.com/benchwatch/benchwatch; benchmark health monitor)"
+MAX_BYTES = 512 * 1024 * 1024
+
+
+class FetchError(RuntimeError):
+    """A download that failed for good: names the source and the URL."""
+
+    def __init__(self, source: str, url: str, message: str) -> None:
+        self.source, self.url = source, url
+        super().__init__(f"{source}: {url}: {message}")
+
+
+@dataclass(frozen=True)
+class Download:
+    """A body on disk (fresh, or the cached one after 304 Not Modified) and where it came from."""
+
+    url: str
+    path: Path
+    status: str  # "fetched" or "not-modified"
+    sha256: str
+    size: int
+    content_type: str
+    fetched_at: str
+    seconds: float
+
+
+def _cache_key(url: str) -> str:
+    return hashlib.sha256(url.encode()).hexdigest()[:24]
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Fetcher:
+    """Downloads for every source of a run through one ``httpx.Client``."""
+
+    def __init__(
+        self,
+        cache_dir: str | Path,
+        *,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 60.0,
+        retries: int = 3,
+        backoff: float = 1.0,
+        max_retry_after: float = 120.0,
+        max_bytes: int = MAX_BYTES,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.cache = Path(cache_dir) / "http"
+        self.retries, self.backoff = retries, backoff
+        self.max_retry_after, self.max_bytes = max_retry_after, max_bytes
+        self.sleep = sleep
+        timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
+        self.client = httpx.Client(timeout=timeout, headers={"User-Agent": USER_AGENT}, follow_redirects=True)
+        self.log: list[Download] = []
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> Fetcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _meta_path(self, url: str) -> Path:
+        return self.cache / f"{_cache_key(url)}.json"
+
+    def _body_path(self, url: str) -> Path:
+        return self.cache / f"{_cache_key(url)}.body"
+
+    def _wait(self, attempt: int, response: httpx.Response | None) -> None:
+        delay = self.backoff * 2**attempt + random.uniform(0, self.backoff)
+        if response is not None and response.status_code in (429, 503):
+            after = _retry_after(response.headers.get("Retry-After"))
+            if after is not None:
+                delay = min(after, self.max_retry_after)
+        self.sleep(delay)
+
+    def get(self, url: str, *, source: str) -> Download:
+        """GET ``url`` with retries; a cached copy answers a 304. Raises FetchError when it fails for good."""
+        download = self._get(url, source)
+        self.log.append(download)
+        return download
+
+    def _get(self, url: str, source: str) -> Download:
+        if "://" not in url or url.startswith("file://"):
+            return self._local(url.removeprefix("file://"), source)
+        self.cache.mkdir(parents=True, exist_ok=True)
+        meta_path, body_path = self._meta_path(url), self._body_path(url)
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() and body_path.exists() else {}
+        headers = {}
+        if meta.get("etag"):
+            headers["If-None-Match"] = meta["etag"]
+        if meta.get("last_modified"):
+            headers["If-Modified-Since"] = meta["last_modified"]
+        start = time.perf_counter()
+        last_error = "no attempt made"
+        for attempt in range(self.retries + 1):
+            response = None
+            try:
+                with self.client.stream("GET", url, headers=headers) as response:
+                    if response.status_code == 304 and meta:
+                        return Download(
+                            url,
+                            body_path,
+                            "not-modified",
+                            meta["sha256"],
+                            body_path.stat().st_size,
+                            meta.get("content_type", ""),
+                            meta["fetched_at"],
+                            time.perf_counter() - start,
+                        )
+                    if response.status_code == 429 or response.status_code >= 500:
+                        last_error = f"HTTP {response.status_code}"
+                    elif response.status_code >= 400:
+                        raise FetchError(source, url, f"HTTP {response.status_code}")
+                    else:
+                        return self._store(url, source, response, meta_path, body_path, start)
+            except httpx.TimeoutException:
+                last_error = "timed out"
+            except httpx.TransportError as exc:
+                last_error = f"connection failed ({type(exc).__name__})"
+            if attempt < self.retries:
+                self._wait(attempt, response)
+        raise FetchError(source, url, f"{last_error} after {self.retries + 1} attempts")
+
+    def _store(self, url, source, response, meta_path: Path, body_path: Path, start: float) -> Download:
+        content_type = response.headers.get("Content-Type", "")
+        if content_type.split(";")[0].strip().lower() == "text/html":
+            raise FetchError(source, url, f"unexpected content type {content_type!r} (an HTML page, not data)")
+        declared = response.headers.get("Content-Length")
+        if declared and declared.isdigit() and int(declared) > self.max_bytes:
+            raise FetchError(source, url, f"body of {int(declared):,} bytes exceeds the cap of {self.max_bytes:,}")
+        fd, tmp = tempfile.mkstemp(dir=self.cache, suffix=".part")
+        size = 0
+        digest = hashlib.sha256()
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > self.max_bytes:
+                        raise FetchError(source, url, f"body exceeds the cap of {self.max_bytes:,} bytes")
+                    digest.update(chunk)
+                    fh.write(chunk)
+            os.replace(tmp, body_path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        fetched_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        meta = {
+            "url": url,
+            "etag": response.headers.get("ETag"),
+            "last_modified": response.headers.get("Last-Modified"),
+            "sha256": digest.hexdigest(),
+            "content_type": content_type,
+            "fetched_at": fetched_at,
+        }
+        meta_path.write_text(json.dumps(meta, indent=2))
+        return Download(
+            url, body_path, "fetched", meta["sha256"], size, content_type, fetched_at, time.perf_counter() - start
+        )
+
+    def _local(self, path: str, source: str) -> Download:
+        p = Path(path)
+        if not p.is_file():
+            raise FetchError(source, path, "no such file")
+        start = time.perf_counter()
+        fetched_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return Download(
+            path, p, "fetched", _sha256_file(p), p.stat().st_size, "", fetched_at, time.perf_counter() - start
+        )

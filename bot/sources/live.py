@@ -1,0 +1,38 @@
+"""Load one configured source through its adapter, recording what was downloaded."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from bot.sources.adapters import ADAPTERS
+from bot.sources.config import SourceConfig
+from bot.sources.http import Fetcher
+from bot.sources.table import SourceTable
+
+
+def load_source(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
+    """The source's table, its provenance extended with every download (status, bytes, seconds)."""
+    fetcher.log.clear()
+    table = ADAPTERS[cfg.adapter](fetcher, cfg)
+    prefix = str(cfg.options.get("prefix", ""))
+    if prefix:  # keeps two sources that publish the same benchmark name apart
+        frame = table.frame.assign(benchmark=prefix + table.frame["benchmark"].astype(str))
+        aggs = (
+            None
+            if table.aggregates is None
+            else table.aggregates.assign(benchmark=prefix + table.aggregates["benchmark"].astype(str))
+        )
+        excluded = tuple({**e, "benchmark": prefix + str(e.get("benchmark", ""))} for e in table.excluded)
+        table = dataclasses.replace(table, frame=frame, aggregates=aggs, excluded=excluded)
+    downloads = [
+        {"url": d.url, "status": d.status, "bytes": d.size, "seconds": round(d.seconds, 3)} for d in fetcher.log
+    ]
+    status = "not-modified" if downloads and all(d["status"] == "not-modified" for d in downloads) else "fetched"
+    provenance = {
+        **table.provenance,
+        "adapter": cfg.adapter,
+        "status": status,
+        "bytes": sum(d["bytes"] for d in downloads),
+        "downloads": len(downloads),
+    }
+    return dataclasses.replace(table, provenance=provenance)

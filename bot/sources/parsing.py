@@ -1,0 +1,57 @@
+"""Parsing helpers for adapters: errors name the source, the URL, the field and the value."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from bot.errors import InputError
+from bot.sources.http import Download
+
+
+def where(source: str, url: str) -> str:
+    """How an error names its origin."""
+    return f"{source} ({url})"
+
+
+def read_json(download: Download, source: str) -> Any:
+    """The JSON document of a download; truncated or invalid JSON is an InputError."""
+    try:
+        return json.loads(download.path.read_bytes())
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            where(source, download.url),
+            f"invalid or truncated JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+        ) from None
+    except UnicodeDecodeError:
+        raise InputError(where(source, download.url), "the body is not UTF-8 text") from None
+
+
+def require(obj: Any, key: str, kind: type | tuple[type, ...], source: str, url: str, context: str = "") -> Any:
+    """obj[key], which must exist and be of ``kind``."""
+    label = f"{context}.{key}" if context else key
+    if not isinstance(obj, Mapping) or key not in obj:
+        raise InputError(where(source, url), "missing field", field=label)
+    value = obj[key]
+    if not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise InputError(where(source, url), f"expected {names}", field=label, value=_short(value))
+    return value
+
+
+def proportion(value: Any, source: str, url: str, label: str, *, percent: bool) -> float:
+    """A score as a proportion in [0, 1]; out of range or not a number is an InputError."""
+    top = 100.0 if percent else 1.0
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(where(source, url), "score is not a number", field=label, value=_short(value)) from None
+    if not 0.0 <= number <= top:
+        raise InputError(where(source, url), f"score must lie in [0, {top:g}]", field=label, value=number)
+    return number / top
+
+
+def _short(value: Any) -> Any:
+    text = repr(value)
+    return value if len(text) <= 80 else text[:77] + "..."

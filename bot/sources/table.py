@@ -1,0 +1,28 @@
+"""What a source yields: raw per-item rows and/or aggregate rows, with provenance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+LONG_COLUMNS = ["benchmark", "model", "item_id", "score", "date", "trials"]
+AGGREGATE_COLUMNS = ["benchmark", "model", "score", "n_items", "date"]
+
+
+@dataclass(frozen=True)
+class SourceTable:
+    """Raw rows fetched from one source, not yet validated."""
+
+    name: str
+    location: str
+    frame: pd.DataFrame  # per-item long rows (may be empty)
+    synthetic: bool = False
+    aggregates: pd.DataFrame | None = None  # benchmark, model, score (proportion), n_items, date
+    provenance: dict = field(default_factory=dict)
+    excluded: tuple[dict, ...] = ()  # {benchmark, model, reason}
+
+
+def empty_long() -> pd.DataFrame:
+    """A per-item table with no rows."""
+    return pd.DataFrame({c: pd.Series(dtype=str) for c in LONG_COLUMNS})

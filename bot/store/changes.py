@@ -1,0 +1,41 @@
+"""What changed between two snapshots of a benchmark: models and items added, removed or rescored."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+LISTED = 50  # names listed per change kind; the counts are always complete
+
+
+def _changed_keys(old: pd.DataFrame, new: pd.DataFrame, keys: list[str], values: list[str], by: str) -> set[str]:
+    both = old.merge(new, on=keys, suffixes=("_old", "_new"))
+    changed = pd.Series(False, index=both.index)
+    for col in values:
+        a, b = both[f"{col}_old"], both[f"{col}_new"]
+        changed |= ~((a == b) | (a.isna() & b.isna()))
+    return set(both.loc[changed, by].astype(str))
+
+
+def _entry(names: set[str]) -> dict:
+    ordered = sorted(names)
+    return {"count": len(ordered), "names": ordered[:LISTED]}
+
+
+def diff_snapshots(old: pd.DataFrame | None, new: pd.DataFrame) -> dict:
+    """Models (and, for per-item tables, items) added, removed or rescored since ``old``."""
+    per_item = "item_id" in new.columns
+    old = new.iloc[0:0] if old is None else old
+    out = {
+        "models_added": _entry(set(new["model"]) - set(old["model"])),
+        "models_removed": _entry(set(old["model"]) - set(new["model"])),
+    }
+    if per_item:
+        values = ["score", "trials"]
+        keys = ["model", "item_id"]
+        out["items_added"] = _entry(set(new["item_id"]) - set(old["item_id"]))
+        out["items_removed"] = _entry(set(old["item_id"]) - set(new["item_id"]))
+        out["models_rescored"] = _entry(_changed_keys(old, new, keys, values, "model"))
+        out["items_rescored"] = _entry(_changed_keys(old, new, keys, values, "item_id"))
+    else:
+        out["models_rescored"] = _entry(_changed_keys(old, new, ["model"], ["score", "n_items"], "model"))
+    return out

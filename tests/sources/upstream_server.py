@@ -1,0 +1,82 @@
+"""A real HTTP server on 127.0.0.1 that serves files byte for byte, with scripted faults."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import Counter
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+FIXED_MTIME = 1_700_000_000
+
+
+class Upstream:
+    """Serves ``root``; ``script[path]`` is a list of faults played one per request before normal service."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.script: dict[str, list[str]] = {}
+        self.hits: Counter[str] = Counter()
+        self.statuses: list[tuple[str, int]] = []
+        upstream = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # keep the test output clean
+                pass
+
+            def do_GET(self) -> None:
+                upstream.handle(self)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/"
+
+    def __enter__(self) -> Upstream:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _send(self, h: BaseHTTPRequestHandler, status: int, body: bytes = b"", headers: dict | None = None) -> None:
+        self.statuses.append((h.path, status))
+        h.send_response(status)
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        if body:
+            h.wfile.write(body)
+
+    def handle(self, h: BaseHTTPRequestHandler) -> None:
+        path = h.path.split("?")[0]
+        self.hits[path] += 1
+        fault = self.script.get(path, [])
+        action = fault.pop(0) if fault else "ok"
+        file = (self.root / path.lstrip("/")).resolve()
+        if self.root.resolve() not in file.parents or not file.is_file():
+            return self._send(h, 404, b"not found")
+        body = file.read_bytes()
+        if action == "500":
+            return self._send(h, 500, b"boom")
+        if action.startswith("429:"):
+            return self._send(h, 429, b"slow down", {"Retry-After": action.split(":")[1]})
+        if action.startswith("hang:"):
+            time.sleep(float(action.split(":")[1]))
+        if action == "truncated":
+            body = body[: len(body) // 2]
+        if action == "html":
+            return self._send(h, 200, b"<html>rate limited</html>", {"Content-Type": "text/html; charset=utf-8"})
+        etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+        if h.headers.get("If-None-Match") == etag:
+            return self._send(h, 304, headers={"ETag": etag})
+        headers = {"ETag": etag, "Last-Modified": formatdate(FIXED_MTIME, usegmt=True), "Content-Type": "text/plain"}
+        self._send(h, 200, body, headers)
