@@ -10,13 +10,16 @@ from bot.cli import audit as audit_command
 from bot.cli import calibrate as calibrate_command
 from bot.cli import run as run_command
 from bot.cli import saturation as saturation_command
+from bot.cli import schedule as schedule_command
 from bot.errors import InputError
+from bot.pipeline import BusyError
 
 COMMANDS = {
     "run": run_command,
     "audit": audit_command,
     "calibrate": calibrate_command,
     "saturation": saturation_command,
+    "schedule": schedule_command,
 }
 
 
@@ -40,3 +43,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"benchwatch: error: {exc}", file=sys.stderr)
         return 2
+    except BusyError as exc:
+        print(f"benchwatch: busy: {exc}", file=sys.stderr)
+        return 3

@@ -63,7 +63,8 @@ def handle(args: argparse.Namespace) -> int:
         records = [a.figures() for a in audits]
         items = pd.concat([a.items.assign(benchmark=a.benchmark) for a in audits], ignore_index=True)
         for a in audits:
-            write_table(Reports(Path(args.reports)).by_date(a.benchmark), a.by_date)
+            reports = Reports(Path(args.reports))
+            write_table(reports, reports.by_date(a.benchmark), a.by_date)
     if args.items_out and items is not None:
         cols = ["item_id", "b", "b_sd", "z"] if len(records) == 1 else ["benchmark", "item_id", "b", "b_sd", "z"]
         atomic_write_text(args.items_out, items[cols].to_csv(index=False, lineterminator="\n"))

@@ -8,6 +8,7 @@ from pathlib import Path
 from bot.errors import InputError
 from bot.irt import METHODS
 from bot.pipeline import run_job
+from bot.rules import RuleBook, rules_from_config
 from bot.sources import ADAPTERS, DEFAULT_CONFIG, Fetcher, fetch_csv_file, fetch_sample, load_config, load_source
 
 HELP = "Run the audit job: fetch, fit, measure, record, alert and build the site."
@@ -39,8 +40,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher]:
+def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, RuleBook]:
     config = load_config(args.config, adapters=tuple(ADAPTERS))
+    rules = rules_from_config(config.rules, str(config.path))
     chosen = list(config.sources)
     if args.sources:
         chosen = [s.strip() for s in args.sources.split(",") if s.strip()]
@@ -56,7 +58,7 @@ def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher]:
         backoff=float(http.get("backoff", 1.0)),
         max_bytes=int(http.get("max_bytes", 512 * 1024 * 1024)),
     )
-    return [(name, lambda cfg=config.sources[name]: load_source(fetcher, cfg)) for name in chosen], fetcher
+    return [(name, lambda cfg=config.sources[name]: load_source(fetcher, cfg)) for name in chosen], fetcher, rules
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -64,12 +66,12 @@ def handle(args: argparse.Namespace) -> int:
     local = args.sample or args.input
     reports = args.reports or (SAMPLE_REPORTS if args.sample else "reports")
     cache = args.cache or (SAMPLE_CACHE if args.sample else ".cache")
-    fetcher = None
+    fetcher, rules = None, RuleBook()
     if local:
         sources = [("sample", fetch_sample)] if args.sample else []
         sources += [(Path(p).name, lambda p=p: fetch_csv_file(p)) for p in args.input]
     else:
-        sources, fetcher = _live_sources(args, cache)
+        sources, fetcher, rules = _live_sources(args, cache)
     try:
         result = run_job(
             sources,
@@ -79,6 +81,7 @@ def handle(args: argparse.Namespace) -> int:
             method=args.method,
             cache_dir=cache,
             strict=bool(local),
+            rules=rules,
         )
     finally:
         if fetcher is not None:

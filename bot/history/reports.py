@@ -5,7 +5,11 @@ from __future__ import annotations
 import io
 import json
 import math
-from dataclasses import dataclass
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -58,11 +62,62 @@ def _csv_text(df: pd.DataFrame) -> str:
     return buf.getvalue()
 
 
-@dataclass(frozen=True)
+STAGING = ".staging"
+COMMIT = "COMMIT.json"
+
+
+def recover(root: Path) -> None:
+    """Finish a committed run that was interrupted while swapping files in, or drop an uncommitted one."""
+    staging = root / STAGING
+    manifest = staging / COMMIT
+    if manifest.exists():
+        for rel in json.loads(manifest.read_text(encoding="utf-8")):
+            staged = staging / rel
+            if staged.exists():
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(staged, root / rel)
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+@dataclass
 class Reports:
-    """The files of one reports folder."""
+    """The files of one reports folder; inside ``transaction()`` writes are staged until commit."""
 
     root: Path
+    _staged: set[str] | None = field(default=None, repr=False)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Reports]:
+        """All writes become visible together at the end, or not at all if the run dies before."""
+        recover(self.root)
+        staging = self.root / STAGING
+        staging.mkdir(parents=True, exist_ok=True)
+        self._staged = set()
+        try:
+            yield self
+            atomic_write_text(staging / COMMIT, json.dumps(sorted(self._staged)))
+            recover(self.root)
+        finally:
+            self._staged = None
+            if not (staging / COMMIT).exists():
+                shutil.rmtree(staging, ignore_errors=True)
+
+    def write(self, path: Path, text: str) -> None:
+        """Write one file: staged inside a transaction, atomically in place outside one."""
+        if self._staged is None:
+            atomic_write_text(path, text)
+            return
+        rel = str(path.relative_to(self.root))
+        atomic_write_text(self.root / STAGING / rel, text)
+        self._staged.add(rel)
+
+    def read(self, path: Path) -> str | None:
+        """A file's text as this run sees it (its own staged writes first), or None."""
+        if self._staged is not None:
+            rel = str(path.relative_to(self.root))
+            if rel in self._staged:
+                return (self.root / STAGING / rel).read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8") if path.exists() else None
 
     @property
     def latest(self) -> Path:
@@ -100,41 +155,42 @@ class Reports:
 
 def load_latest(reports: Reports) -> dict[str, dict]:
     """The latest record of every benchmark, by name (empty if there is none yet)."""
-    if not reports.latest.exists():
+    text = reports.read(reports.latest)
+    if text is None:
         return {}
-    data = json.loads(reports.latest.read_text(encoding="utf-8"))
+    data = json.loads(text)
     return {rec["benchmark"]: rec for rec in data["benchmarks"]}
 
 
 def load_alerts(reports: Reports) -> list[dict]:
     """Every alert ever raised, oldest first."""
-    if not reports.alerts.exists():
-        return []
-    return json.loads(reports.alerts.read_text(encoding="utf-8"))["alerts"]
+    text = reports.read(reports.alerts)
+    return [] if text is None else json.loads(text)["alerts"]
 
 
 def load_history(reports: Reports) -> pd.DataFrame:
     """The append-only history of snapshots."""
-    if not reports.history.exists():
+    text = reports.read(reports.history)
+    if text is None:
         return pd.DataFrame(columns=HISTORY_COLUMNS)
-    return pd.read_csv(reports.history, dtype={"revision": str, "flags": str}, keep_default_na=False)
+    return pd.read_csv(io.StringIO(text), dtype={"revision": str, "flags": str}, keep_default_na=False)
 
 
-def _write_if_changed(path: Path, text: str) -> None:
-    if path.exists() and path.read_text(encoding="utf-8") == text:
+def _write_if_changed(reports: Reports, path: Path, text: str) -> None:
+    if reports.read(path) == text:
         return
-    atomic_write_text(path, text)
+    reports.write(path, text)
 
 
 def write_latest(reports: Reports, records: dict[str, dict]) -> None:
     """Rewrite latest.json with one record per benchmark, sorted by name."""
     body = {"benchmarks": [records[k] for k in sorted(records)]}
-    _write_if_changed(reports.latest, to_json(body))
+    _write_if_changed(reports, reports.latest, to_json(body))
 
 
 def write_alerts(reports: Reports, alerts: list[dict]) -> None:
     """Rewrite alerts.json (append-only in content: callers pass the old alerts first)."""
-    _write_if_changed(reports.alerts, to_json({"alerts": alerts}))
+    _write_if_changed(reports, reports.alerts, to_json({"alerts": alerts}))
 
 
 def append_history(reports: Reports, rows: list[dict]) -> None:
@@ -144,20 +200,21 @@ def append_history(reports: Reports, rows: list[dict]) -> None:
     old = load_history(reports)
     new = pd.DataFrame([{c: rounded(r.get(c)) for c in HISTORY_COLUMNS} for r in rows], columns=HISTORY_COLUMNS)
     both = new if old.empty else pd.concat([old, new], ignore_index=True)
-    _write_if_changed(reports.history, _csv_text(both))
+    _write_if_changed(reports, reports.history, _csv_text(both))
 
 
 def append_run(reports: Reports, row: dict) -> None:
     """Append one line to the run log."""
-    old = pd.read_csv(reports.runs, dtype=str, keep_default_na=False) if reports.runs.exists() else None
+    text = reports.read(reports.runs)
+    old = None if text is None else pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     new = pd.DataFrame([{c: row.get(c) for c in RUN_COLUMNS}], columns=RUN_COLUMNS)
     both = new if old is None else pd.concat([old, new], ignore_index=True)
-    atomic_write_text(reports.runs, _csv_text(both))
+    reports.write(reports.runs, _csv_text(both))
 
 
-def write_table(path: Path, df: pd.DataFrame) -> None:
-    """Write a per-benchmark table (items or models) as sorted CSV."""
-    _write_if_changed(path, _csv_text(df))
+def write_table(reports: Reports, path: Path, df: pd.DataFrame) -> None:
+    """Write a per-benchmark table (items, models, by date) as CSV."""
+    _write_if_changed(reports, path, _csv_text(df))
 
 
 def load_table(path: Path) -> pd.DataFrame | None:
@@ -170,24 +227,22 @@ def load_table(path: Path) -> pd.DataFrame | None:
 
 def load_sources(reports: Reports) -> dict[str, dict]:
     """The status of every source ever run: last attempt, last success, error, revision."""
-    if not reports.sources.exists():
-        return {}
-    return json.loads(reports.sources.read_text(encoding="utf-8"))["sources"]
+    text = reports.read(reports.sources)
+    return {} if text is None else json.loads(text)["sources"]
 
 
 def write_sources(reports: Reports, statuses: dict[str, dict]) -> None:
     """Rewrite sources.json."""
-    _write_if_changed(reports.sources, to_json({"sources": statuses}))
+    _write_if_changed(reports, reports.sources, to_json({"sources": statuses}))
 
 
 def load_changelog(reports: Reports) -> list[dict]:
     """Every snapshot's changes (models and items added, removed or rescored), oldest first."""
-    if not reports.changelog.exists():
-        return []
-    return json.loads(reports.changelog.read_text(encoding="utf-8"))["changes"]
+    text = reports.read(reports.changelog)
+    return [] if text is None else json.loads(text)["changes"]
 
 
 def append_changelog(reports: Reports, changes: list[dict]) -> None:
     """Append the changes of this run's new snapshots."""
     if changes:
-        _write_if_changed(reports.changelog, to_json({"changes": load_changelog(reports) + changes}))
+        _write_if_changed(reports, reports.changelog, to_json({"changes": load_changelog(reports) + changes}))

@@ -2,11 +2,16 @@
 
 from bot.pipeline.audit import BenchmarkAudit, audit_benchmark, measure
 from bot.pipeline.files import audit_responses, coverage_only, is_difficulty_file, leaderboard_saturation
-from bot.pipeline.job import JobResult, run_job
+from bot.pipeline.job import BusyError, JobResult, run_job
+from bot.pipeline.schedule import DEFAULT_CRON, JOB_OPTIONS, add_job, run_schedule
 
 __all__ = [
+    "DEFAULT_CRON",
+    "JOB_OPTIONS",
     "BenchmarkAudit",
+    "BusyError",
     "JobResult",
+    "add_job",
     "audit_benchmark",
     "audit_responses",
     "coverage_only",
@@ -14,4 +19,5 @@ __all__ = [
     "leaderboard_saturation",
     "measure",
     "run_job",
+    "run_schedule",
 ]

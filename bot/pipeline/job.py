@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
+from filelock import FileLock, Timeout
 
 from bot.alerts import diff_alerts
 from bot.errors import InputError
@@ -28,10 +29,11 @@ from bot.history import (
     write_table,
 )
 from bot.irt import DEFAULT_SCALE, encode_responses, fit_rasch
+from bot.metrics import UNIFORM, Target
 from bot.pipeline.audit import N_DRAWS, BenchmarkAudit, measure
 from bot.pipeline.files import audit_leaderboard
 from bot.pipeline.incremental import calibrated_fit, plan_update
-from bot.rules import DEFAULT_THRESHOLDS, Thresholds, evaluate_flags
+from bot.rules import RuleBook, beta_or_uniform, evaluate_flags
 from bot.sources import SourceTable
 from bot.store import (
     content_revision,
@@ -41,6 +43,13 @@ from bot.store import (
     validate_aggregates,
     validate_responses,
 )
+
+LOCK_NAME = ".benchwatch.lock"
+DEFAULT_RULES = RuleBook()
+
+
+class BusyError(RuntimeError):
+    """Another run holds the reports folder's lock."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,8 @@ def audit_with_history(
     scale: str,
     reports: Reports,
     cache_dir: Path,
+    target: Target = UNIFORM,
+    ceiling: float = 1.0,
 ) -> tuple[BenchmarkAudit, str]:
     """Audit one benchmark, calibrating only the new models or items when that is all that changed."""
     name = str(rows["benchmark"].iloc[0])
@@ -100,8 +111,9 @@ def audit_with_history(
         init = _warm_start(items, models, rows) if method == "map" else None
         fit = fit_rasch(encode_responses(rows), method, init=init, n_draws=N_DRAWS)
         how = f"{method} fit" + (" (warm start)" if init is not None else "")
-    audit = measure(rows, fit, source=table.location, synthetic=table.synthetic, scale=scale)
-    save_snapshot(cache_dir, name, rows)
+    audit = measure(
+        rows, fit, source=table.location, synthetic=table.synthetic, scale=scale, target=target, ceiling=ceiling
+    )
     return audit, how
 
 
@@ -114,9 +126,10 @@ class _Run:
     records: dict[str, dict]
     now: str
     force: bool
-    thresholds: Thresholds
+    rules: RuleBook
     owners: dict[str, str] = field(default_factory=dict)  # benchmark -> the source that produced it this run
     new_rows: list = field(default_factory=list)
+    snapshots: list = field(default_factory=list)  # last good data to keep once the reports are committed
     new_alerts: list = field(default_factory=list)
     changes: list = field(default_factory=list)
 
@@ -141,7 +154,7 @@ class _Run:
         same = before is not None and before.get("revision") == fig["revision"]
         fig["prior_state"] = before.get("prior_state") if same else (before or {}).get("state")
         flags = set((before or {}).get("flags", []))
-        fig["flags"] = evaluate_flags(fig, flags, fig["prior_state"], self.thresholds)
+        fig["flags"] = evaluate_flags(fig, flags, fig["prior_state"], self.rules.thresholds_for(name))
         fig["snapshot_at"] = before["snapshot_at"] if same else self.now
         fig["source_name"] = source
         self.records[name] = fig
@@ -160,6 +173,17 @@ class _Run:
                 )
 
 
+def _target(run: _Run, name: str) -> Target:
+    """The benchmark's target distribution; another benchmark's z comes from its items in the reports."""
+    spec = run.rules.target_spec(name)
+    if "benchmark" not in spec:
+        return beta_or_uniform(spec)
+    items = load_table(run.reports.items(spec["benchmark"]))
+    if items is None:
+        raise InputError(name, f"target benchmark {spec['benchmark']!r} has no item difficulties in the reports yet")
+    return Target.empirical(items["z"].to_numpy())
+
+
 def _per_item(run: _Run, table: SourceTable, frame: pd.DataFrame, method: str, scale: str, cache: Path) -> list[str]:
     notes = []
     for name, rows in frame.groupby("benchmark", sort=True):
@@ -168,14 +192,24 @@ def _per_item(run: _Run, table: SourceTable, frame: pd.DataFrame, method: str, s
             notes.append(f"{name} unchanged")
             continue
         change = diff_snapshots(load_snapshot(cache, name), rows)
-        audit, how = audit_with_history(rows, table, method=method, scale=scale, reports=run.reports, cache_dir=cache)
+        audit, how = audit_with_history(
+            rows,
+            table,
+            method=method,
+            scale=scale,
+            reports=run.reports,
+            cache_dir=cache,
+            target=_target(run, name),
+            ceiling=run.rules.ceiling_for(name),
+        )
         fig = audit.figures()
         fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == name]
         run.record(fig, table.name, change)
-        write_table(run.reports.items(name), audit.items.sort_values("item_id"))
-        write_table(run.reports.models(name), audit.models.sort_values("model"))
+        write_table(run.reports, run.reports.items(name), audit.items.sort_values("item_id"))
+        write_table(run.reports, run.reports.models(name), audit.models.sort_values("model"))
         if audit.by_date is not None:
-            write_table(run.reports.by_date(name), audit.by_date)
+            write_table(run.reports, run.reports.by_date(name), audit.by_date)
+        run.snapshots.append((name, rows, "responses"))
         notes.append(f"{name} {how} {time.perf_counter() - t0:.2f}s")
     return notes
 
@@ -186,14 +220,64 @@ def _aggregates(run: _Run, table: SourceTable, aggs: pd.DataFrame, cache: Path) 
         if run.unchanged(name, content_revision(rows), None, None):
             continue
         change = diff_snapshots(load_snapshot(cache, name, "aggregates"), rows)
-        fig, by_date = audit_leaderboard(rows, source=table.location)
+        fig, by_date = audit_leaderboard(rows, source=table.location, ceiling=run.rules.ceiling_for(name))
         fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == name]
         run.record(fig, table.name, change)
         if by_date is not None:
-            write_table(run.reports.by_date(name), by_date)
-        save_snapshot(cache, name, rows, "aggregates")
+            write_table(run.reports, run.reports.by_date(name), by_date)
+        run.snapshots.append((name, rows, "aggregates"))
         notes.append(f"{name} leaderboard")
     return notes
+
+
+def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict) -> bool:
+    """Fetch, validate and audit one source; a failure is recorded (or raised when ``strict``)."""
+    t0 = time.perf_counter()
+    log, statuses = ctx["log"], ctx["statuses"]
+    status = statuses.get(name, {})
+    try:
+        table = load()
+        frame = validate_responses(table.frame, table.location) if len(table.frame) else None
+        aggs = None
+        if table.aggregates is not None and len(table.aggregates):
+            aggs = validate_aggregates(table.aggregates.astype(str), table.location)
+        names = [] if frame is None else list(frame["benchmark"].unique())
+        names += [] if aggs is None else list(aggs["benchmark"].unique())
+        run.claim(names, name, table.location)
+        notes = [] if frame is None else _per_item(run, table, frame, ctx["method"], ctx["scale"], ctx["cache"])
+        notes += [] if aggs is None else _aggregates(run, table, aggs, ctx["cache"])
+    except Exception as exc:
+        if ctx["strict"]:
+            raise
+        if status.get("status") != "failed":
+            status["failed_since"] = run.now
+        status.update({"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
+        statuses[name] = status
+        ctx["outcomes"].append(f"{name}:failed")
+        log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: FAILED: {exc}")
+        return False
+    prov = table.provenance
+    mine = sorted(r["revision"] for r in run.records.values() if r.get("source_name") == name)
+    revision = prov.get("revision") or "+".join(mine)
+    if status.get("revision") != revision or "data_since" not in status:
+        status["data_since"] = run.now  # the age of the last good data counts from its first fetch
+    status.pop("failed_since", None)
+    status.update(
+        {
+            "status": "ok",
+            "error": None,
+            "url": prov.get("url", table.location),
+            "revision": revision,
+            "adapter": prov.get("adapter"),
+            "excluded": list(table.excluded),
+        }
+    )
+    statuses[name] = status
+    fetched = prov.get("status", "read")
+    ctx["outcomes"].append(f"{name}:{fetched}")
+    size = f", {prov['bytes']:,} bytes" if "bytes" in prov else ""
+    log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: {fetched}{size}; {'; '.join(notes) or 'no change'}")
+    return True
 
 
 def run_job(
@@ -207,91 +291,69 @@ def run_job(
     strict: bool = True,
     method: str = "map",
     scale: str = DEFAULT_SCALE,
-    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    rules: RuleBook = DEFAULT_RULES,
+    lock_timeout: float = 600.0,
     log: Callable[[str], None] = print,
 ) -> JobResult:
-    """Run every stage once for every source; with ``strict`` off a failing source never stops the others."""
+    """Run every stage once for every source; with ``strict`` off a failing source never stops the others.
+
+    The reports folder is locked for the whole run, and its files change together at the end (or not
+    at all if the run dies before), so a killed run leaves it as it was.
+    """
     started = time.perf_counter()
     now = now or utc_now()
     reports = Reports(Path(reports_dir))
     cache = Path(cache_dir)
-    previous = load_latest(reports)
-    run = _Run(reports, previous, dict(previous), now, force, thresholds)
-    statuses = load_sources(reports)
-    ok = failed = 0
-    outcomes: list[str] = []
-    for name, load in sources:
-        t0 = time.perf_counter()
-        status = statuses.get(name, {})
-        try:
-            table = load()
-            frame = validate_responses(table.frame, table.location) if len(table.frame) else None
-            aggs = None
-            if table.aggregates is not None and len(table.aggregates):
-                aggs = validate_aggregates(table.aggregates.astype(str), table.location)
-            names = [] if frame is None else list(frame["benchmark"].unique())
-            names += [] if aggs is None else list(aggs["benchmark"].unique())
-            run.claim(names, name, table.location)
-            notes = [] if frame is None else _per_item(run, table, frame, method, scale, cache)
-            notes += [] if aggs is None else _aggregates(run, table, aggs, cache)
-        except Exception as exc:
-            if strict:
-                raise
-            failed += 1
-            if status.get("status") != "failed":
-                status["failed_since"] = now
-            status.update({"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
-            statuses[name] = status
-            outcomes.append(f"{name}:failed")
-            log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: FAILED: {exc}")
-            continue
-        ok += 1
-        prov = table.provenance
-        revision = prov.get("revision") or "+".join(
-            sorted(r["revision"] for r in run.records.values() if r.get("source_name") == name)
-        )
-        if status.get("revision") != revision or "data_since" not in status:
-            status["data_since"] = now  # the age of the last good data counts from its first fetch
-        status.pop("failed_since", None)
-        status.update(
-            {
-                "status": "ok",
-                "error": None,
-                "url": prov.get("url", table.location),
-                "revision": revision,
-                "adapter": prov.get("adapter"),
-                "excluded": list(table.excluded),
+    reports.root.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(reports.root / LOCK_NAME), timeout=lock_timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        held = reports.root / LOCK_NAME
+        raise BusyError(f"another benchwatch run holds {held}; gave up after {lock_timeout:g} s") from None
+    try:
+        with reports.transaction():
+            previous = load_latest(reports)
+            run = _Run(reports, previous, dict(previous), now, force, rules)
+            ctx = {
+                "log": log,
+                "statuses": load_sources(reports),
+                "outcomes": [],
+                "strict": strict,
+                "method": method,
+                "scale": scale,
+                "cache": cache,
             }
-        )
-        statuses[name] = status
-        outcomes.append(f"{name}:{prov.get('status', 'read')}")
-        size = f", {prov['bytes']:,} bytes" if "bytes" in prov else ""
-        done = "; ".join(notes) or "no change"
-        log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: {prov.get('status', 'read')}{size}; {done}")
-    with stage("reports", log) as notes:
-        write_latest(reports, run.records)
-        append_history(reports, run.new_rows)
-        write_alerts(reports, load_alerts(reports) + run.new_alerts)
-        append_changelog(reports, run.changes)
-        write_sources(reports, statuses)
-        notes.append(f"{len(run.new_rows)} new snapshots, {len(run.new_alerts)} alerts -> {reports.root}")
-    pages = 0
-    if site_out is not None:
-        from bot.site import build_site
+            results = [_run_source(run, name, load, ctx) for name, load in sources]
+            with stage("reports", log) as notes:
+                write_latest(reports, run.records)
+                append_history(reports, run.new_rows)
+                write_alerts(reports, load_alerts(reports) + run.new_alerts)
+                append_changelog(reports, run.changes)
+                write_sources(reports, ctx["statuses"])
+                notes.append(f"{len(run.new_rows)} new snapshots, {len(run.new_alerts)} alerts -> {reports.root}")
+        for bench, rows, kind in run.snapshots:
+            save_snapshot(cache, bench, rows, kind)
+        ok, failed = sum(results), len(results) - sum(results)
+        pages = 0
+        if site_out is not None:
+            from bot.site import build_site
 
-        with stage("site", log) as notes:
-            pages = build_site(reports.root, site_out, now=now)
-            notes.append(f"{pages} pages -> {site_out}")
-    append_run(
-        reports,
-        {
-            "started_at": now,
-            "seconds": f"{time.perf_counter() - started:.2f}",
-            "benchmarks": len(run.records),
-            "new_snapshots": len(run.new_rows),
-            "alerts": len(run.new_alerts),
-            "status": "ok" if not failed else ("failed" if not ok else f"{failed} source(s) failed"),
-            "sources": " ".join(outcomes),
-        },
-    )
-    return JobResult(len(run.records), len(run.new_rows), len(run.new_alerts), pages, ok, failed)
+            with stage("site", log) as notes:
+                pages = build_site(reports.root, site_out, now=now)
+                notes.append(f"{pages} pages -> {site_out}")
+        append_run(
+            reports,
+            {
+                "started_at": now,
+                "seconds": f"{time.perf_counter() - started:.2f}",
+                "benchmarks": len(run.records),
+                "new_snapshots": len(run.new_rows),
+                "alerts": len(run.new_alerts),
+                "status": "ok" if not failed else ("failed" if not ok else f"{failed} source(s) failed"),
+                "sources": " ".join(ctx["outcomes"]),
+            },
+        )
+        return JobResult(len(run.records), len(run.new_rows), len(run.new_alerts), pages, ok, failed)
+    finally:
+        lock.release()

@@ -39,3 +39,31 @@ def test_new_models_are_calibrated_then_a_changed_cell_refits(tmp_path):
     run_job([("sim", lambda: _table(changed))], now="2026-01-04T00:00:00Z", **kw)
     assert "unchanged" in fit_line(lines)
     assert len(pd.read_csv(tmp_path / "r" / "history.csv")) == 3
+
+
+def test_changed_data_appends_exactly_one_snapshot_and_its_alerts(tmp_path):
+    a, _, _ = simulate(12, 60, seed=42)
+    b, _, _ = simulate(12, 60, seed=43)
+    data = pd.concat([a, b.assign(benchmark="other")])
+    kw = {"reports_dir": tmp_path / "r", "site_out": None, "cache_dir": tmp_path / "c", "log": lambda s: None}
+    run_job([("sim", lambda: _table(data))], now="2026-01-01T00:00:00Z", **kw)
+    reports = tmp_path / "r"
+    before = {p.name: p.read_bytes() for p in reports.iterdir() if p.is_file() and p.name != "runs.csv"}
+    run_job([("sim", lambda: _table(data))], now="2026-01-02T00:00:00Z", **kw)
+    same = {p.name: p.read_bytes() for p in reports.iterdir() if p.is_file() and p.name != "runs.csv"}
+    assert same == before
+    alerts_before = json.loads((reports / "alerts.json").read_text())["alerts"]
+    # Every model now fails every item of `other`: its state changes, `sim` does not move.
+    changed = data.copy()
+    changed.loc[changed["benchmark"] == "other", "score"] = 0.0
+    run_job([("sim", lambda: _table(changed))], now="2026-01-03T00:00:00Z", **kw)
+    history = pd.read_csv(reports / "history.csv")
+    assert history.groupby("benchmark").size().to_dict() == {"other": 2, "sim": 1}
+    alerts = json.loads((reports / "alerts.json").read_text())["alerts"]
+    new = alerts[len(alerts_before) :]
+    assert alerts[: len(alerts_before)] == alerts_before
+    assert (
+        new
+        and {a["benchmark"] for a in new} == {"other"}
+        and all(a["raised_at"] == "2026-01-03T00:00:00Z" for a in new)
+    )
