@@ -48,6 +48,7 @@ class BenchmarkAudit:
     paired: dict = field(default_factory=dict)
     top_intervals: dict = field(default_factory=dict)
     by_date: pd.DataFrame | None = None  # the figures at each model publication date
+    target_spec: dict = field(default_factory=dict)  # kind, a, b: enough to draw the target's CDF
 
     def figures(self) -> dict:
         """The headline figures as a flat, JSON-ready mapping."""
@@ -63,6 +64,7 @@ class BenchmarkAudit:
             "scale": self.scale,
             "converged": self.converged,
             "target": cov.target,
+            "target_spec": self.target_spec,
             "ddm": cov.ddm,
             "max_gap": cov.max_gap,
             "top3_gap_sum": cov.top3_gap_sum,
@@ -150,6 +152,7 @@ def measure(
         paired=paired,
         top_intervals=top_intervals,
         by_date=history_by_date(responses, scale=scale, target=target, ceiling=ceiling) if by_date else None,
+        target_spec={"kind": target.kind, "a": target.a, "b": target.b},
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import logging
 import shutil
 import tempfile
@@ -9,9 +10,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.errors import InputError
-from bot.history import Reports, load_alerts, load_changelog, load_history, load_latest, load_sources, load_table
+from bot.history import (
+    Reports,
+    load_alerts,
+    load_changelog,
+    load_history,
+    load_latest,
+    load_sources,
+    load_table,
+    to_json,
+)
 from bot.site.feed import rss_feed
-from bot.site.pages import alerts_page, benchmark_body, benchmark_feed, benchmark_page, index_page
+from bot.site.pages import alerts_page, benchmark_body, benchmark_feed, benchmark_page, index_page, plot_path
+from bot.site.plots import difficulty_svg, saturation_svg
+from bot.store import safe_slug
 
 PACKAGED_PROJECT = Path(__file__).resolve().parents[1] / "site_project"
 CHECKOUT_PROJECT = Path(__file__).resolve().parents[2] / "site"
@@ -37,7 +49,6 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
     alerts = load_alerts(reports)
     history = load_history(reports)
     (docs / "benchmarks").mkdir(parents=True, exist_ok=True)
-    (docs / "feeds").mkdir(parents=True, exist_ok=True)
     sources = load_sources(reports)
     now = now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     (docs / "index.md").write_text(index_page(records, alerts, sources, now), encoding="utf-8")
@@ -51,8 +62,10 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
     )
     for name, rec in records.items():
         by_date = load_table(reports.by_date(name))
-        body = benchmark_body(rec, history, alerts, by_date, changes)
+        items = load_table(reports.items(name))
+        body = benchmark_body(rec, history, alerts, by_date, changes, items)
         (docs / benchmark_page(name)).write_text(body, encoding="utf-8")
+        _write_assets(docs, name, rec, items, by_date)
         mine = [a for a in alerts if a["benchmark"] == name]
         (docs / benchmark_feed(name)).write_text(
             rss_feed(
@@ -67,10 +80,31 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
     return 2 + len(records)
 
 
+def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
+    """Pictures and downloads of one benchmark."""
+    slug = safe_slug(name)
+    (docs / "plots").mkdir(exist_ok=True)
+    (docs / "downloads").mkdir(exist_ok=True)
+    (docs / "downloads" / f"{slug}.json").write_text(to_json(rec), encoding="utf-8")
+    if items is not None:
+        items.to_csv(docs / "downloads" / f"{slug}-items.csv", index=False, lineterminator="\n")
+        (docs / "downloads" / f"{slug}-items.json").write_text(
+            to_json(items.to_dict(orient="records")), encoding="utf-8"
+        )
+        (docs / plot_path(name, "difficulty")).write_text(
+            difficulty_svg(items["z"].to_numpy(), rec["gaps"], rec.get("target_spec") or {}, rec.get("target") or ""),
+            encoding="utf-8",
+        )
+    if by_date is not None and not by_date.empty:
+        by_date.to_csv(docs / "downloads" / f"{slug}-by-date.csv", index=False, lineterminator="\n")
+        (docs / plot_path(name, "saturation")).write_text(saturation_svg(by_date, rec["top_models"]), encoding="utf-8")
+
+
 def _nav(records: list[str]) -> list:
     return [
         {"Home": "index.md"},
-        {"Benchmarks": [{name: benchmark_page(name)} for name in sorted(records)]},
+        # MkDocs prints nav titles as they are: an upstream name must arrive already escaped.
+        {"Benchmarks": [{html.escape(name): benchmark_page(name)} for name in sorted(records)]},
         {"Alerts": "alerts.md"},
         {"Methodology": "methodology.md"},
         {"About": "about.md"},

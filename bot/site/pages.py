@@ -23,9 +23,39 @@ def benchmark_page(benchmark: str) -> str:
     return f"benchmarks/{safe_slug(benchmark)}.md"
 
 
+def plot_path(benchmark: str, kind: str) -> str:
+    """The site path of one of a benchmark's pictures."""
+    return f"plots/{safe_slug(benchmark)}-{kind}.svg"
+
+
+def _pictures_and_targets(rec: dict, items: pd.DataFrame | None) -> list[str]:
+    """The difficulty picture and, for each of the largest gaps, the seed items a rewrite would start from."""
+    lines = [
+        f"![Every item of {md(rec['benchmark'])} on the difficulty axis z, the largest gaps shaded, and the items' "
+        f"empirical CDF against the target's]({'../' + plot_path(rec['benchmark'], 'difficulty')})",
+        "",
+        "## Gap-filling targets",
+        "",
+        "For each of the largest gaps, the difficulty a new item should have (the gap's midpoint) and the "
+        "existing items nearest to it: the seeds a BenchFill-style rewrite would start from.",
+        "",
+        "| Gap | Midpoint z | Nearest items (z) |",
+        "|---|---:|---|",
+    ]
+    for gap in rec["gaps"]:
+        mid = (gap["lo"] + gap["hi"]) / 2
+        seeds = "–"
+        if items is not None and not items.empty:
+            near = items.assign(d=(items["z"] - mid).abs()).nsmallest(3, "d")
+            seeds = ", ".join(f"{md(r.item_id)} ({fmt(r.z)})" for r in near.itertuples())
+        lines.append(f"| {fmt(gap['lo'])} – {fmt(gap['hi'])} | {fmt(mid)} | {seeds} |")
+    return lines
+
+
 def benchmark_feed(benchmark: str) -> str:
     """The site path of a benchmark's RSS feed."""
-    return f"feeds/{safe_slug(benchmark)}.xml"
+    # At the site root: Material resolves sitemap.xml next to every rel=alternate link it finds.
+    return f"feed-{safe_slug(benchmark)}.xml"
 
 
 def _name(rec: dict) -> str:
@@ -33,8 +63,21 @@ def _name(rec: dict) -> str:
     return f"{label} (synthetic)" if rec.get("synthetic") and "synthetic" not in rec["benchmark"] else label
 
 
+KNOWN_FLAGS = ("retire", "watch", "revise", "fill")
+
+
+def _badge(kind: str, value: str, known: tuple[str, ...]) -> str:
+    """A coloured badge; only values from benchwatch's own vocabulary ever become a CSS class."""
+    cls = value if value in known else "other"
+    return f'<span class="bw-badge bw-{kind}-{cls}">{md(value)}</span>'
+
+
 def _flags(rec: dict) -> str:
-    return ", ".join(f"`{f}`" for f in rec.get("flags", [])) or "–"
+    return " ".join(_badge("flag", f, KNOWN_FLAGS) for f in rec.get("flags", [])) or "–"
+
+
+def _state(rec: dict) -> str:
+    return _badge("state", rec["state"], tuple(SEVERITY))
 
 
 def _sorted(records: dict[str, dict]) -> list[dict]:
@@ -61,7 +104,7 @@ def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
             "ok" if s.get("status") == "ok" else f"**failed** since {md(s.get('failed_since'))}: {md(s.get('error'))}"
         )
         fresh = f"{md(s.get('data_since') or '–')} ({_age(s.get('data_since'), now)})"
-        lines.append(f"| {md(name)} | {status} | {fresh} | `{md(s.get('revision') or '–')}` |")
+        lines.append(f"| {md(name)} | {status} | {fresh} | {md(s.get('revision') or '–')} |")
     return lines
 
 
@@ -69,7 +112,7 @@ def index_page(
     records: dict[str, dict], alerts: list[dict], sources: dict[str, dict] | None = None, now: str | None = None
 ) -> str:
     """The home page: one row per benchmark, most severe first."""
-    lines = ["# benchwatch: benchmark health", ""]
+    lines = ["---", "hide:", "  - toc", "  - navigation", "---", "", "# benchwatch: benchmark health", ""]
     if any(r.get("synthetic") for r in records.values()):
         lines += [SYNTHETIC_NOTE]
     lines += [
@@ -79,16 +122,18 @@ def index_page(
         "",
         "Subscribe to [all alerts (RSS)](feed.xml).",
         "",
-        "| Benchmark | Items | Models | DDM | Max Gap | Top-5 gap sum | Saturation index | State | Flags |",
-        "|---|---:|---:|---:|---:|---:|---|---|---|",
+        "| Benchmark | Source | Items | Models | DDM | Max Gap | Top-5 gap sum | Saturation index | State | Flags "
+        "| Last change |",
+        "|---|---|---:|---:|---:|---:|---:|---|---|---|---|",
     ]
     for rec in _sorted(records):
         link = f"[{_name(rec)}]({benchmark_page(rec['benchmark'])})"
         band = f" ({rec['band']})" if rec.get("band") else ""
         lines.append(
-            f"| {link} | {rec['n_items']} | {rec['n_models']} | {fmt(rec['ddm'])} | {fmt(rec['max_gap'])} "
-            f"| {fmt(rec['top5_gap_sum'])} | {fmt(rec['saturation_index'])}{band} "
-            f"| **{rec['state']}** | {_flags(rec)} |"
+            f"| {link} | {md(rec.get('source_name') or rec['source'])} | {rec['n_items']} | {rec['n_models']} "
+            f"| {fmt(rec['ddm'])} | {fmt(rec['max_gap'])} | {fmt(rec['top5_gap_sum'])} "
+            f"| {fmt(rec['saturation_index'])}{band} | {_state(rec)} | {_flags(rec)} "
+            f"| {md((rec.get('snapshot_at') or '–')[:10])} |"
         )
     lines += sources_section(sources or {}, now)
     if alerts:
@@ -123,7 +168,7 @@ def _figure_rows(rec: dict) -> list[str]:
         f"| Fifth best (s5) | {pct(rec['top5'])} | |",
         f"| Top-5 mean | {pct(rec['top5_mean'])} | |",
         f"| Items solved by at least one model | {pct(rec.get('solved_share'))} | |",
-        f"| State | **{rec['state']}** | |",
+        f"| State | {_state(rec)} | |",
         f"| Flags | {_flags(rec)} | |",
     ]
 
@@ -143,6 +188,7 @@ def benchmark_body(
     alerts: list[dict],
     by_date: pd.DataFrame | None = None,
     changes: list[dict] | None = None,
+    items: pd.DataFrame | None = None,
 ) -> str:
     """One benchmark's page."""
     name = _name(rec)
@@ -181,12 +227,21 @@ def benchmark_body(
             "|---:|---:|---:|",
         ]
     lines += [f"| {fmt(g['lo'])} | {fmt(g['hi'])} | {fmt(g['width'])} |" for g in rec["gaps"]]
+    if rec.get("kind") != "aggregate":
+        lines += ["", *_pictures_and_targets(rec, items)]
     lines += ["", "## Top models", "", "| Rank | Model | Score | 95% interval |", "|---:|---|---:|---:|"]
     lines += [
         f"| {i} | {md(m['model'])} | {pct(m['score'])} | {pct(m.get('lo'))} – {pct(m.get('hi'))} |"
         for i, m in enumerate(rec["top_models"], 1)
     ]
     lines += ["", "## Saturation over time", ""]
+    if by_date is not None and not by_date.empty:
+        lines += [
+            f"![The saturation index of {md(rec['benchmark'])} at each model publication date, over its bands, "
+            f"and the current top five models' scores with 95% intervals]"
+            f"(../{plot_path(rec['benchmark'], 'saturation')})",
+            "",
+        ]
     if by_date is None or by_date.empty:
         lines.append("No publication dates in the data.")
     else:
@@ -210,13 +265,13 @@ def benchmark_body(
         lines += ["| Snapshot | Revision | DDM | Max Gap | Saturation index | State |", "|---|---|---:|---:|---:|---|"]
         for r in rows.itertuples():
             lines.append(
-                f"| {md(r.snapshot_at)} | `{md(r.revision)}` | {fmt(_num(r.ddm))} | {fmt(_num(r.max_gap))} "
+                f"| {md(r.snapshot_at)} | {md(r.revision)} | {fmt(_num(r.ddm))} | {fmt(_num(r.max_gap))} "
                 f"| {fmt(_num(r.saturation_index))} | {md(r.state)} |"
             )
     lines += ["", "## Data provenance", ""]
     lines += [
         f"- Source: {md(rec.get('source_name') or '–')} ({md(rec['source'])})",
-        f"- Data revision: `{md(rec['revision'])}`, first seen {md(rec.get('snapshot_at') or '–')}",
+        f"- Data revision: {md(rec['revision'])}, first seen {md(rec.get('snapshot_at') or '–')}",
     ]
     excluded = rec.get("excluded") or []
     if excluded:
@@ -245,6 +300,16 @@ def benchmark_body(
         for k in ("models_removed", "models_rescored"):
             if k in change and change[k]["names"]:
                 lines.append(f"    - {k.replace('_', ' ')}: {', '.join(md(n) for n in change[k]['names'])}")
+    slug = safe_slug(rec["benchmark"])
+    lines += ["", "## Downloads", ""]
+    lines.append(f"- Figures: [JSON](../downloads/{slug}.json)")
+    if rec.get("kind") != "aggregate":
+        lines.append(
+            f"- Item difficulties (item_id, b, b_sd, z): [CSV](../downloads/{slug}-items.csv), "
+            f"[JSON](../downloads/{slug}-items.json)"
+        )
+    if by_date is not None and not by_date.empty:
+        lines.append(f"- History by date: [CSV](../downloads/{slug}-by-date.csv)")
     mine = [a for a in alerts if a["benchmark"] == rec["benchmark"]]
     lines += ["", "## Alerts", ""]
     lines += [f"- {a['raised_at'][:10]}: {md(a['title'])}" for a in reversed(mine)] or ["None yet."]

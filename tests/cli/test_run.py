@@ -44,7 +44,7 @@ def test_site_has_home_benchmark_pages_and_a_valid_feed(sample_run):
     assert len(feed.entries) >= 5
     assert len({e.id for e in feed.entries}) == len(feed.entries)
     for rec in latest:
-        per = feedparser.parse((site / "feeds" / f"{rec['benchmark']}.xml").read_bytes())
+        per = feedparser.parse((site / f"feed-{rec['benchmark']}.xml").read_bytes())
         assert per.version == "rss20" and len(per.entries) >= 1
 
 

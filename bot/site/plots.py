@@ -1,0 +1,124 @@
+"""SVG pictures of the audit, drawn with matplotlib in one style readable on light and dark themes."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bot.metrics import BANDS
+
+INK = "#8a8f98"  # mid grey: legible on white and on Material's slate
+MAIN = "#5c6bc0"
+ACCENT = "#ef6c00"
+GAP = "#ef6c0033"
+STYLE = {
+    "svg.fonttype": "none",  # text stays text: searchable, and escaped by the SVG writer
+    "svg.hashsalt": "benchwatch",  # stable element ids, so an unchanged plot is an unchanged file
+    "text.parse_math": False,  # a `$` in an upstream name is just a character
+    "font.size": 9,
+    "axes.edgecolor": INK,
+    "axes.labelcolor": INK,
+    "xtick.color": INK,
+    "ytick.color": INK,
+    "text.color": INK,
+    "axes.facecolor": "none",
+    "figure.facecolor": "none",
+    "savefig.transparent": True,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+def _svg(fig) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": "benchwatch"})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _target_cdf(spec: dict, t: np.ndarray) -> np.ndarray | None:
+    kind = (spec or {}).get("kind", "uniform")
+    if kind == "uniform":
+        return t
+    if kind == "beta":
+        return stats.beta.cdf(t, spec["a"], spec["b"])
+    return None
+
+
+def difficulty_svg(z: np.ndarray, gaps: list[dict], target_spec: dict, target_label: str) -> str:
+    """Every item's z as a strip with the largest gaps shaded, over the empirical CDF against the target's."""
+    with plt.rc_context(STYLE):
+        fig, (strip, cdf) = plt.subplots(
+            2, 1, figsize=(7, 3.6), sharex=True, gridspec_kw={"height_ratios": [1, 3], "hspace": 0.08}
+        )
+        for gap in gaps:
+            for ax in (strip, cdf):
+                ax.axvspan(gap["lo"], gap["hi"], color=GAP, lw=0)
+        strip.vlines(z, 0, 1, color=MAIN, lw=0.6, alpha=0.8)
+        strip.set_yticks([])
+        strip.set_ylim(0, 1)
+        strip.set_title(f"{len(z)} items on the difficulty axis; the largest gaps shaded", loc="left")
+        t = np.linspace(0, 1, 401)
+        zs = np.sort(z)
+        cdf.step(
+            np.concatenate([[0], zs, [1]]),
+            np.concatenate([[0], np.arange(1, zs.size + 1) / zs.size, [1]]),
+            where="post",
+            color=MAIN,
+            label="items (empirical CDF)",
+        )
+        target = _target_cdf(target_spec, t)
+        if target is not None:
+            cdf.plot(t, target, color=ACCENT, ls="--", label=f"target: {target_label}")
+        cdf.set_xlim(0, 1)
+        cdf.set_ylim(0, 1)
+        cdf.set_xlabel("difficulty z")
+        cdf.set_ylabel("share of items")
+        cdf.legend(frameon=False, loc="lower right")
+        return _svg(fig)
+
+
+def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
+    """The saturation index by date over its bands, and the current top five with 95% intervals."""
+    with plt.rc_context(STYLE):
+        fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2), gridspec_kw={"width_ratios": [3, 2], "wspace": 0.6})
+        lower = 0.0
+        for k, (upper, name) in enumerate([*BANDS, (1.0, "very high")]):
+            left.axhspan(lower, upper, color=MAIN, alpha=0.05 * (k + 1), lw=0)
+            left.text(
+                0.99,
+                (lower + upper) / 2,
+                name,
+                transform=left.get_yaxis_transform(),
+                va="center",
+                ha="right",
+                fontsize=7,
+            )
+            lower = upper
+        series = by_date.dropna(subset=["saturation_index"]) if not by_date.empty else by_date
+        if not series.empty:
+            dates = pd.to_datetime(series["date"])
+            left.plot(dates, series["saturation_index"].astype(float), color=MAIN, marker="o", ms=3)
+            left.axhline(0.7, color=ACCENT, ls=":", lw=1)
+            fig.autofmt_xdate()
+        left.set_ylim(0, 1)
+        left.set_ylabel("saturation index")
+        left.set_title("saturation index by model publication date", loc="left")
+        names = [m["model"] for m in top_models][::-1]
+        scores = np.array([m["score"] for m in top_models][::-1], float)
+        lo = np.array([m.get("lo", m["score"]) if m.get("lo") is not None else m["score"] for m in top_models][::-1])
+        hi = np.array([m.get("hi", m["score"]) if m.get("hi") is not None else m["score"] for m in top_models][::-1])
+        y = np.arange(len(names))
+        right.errorbar(scores, y, xerr=[scores - lo, hi - scores], fmt="o", color=MAIN, ecolor=INK, capsize=3)
+        right.set_yticks(y, [n if len(n) <= 28 else n[:27] + "…" for n in names])
+        right.set_xlim(max(0.0, float(np.min(lo, initial=1.0)) - 0.05), 1.02)
+        right.set_xlabel("score (95% interval)")
+        right.set_title("top five now", loc="left")
+        return _svg(fig)

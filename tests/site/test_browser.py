@@ -1,0 +1,78 @@
+"""The built site in headless Chromium: every image loads, the console stays clean; screenshots saved."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def served_site(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail("Debian's chromium is missing: .ci/run installs it")
+        pytest.skip("Debian's chromium is not installed here (apt-get install chromium); CI installs it")
+    root = tmp_path_factory.mktemp("browser")
+    site = root / "site"
+    argv = ["run", "--sample", "--reports", str(root / "r"), "--cache", str(root / "c"), "--site-out", str(site)]
+    assert main(argv) == 0
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/", root
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("path", ["", "benchmarks/synthetic-olympiad/", "benchmarks/synthetic-saturated/"])
+def test_page_images_load_and_console_is_clean(served_site, path):
+    from playwright.sync_api import sync_playwright
+
+    base, root = served_site
+    problems: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+        page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+        page.goto(base + path)
+        page.wait_for_load_state("networkidle")
+        images = page.eval_on_selector_all(
+            "article img", "els => els.map(e => [e.getAttribute('src'), e.complete && e.naturalWidth > 0, e.alt])"
+        )
+        shots = root / "screenshots"
+        shots.mkdir(exist_ok=True)
+        page.screenshot(path=str(shots / f"{path.strip('/').replace('/', '-') or 'home'}.png"), full_page=True)
+        browser.close()
+    assert problems == []
+    if path:
+        assert len(images) == 2
+    assert all(loaded for _, loaded, _ in images), images
+    assert all(len(alt) > 20 for _, _, alt in images)
