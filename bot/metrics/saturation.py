@@ -67,6 +67,11 @@ class Saturation:
     state: str
     ceiling: float
 
+    def summary(self) -> dict:
+        """The headline figures as a flat mapping."""
+        keys = ("n_models", "n_items", "saturation_index", "band", "state", "top1", "top5", "top5_mean")
+        return {k: getattr(self, k) for k in keys}
+
 
 def saturation(models: np.ndarray, scores: np.ndarray, n_items: int, ceiling: float = 1.0) -> Saturation:
     """Saturation of a leaderboard given each model's score (proportion) and the test-set size."""

@@ -51,17 +51,10 @@ def history_by_date(
         rows.append(
             {
                 "date": pd.Timestamp(day).strftime("%Y-%m-%d"),
-                "n_models": data.n_models,
-                "n_items": data.n_items,
                 "ddm": cov.ddm,
                 "max_gap": cov.max_gap,
                 "top5_gap_sum": cov.top5_gap_sum,
-                "saturation_index": sat.saturation_index,
-                "band": sat.band,
-                "state": sat.state,
-                "top1": sat.top1,
-                "top5": sat.top5,
-                "top5_mean": sat.top5_mean,
+                **sat.summary(),
             }
         )
     return pd.DataFrame(rows, columns=BY_DATE_COLUMNS)

@@ -61,14 +61,7 @@ def _leaderboard_figures(name: str, rows: pd.DataFrame, ceiling: float) -> dict:
     sat = saturation(rows["model"].to_numpy(), rows["score"].to_numpy(), int(rows["n_items"].iloc[0]), ceiling)
     return {
         "benchmark": name,
-        "n_models": sat.n_models,
-        "n_items": sat.n_items,
-        "saturation_index": sat.saturation_index,
-        "band": sat.band,
-        "state": sat.state,
-        "top1": sat.top1,
-        "top5": sat.top5,
-        "top5_mean": sat.top5_mean,
+        **sat.summary(),
         "top_models": [{"model": m, "score": s} for m, s in sat.top_models],
         "ceiling": ceiling,
     }

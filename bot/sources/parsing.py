@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.errors import InputError
-from bot.sources.http import Download
+from bot.sources.config import SourceConfig
+from bot.sources.http import Download, Fetcher
 
 
 def where(source: str, url: str) -> str:
@@ -55,3 +56,19 @@ def proportion(value: Any, source: str, url: str, label: str, *, percent: bool) 
 def _short(value: Any) -> Any:
     text = repr(value)
     return value if len(text) <= 80 else text[:77] + "..."
+
+
+def fetch_files(fetcher: Fetcher, cfg: SourceConfig) -> list[Download]:
+    """Every file of a source: ``url`` itself, or each of the option ``files`` joined to it."""
+    files = cfg.options.get("files")
+    urls = [cfg.url + f for f in files] if files else [cfg.url]
+    return [fetcher.get(url, source=cfg.name) for url in urls]
+
+
+def provenance(url: str, downloads: list[Download]) -> dict:
+    """Where a source's data came from: its URL, the content hashes and the fetch time."""
+    return {
+        "url": url,
+        "revision": "+".join(d.sha256[:12] for d in downloads),
+        "fetched_at": max((d.fetched_at for d in downloads), default=""),
+    }

@@ -6,19 +6,14 @@ import pandas as pd
 
 from bot.errors import InputError
 from bot.store.responses import fail_rows
+from bot.store.tables import require_columns
 
 AGGREGATE_COLUMNS = ("benchmark", "model", "score", "n_items")
 
 
 def validate_aggregates(raw: pd.DataFrame, source: str, *, percent: bool = False) -> pd.DataFrame:
     """Typed aggregate rows with scores as proportions; one test-set size per benchmark."""
-    missing = [c for c in AGGREGATE_COLUMNS if c not in raw.columns]
-    if missing:
-        raise InputError(
-            source, f"missing required column(s) {', '.join(missing)}; found {', '.join(map(str, raw.columns))}"
-        )
-    if raw.empty:
-        raise InputError(source, "no data rows")
+    require_columns(raw, source, AGGREGATE_COLUMNS)
     raw = raw.reset_index(drop=True)
     out = pd.DataFrame({"benchmark": raw["benchmark"].astype(str).str.strip(), "model": raw["model"].astype(str)})
     fail_rows(source, out["model"].str.strip().eq(""), "model", raw["model"], "empty value")

@@ -8,7 +8,7 @@ from bot.errors import InputError
 from bot.store.responses import fail_rows
 
 
-def _require(raw: pd.DataFrame, source: str, columns: tuple[str, ...]) -> None:
+def require_columns(raw: pd.DataFrame, source: str, columns: tuple[str, ...]) -> None:
     missing = [c for c in columns if c not in raw.columns]
     if missing:
         raise InputError(
@@ -26,7 +26,7 @@ def _numbers(raw: pd.DataFrame, source: str, column: str) -> pd.Series:
 
 def validate_difficulties(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     """A difficulty file: item_id, z in [0, 1], optional benchmark."""
-    _require(raw, source, ("benchmark", "item_id", "z"))
+    require_columns(raw, source, ("benchmark", "item_id", "z"))
     raw = raw.reset_index(drop=True)
     z = _numbers(raw, source, "z")
     fail_rows(source, (z < 0) | (z > 1), "z", raw["z"], "z must lie in [0, 1]")
@@ -38,7 +38,7 @@ def validate_difficulties(raw: pd.DataFrame, source: str) -> pd.DataFrame:
 
 def validate_parameters(raw: pd.DataFrame, source: str, key: str, value: str) -> pd.Series:
     """Known parameters for calibration (model,theta or item_id,b) as a Series indexed by ``key``."""
-    _require(raw, source, (key, value))
+    require_columns(raw, source, (key, value))
     raw = raw.reset_index(drop=True)
     values = _numbers(raw, source, value)
     keys = raw[key].astype(str)

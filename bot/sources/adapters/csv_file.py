@@ -10,7 +10,7 @@ import pandas as pd
 from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Fetcher
-from bot.sources.parsing import where
+from bot.sources.parsing import provenance, where
 from bot.sources.table import SourceTable
 
 
@@ -24,6 +24,4 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     if "benchmark" not in frame.columns:
         stem = PurePosixPath(urlparse(cfg.url).path).stem
         frame.insert(0, "benchmark", str(cfg.options.get("benchmark", stem)))
-    return SourceTable(
-        cfg.name, cfg.url, frame, provenance={"url": cfg.url, "revision": dl.sha256[:12], "fetched_at": dl.fetched_at}
-    )
+    return SourceTable(cfg.name, cfg.url, frame, provenance=provenance(cfg.url, [dl]))

@@ -18,7 +18,7 @@ import pandas as pd
 from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Fetcher
-from bot.sources.parsing import proportion, where
+from bot.sources.parsing import proportion, provenance, where
 from bot.sources.table import AGGREGATE_COLUMNS, SourceTable, empty_long
 
 MAX_UNCOMPRESSED = 256 * 1024 * 1024
@@ -65,6 +65,6 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         url,
         empty_long(),
         aggregates=pd.DataFrame(rows, columns=AGGREGATE_COLUMNS),
-        provenance={"url": url, "revision": dl.sha256[:12], "fetched_at": dl.fetched_at},
+        provenance=provenance(url, [dl]),
         excluded=tuple(excluded),
     )

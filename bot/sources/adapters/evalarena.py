@@ -13,7 +13,7 @@ import pandas as pd
 from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Fetcher
-from bot.sources.parsing import proportion, require, where
+from bot.sources.parsing import fetch_files, proportion, provenance, require, where
 from bot.sources.table import LONG_COLUMNS, SourceTable
 
 
@@ -41,19 +41,13 @@ def _parse(text: str, src: str, url: str) -> list[list[str]]:
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch every configured file."""
-    files = cfg.options.get("files")
-    urls = [cfg.url + f for f in files] if files else [cfg.url]
-    rows, revisions, fetched = [], [], ""
-    for url in urls:
-        dl = fetcher.get(url, source=cfg.name)
+    downloads = fetch_files(fetcher, cfg)
+    rows = []
+    for dl in downloads:
         try:
             text = dl.path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
-            raise InputError(where(cfg.name, url), "the body is not UTF-8 text") from None
-        rows += _parse(text, cfg.name, url)
-        revisions.append(dl.sha256[:12])
-        fetched = dl.fetched_at
+            raise InputError(where(cfg.name, dl.url), "the body is not UTF-8 text") from None
+        rows += _parse(text, cfg.name, dl.url)
     frame = pd.DataFrame(rows, columns=LONG_COLUMNS)
-    return SourceTable(
-        cfg.name, cfg.url, frame, provenance={"url": cfg.url, "revision": "+".join(revisions), "fetched_at": fetched}
-    )
+    return SourceTable(cfg.name, cfg.url, frame, provenance=provenance(cfg.url, downloads))

@@ -7,7 +7,7 @@ import pandas as pd
 from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Fetcher
-from bot.sources.parsing import proportion, read_json, require, where
+from bot.sources.parsing import proportion, provenance, read_json, require, where
 from bot.sources.table import AGGREGATE_COLUMNS, SourceTable, empty_long
 
 SIZES = {"humaneval": 164, "humaneval+": 164, "mbpp": 378, "mbpp+": 378}
@@ -36,5 +36,5 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         url,
         empty_long(),
         aggregates=pd.DataFrame(rows, columns=AGGREGATE_COLUMNS),
-        provenance={"url": url, "revision": dl.sha256[:12], "fetched_at": dl.fetched_at},
+        provenance=provenance(url, [dl]),
     )

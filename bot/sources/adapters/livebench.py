@@ -12,7 +12,7 @@ import pandas as pd
 from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Fetcher
-from bot.sources.parsing import where
+from bot.sources.parsing import fetch_files, provenance, where
 from bot.sources.table import LONG_COLUMNS, SourceTable
 
 REQUIRED = ("question_id", "model", "score", "category", "tstamp")
@@ -20,21 +20,18 @@ REQUIRED = ("question_id", "model", "score", "category", "tstamp")
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch the parquet file(s) and parse them."""
-    files = cfg.options.get("files")
-    urls = [cfg.url + f for f in files] if files else [cfg.url]
-    parts, revisions, fetched = [], [], ""
-    for url in urls:
-        dl = fetcher.get(url, source=cfg.name)
+    downloads = fetch_files(fetcher, cfg)
+    parts = []
+    for dl in downloads:
         try:
             part = pd.read_parquet(dl.path)
         except Exception as exc:  # pyarrow raises several types for a broken file
-            raise InputError(where(cfg.name, url), f"not a readable parquet file ({type(exc).__name__})") from None
+            message = f"not a readable parquet file ({type(exc).__name__})"
+            raise InputError(where(cfg.name, dl.url), message) from None
         missing = [c for c in REQUIRED if c not in part.columns]
         if missing:
-            raise InputError(where(cfg.name, url), f"missing column(s) {', '.join(missing)}", field=missing[0])
+            raise InputError(where(cfg.name, dl.url), f"missing column(s) {', '.join(missing)}", field=missing[0])
         parts.append(part)
-        revisions.append(dl.sha256[:12])
-        fetched = dl.fetched_at
     df = pd.concat(parts, ignore_index=True)
     if df.empty:
         raise InputError(where(cfg.name, cfg.url), "no judgments")
@@ -55,5 +52,5 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         cfg.name,
         cfg.url,
         frame,
-        provenance={"url": cfg.url, "revision": "+".join(revisions), "fetched_at": fetched},
+        provenance=provenance(cfg.url, downloads),
     )

@@ -10,7 +10,7 @@ import pandas as pd
 from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Fetcher
-from bot.sources.parsing import proportion, read_json, require, where
+from bot.sources.parsing import proportion, provenance, read_json, require, where
 from bot.sources.table import LONG_COLUMNS, SourceTable
 
 
@@ -35,6 +35,4 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         whole = abs(successes - round(successes)) < 1e-6
         out.append([bench, model, str(item), repr(score), "", str(trials) if whole else ""])
     frame = pd.DataFrame(out, columns=LONG_COLUMNS)
-    return SourceTable(
-        src, url, frame, provenance={"url": url, "revision": dl.sha256[:12], "fetched_at": dl.fetched_at}
-    )
+    return SourceTable(src, url, frame, provenance=provenance(url, [dl]))

@@ -13,7 +13,7 @@ import pandas as pd
 from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Fetcher
-from bot.sources.parsing import proportion, read_json, require, where
+from bot.sources.parsing import proportion, provenance, read_json, require, where
 from bot.sources.table import AGGREGATE_COLUMNS, LONG_COLUMNS, SourceTable
 
 BOARD_SIZES = {"Verified": 500, "bash-only": 500, "Lite": 300, "Test": 2294, "Multimodal": 517}
@@ -72,6 +72,6 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         location=url,
         frame=pd.DataFrame(long_rows, columns=LONG_COLUMNS),
         aggregates=pd.DataFrame(agg_rows, columns=AGGREGATE_COLUMNS),
-        provenance={"url": url, "revision": dl.sha256[:12], "fetched_at": dl.fetched_at},
+        provenance=provenance(url, [dl]),
         excluded=tuple(excluded),
     )
