@@ -17,3 +17,16 @@ def shared_data() -> Path:
     if not folder.is_dir():
         pytest.skip("../shared/data is not here: it exists in CI and on the developers' machines only")
     return folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def committed_reports_untouched():
+    """No test may write into the committed reports/ (tests use their own folders)."""
+
+    def listing() -> dict[str, bytes]:
+        folder = ROOT / "reports"
+        return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+    before = listing()
+    yield
+    assert listing() == before, "a test wrote into the committed reports/ folder"

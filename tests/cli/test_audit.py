@@ -11,14 +11,16 @@ import pytest
 
 from bot.cli import main
 from bot.metrics import ddm, max_gap, top_k_gap_sum
+from bot.store import safe_slug
 from tests.conftest import SHARED
 from tests.irt.test_rasch_map import simulate
 
 KEYS = {"benchmark", "n_models", "n_items", "ddm", "max_gap", "top5_gap_sum", "saturation_index", "band", "state"}
 
 
-def _audit_json(capsys, *argv: str):
-    assert main(["audit", *argv, "--json"]) == 0
+def _audit_json(capsys, *argv: str, reports: Path | None = None):
+    extra = ["--reports", str(reports)] if reports else []
+    assert main(["audit", *argv, "--json", *extra]) == 0
     return json.loads(capsys.readouterr().out)
 
 
@@ -27,7 +29,7 @@ def test_one_benchmark_prints_an_object_with_the_contract_keys(tmp_path, capsys)
     path = tmp_path / "one.csv"
     df.to_csv(path, index=False)
     items = tmp_path / "items.csv"
-    out = _audit_json(capsys, str(path), "--items-out", str(items))
+    out = _audit_json(capsys, str(path), "--items-out", str(items), reports=tmp_path / "r")
     assert isinstance(out, dict) and KEYS | {"method", "converged"} <= out.keys()
     assert (out["n_models"], out["n_items"], out["method"], out["converged"]) == (12, 40, "map", True)
     table = pd.read_csv(items)
@@ -41,7 +43,7 @@ def test_several_benchmarks_print_a_list(tmp_path, capsys):
     b, _, _ = simulate(9, 25, seed=53)
     path = tmp_path / "two.csv"
     pd.concat([a, b.assign(benchmark="other")]).to_csv(path, index=False)
-    out = _audit_json(capsys, str(path))
+    out = _audit_json(capsys, str(path), reports=tmp_path / "r")
     assert [r["benchmark"] for r in out] == ["other", "sim"]
     assert [(r["n_models"], r["n_items"]) for r in out] == [(9, 25), (8, 20)]
 
@@ -84,13 +86,15 @@ def _shared_csvs() -> list[Path]:
 
 
 @pytest.mark.slow
-def test_audit_on_every_real_data_set(shared_data, capsys):
+def test_audit_on_every_real_data_set(shared_data, tmp_path, capsys):
     files = _shared_csvs()
     assert len(files) == 5
     for path in files:
-        out = _audit_json(capsys, str(path))
+        out = _audit_json(capsys, str(path), reports=tmp_path / "r")
         assert out.keys() >= KEYS, path
         assert out["converged"] and out["n_items"] >= 400 and 0 < out["ddm"] < 0.5
+        by_date = pd.read_csv(tmp_path / "r" / "by_date" / f"{safe_slug(out['benchmark'])}.csv")
+        assert by_date["n_models"].iloc[-1] == out["n_models"] and len(by_date) >= 2
 
 
 def test_mbpp_plus_lines_up_with_the_paper(tmp_path, capsys):
@@ -102,8 +106,8 @@ def test_mbpp_plus_lines_up_with_the_paper(tmp_path, capsys):
     raw.rename(columns={"example_id": "item_id", "pass1": "score"})[["model", "item_id", "score"]].to_csv(
         path, index=False
     )
-    quantile = _audit_json(capsys, str(path))
-    failure = _audit_json(capsys, str(path), "--scale", "expected-failure")
+    quantile = _audit_json(capsys, str(path), reports=tmp_path / "r")
+    failure = _audit_json(capsys, str(path), "--scale", "expected-failure", reports=tmp_path / "r")
     assert quantile["n_models"] == 59 and quantile["n_items"] == 378
     assert quantile["ddm"] == pytest.approx(0.163, abs=0.015)  # the paper reports 0.163 for MBPP+
     assert failure["ddm"] == pytest.approx(0.08, abs=0.015)
