@@ -51,8 +51,8 @@ def nutpie_available() -> bool:
 def fit_nuts(
     data: ResponseArrays,
     *,
-    draws: int = 1000,
-    tune: int = 400,
+    draws: int = 1500,
+    tune: int = 300,
     chains: int = 4,
     seed: int = 0,
     sampler: str = "auto",
