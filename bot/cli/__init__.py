@@ -14,6 +14,8 @@ from bot.cli import schedule as schedule_command
 from bot.errors import InputError
 from bot.pipeline import BusyError
 
+__all__ = ["COMMANDS", "build_parser", "main"]
+
 COMMANDS = {
     "run": run_command,
     "audit": audit_command,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from bot.irt.rasch_map import RaschFit, fit_map
@@ -25,5 +27,5 @@ def fit_rasch(
     if method == "nuts":
         fit = fit_nuts(data, seed=seed)
         keep = np.linspace(0, fit.b_draws.shape[0] - 1, min(n_draws, fit.b_draws.shape[0])).astype(int)
-        return RaschFit(**{**fit.__dict__, "theta_draws": fit.theta_draws[keep], "b_draws": fit.b_draws[keep]})
+        return dataclasses.replace(fit, theta_draws=fit.theta_draws[keep], b_draws=fit.b_draws[keep])
     raise ValueError(f"unknown fitting method {method!r}; choose one of {', '.join(METHODS)}")

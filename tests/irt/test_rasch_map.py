@@ -138,3 +138,12 @@ def test_missing_cells_are_absent_not_zero():
     full = fit_map(encode_responses(df))
     assert a.b_sd[0] > full.b_sd[0]
     assert z.b[0] > a.b[0] or np.isclose(z.b[0], a.b[0])
+
+
+def test_laplace_draws_have_the_laplace_sds_and_keep_difficulties_summing_to_zero():
+    df, _, _ = simulate(15, 40, seed=9)
+    fit = fit_map(encode_responses(df), n_draws=4000, seed=1)
+    np.testing.assert_allclose(fit.b_draws.std(axis=0), fit.b_sd, rtol=0.08)
+    np.testing.assert_allclose(fit.theta_draws.std(axis=0), fit.theta_sd, rtol=0.08)
+    np.testing.assert_allclose(fit.b_draws.mean(axis=0), fit.b, atol=0.1)
+    assert np.max(np.abs(fit.b_draws.sum(axis=1))) < 1e-8

@@ -55,7 +55,7 @@ def test_bad_rows_name_file_line_column_and_value(tmp_path, text, line, column, 
     if line is not None:
         assert f"line {line}" in message
         assert f"column {column!r}" in message
-        assert repr(value) in message or value in message
+        assert f"(value: {value!r})" in message or f"(value: {value})" in message
     assert "\n" not in message
 
 
