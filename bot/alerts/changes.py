@@ -64,3 +64,16 @@ def diff_alerts(previous: dict | None, current: dict, raised_at: str) -> list[di
     for flag in sorted(old_flags - new_flags):
         out.append(_alert("cleared", bench, current, raised_at, f"{bench}: the {flag} flag is cleared", flag=flag))
     return out
+
+
+def notice_alert(kind: str, bench: str, revision: str, raised_at: str, title: str) -> dict:
+    """An alert that is not a change of figures: a benchmark ``gone`` upstream, or new data ``held`` back."""
+    return {
+        "id": f"{bench}/{kind}/{revision}",
+        "benchmark": bench,
+        "kind": kind,
+        "revision": revision,
+        "raised_at": raised_at,
+        "title": title,
+        "figures": {},
+    }

@@ -42,7 +42,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, RuleBook]:
     config = load_config(args.config, adapters=tuple(ADAPTERS))
-    rules = rules_from_config(config.rules, str(config.path))
+    rules = rules_from_config(config.rules, str(config.path), config.benchmarks)
     chosen = list(config.sources)
     if args.sources:
         chosen = [s.strip() for s in args.sources.split(",") if s.strip()]

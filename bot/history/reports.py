@@ -162,6 +162,16 @@ def load_latest(reports: Reports) -> dict[str, dict]:
     return {rec["benchmark"]: rec for rec in data["benchmarks"]}
 
 
+def page_groups(records: dict[str, dict]) -> dict[str, list[dict]]:
+    """Benchmark id -> its records, per-item fits first, then boards, each by name."""
+    groups: dict[str, list[dict]] = {}
+    for rec in records.values():
+        groups.setdefault(rec.get("page") or rec["benchmark"], []).append(rec)
+    for recs in groups.values():
+        recs.sort(key=lambda r: (r.get("kind") == "aggregate", r["benchmark"]))
+    return groups
+
+
 def load_alerts(reports: Reports) -> list[dict]:
     """Every alert ever raised, oldest first."""
     text = reports.read(reports.alerts)
@@ -217,12 +227,23 @@ def write_table(reports: Reports, path: Path, df: pd.DataFrame) -> None:
     _write_if_changed(reports, path, _csv_text(df))
 
 
+def _parse_table(text: str | Path, folder: str) -> pd.DataFrame:
+    key = {"items": "item_id", "models": "model"}.get(folder, "date")
+    source = io.StringIO(text) if isinstance(text, str) else text
+    return pd.read_csv(source, dtype={key: str}, keep_default_na=False, na_values=[""])
+
+
 def load_table(path: Path) -> pd.DataFrame | None:
     """A per-benchmark table (items or models) written by ``write_table``, or None."""
     if not path.exists():
         return None
-    key = {"items": "item_id", "models": "model"}.get(path.parent.name, "date")
-    return pd.read_csv(path, dtype={key: str}, keep_default_na=False, na_values=[""])
+    return _parse_table(path, path.parent.name)
+
+
+def read_table(reports: Reports, path: Path) -> pd.DataFrame | None:
+    """A per-benchmark table as this run sees it (its own staged writes first), or None."""
+    text = reports.read(path)
+    return None if text is None else _parse_table(text, path.parent.name)
 
 
 def load_sources(reports: Reports) -> dict[str, dict]:

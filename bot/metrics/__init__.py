@@ -1,5 +1,6 @@
 """Stage 4: coverage of the difficulty axis and saturation of the leaderboard."""
 
+from bot.metrics.agreement import compare_scores, model_key
 from bot.metrics.coverage import (
     UNIFORM,
     Coverage,
@@ -38,11 +39,13 @@ __all__ = [
     "Target",
     "band",
     "classify_state",
+    "compare_scores",
     "coverage",
     "coverage_intervals",
     "ddm",
     "largest_gaps",
     "max_gap",
+    "model_key",
     "paired_difference",
     "paired_saturation_index",
     "saturation",

@@ -55,6 +55,7 @@ class BenchmarkAudit:
         cov, sat = self.coverage, self.saturation
         out = {
             "benchmark": self.benchmark,
+            "kind": "items",
             "revision": self.revision,
             "source": self.source,
             "synthetic": self.synthetic,
@@ -194,3 +195,16 @@ def audit_benchmark(
     """Fit the 1PL model to one benchmark's responses and compute its coverage and saturation."""
     fit = fit_rasch(encode_responses(responses), method, init=init, n_draws=N_DRAWS)
     return measure(responses, fit, source=source, synthetic=synthetic, scale=scale, target=target, ceiling=ceiling)
+
+
+def unauditable(responses: pd.DataFrame) -> str | None:
+    """Why one benchmark's responses cannot be audited (one model, one item, no variance), or None."""
+    models = responses["model"].unique()
+    if len(models) < 2:
+        return f"only one model ({models[0]}): difficulties need at least two models to compare"
+    if responses["item_id"].nunique() < 2:
+        return "only one item: there is no difficulty axis to cover"
+    scores = responses["score"].unique()
+    if len(scores) == 1:
+        return f"no variance: every response scores {scores[0]:g}, so no item is harder than another"
+    return None

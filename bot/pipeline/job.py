@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 from filelock import FileLock, Timeout
 
-from bot.alerts import diff_alerts
+from bot.alerts import diff_alerts, notice_alert
 from bot.errors import InputError
 from bot.history import (
     Reports,
@@ -23,6 +23,7 @@ from bot.history import (
     load_latest,
     load_sources,
     load_table,
+    read_table,
     write_alerts,
     write_latest,
     write_sources,
@@ -30,9 +31,10 @@ from bot.history import (
 )
 from bot.irt import DEFAULT_SCALE, encode_responses, fit_rasch
 from bot.metrics import UNIFORM, Target
-from bot.pipeline.audit import N_DRAWS, BenchmarkAudit, measure
+from bot.pipeline.audit import N_DRAWS, BenchmarkAudit, measure, unauditable
 from bot.pipeline.files import audit_leaderboard
 from bot.pipeline.incremental import calibrated_fit, plan_update
+from bot.pipeline.pages import compare_pages
 from bot.rules import RuleBook, beta_or_uniform, evaluate_flags
 from bot.sources import SourceTable
 from bot.store import (
@@ -118,6 +120,19 @@ def audit_with_history(
 
 
 @dataclass
+class _Batch:
+    """What one source would publish; it reaches the run only when the whole source succeeded."""
+
+    records: dict[str, dict] = field(default_factory=dict)
+    new_rows: list = field(default_factory=list)
+    new_alerts: list = field(default_factory=list)
+    changes: list = field(default_factory=list)
+    snapshots: list = field(default_factory=list)  # (benchmark, rows, kind): last good data
+    tables: list = field(default_factory=list)  # (path, frame): per-benchmark tables of reports/
+    skipped: list = field(default_factory=list)  # {benchmark, reason}: listed, not published
+
+
+@dataclass
 class _Run:
     """What the job accumulates while it goes through the sources."""
 
@@ -136,7 +151,7 @@ class _Run:
     def claim(self, names: list[str], source: str, location: str) -> None:
         """Refuse a source that publishes a benchmark another source of this run already published."""
         for name in names:
-            owner = self.owners.setdefault(name, source)
+            owner = self.owners.get(name, source)
             if owner != source:
                 raise InputError(
                     location, f"benchmark {name!r} is already published by source {owner!r}; set a `prefix` option"
@@ -147,7 +162,31 @@ class _Run:
         same = before is not None and before.get("revision") == revision
         return same and (before.get("method"), before.get("scale")) == (method, scale) and not self.force
 
-    def record(self, fig: dict, source: str, change: dict | None) -> None:
+    def shrunk(self, name: str, n_cells: int) -> str | None:
+        """Why a benchmark that lost a large share of its rows since its last snapshot is held back."""
+        before = self.previous.get(name) or {}
+        old = before.get("n_cells")
+        if not old or name in self.rules.expect_shrink:
+            return None
+        lost = 1 - n_cells / old
+        if lost <= self.rules.max_shrink:
+            return None
+        return (
+            f"lost {lost:.0%} of its rows since the last snapshot ({old:,} -> {n_cells:,}): held back, not "
+            f"published (if the shrink is expected, list the benchmark in [rules] expect_shrink)"
+        )
+
+    def skip(self, batch: _Batch, name: str, reason: str, held_revision: str | None = None) -> None:
+        """List a benchmark that is not published this run; held data also raises an alert (once per revision)."""
+        batch.skipped.append({"benchmark": name, "reason": reason})
+        before = self.previous.get(name)
+        if held_revision is not None:
+            title = f"{name}: new data {reason.split(':')[0]}, held back"
+            batch.new_alerts.append(notice_alert("held", name, held_revision, self.now, title))
+        if before is not None:
+            batch.records[name] = {**before, "notice": reason}
+
+    def record(self, batch: _Batch, fig: dict, source: str, change: dict | None, page: str | None) -> None:
         """Flags, alerts and history for one benchmark's new figures."""
         name = fig["benchmark"]
         before = self.previous.get(name)
@@ -157,12 +196,13 @@ class _Run:
         fig["flags"] = evaluate_flags(fig, flags, fig["prior_state"], self.rules.thresholds_for(name))
         fig["snapshot_at"] = before["snapshot_at"] if same else self.now
         fig["source_name"] = source
-        self.records[name] = fig
-        self.new_alerts += diff_alerts(before, fig, self.now)
+        fig["page"] = self.rules.page_for(name, page)
+        batch.records[name] = fig
+        batch.new_alerts += diff_alerts(before, fig, self.now)
         if not same:
-            self.new_rows.append({**fig, "flags": " ".join(fig["flags"])})
+            batch.new_rows.append({**fig, "flags": " ".join(fig["flags"])})
             if change is not None:
-                self.changes.append(
+                batch.changes.append(
                     {
                         "snapshot_at": self.now,
                         "source": source,
@@ -171,6 +211,44 @@ class _Run:
                         **change,
                     }
                 )
+
+    def carry(self, batch: _Batch, name: str) -> None:
+        """An unchanged benchmark keeps its record, without a notice of an earlier run."""
+        before = self.previous[name]
+        if "notice" in before or "gone_since" in before:
+            batch.records[name] = {k: v for k, v in before.items() if k not in ("notice", "gone_since")}
+
+    def mark_gone(self, batch: _Batch, source: str, produced: set[str]) -> list[str]:
+        """Benchmarks this source published before and no longer has: kept, marked gone, alerted once."""
+        gone = []
+        for name, before in sorted(self.previous.items()):
+            if before.get("source_name") != source or name in produced:
+                continue
+            gone.append(name)
+            if before.get("gone_since"):
+                continue
+            batch.records[name] = {**before, "gone_since": self.now, "notice": "no longer published upstream"}
+            title = f"{name} is no longer published by its source {source}"
+            batch.new_alerts.append(notice_alert("gone", name, before.get("revision", ""), self.now, title))
+        return gone
+
+    def commit(self, batch: _Batch, source: str, names: list[str]) -> None:
+        """Publish what a source that succeeded produced."""
+        for name in names:
+            self.owners.setdefault(name, source)
+        self.records.update(batch.records)
+        self.new_rows += batch.new_rows
+        self.new_alerts += batch.new_alerts
+        self.changes += batch.changes
+        self.snapshots += batch.snapshots
+        for path, frame in batch.tables:
+            write_table(self.reports, path, frame)
+
+
+def _origin(table: SourceTable) -> str:
+    """What a record names as its data's origin: the bundled file's provenance, or the URL it came from."""
+    prov = table.provenance
+    return str(prov.get("origin") or prov.get("url") or table.location)
 
 
 def _target(run: _Run, name: str) -> Target:
@@ -184,57 +262,92 @@ def _target(run: _Run, name: str) -> Target:
     return Target.empirical(items["z"].to_numpy())
 
 
-def _per_item(run: _Run, table: SourceTable, frame: pd.DataFrame, method: str, scale: str, cache: Path) -> list[str]:
+def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame, ctx: dict) -> list[str]:
     notes = []
+    method, scale, cache = ctx["method"], ctx["scale"], ctx["cache"]
     for name, rows in frame.groupby("benchmark", sort=True):
         t0 = time.perf_counter()
         if run.unchanged(name, content_revision(rows), method, scale):
+            run.carry(batch, name)
             notes.append(f"{name} unchanged")
             continue
+        why = unauditable(rows)
+        if why:
+            run.skip(batch, name, why)
+            notes.append(f"{name} skipped: {why}")
+            continue
+        held = run.shrunk(name, len(rows))
+        if held:
+            run.skip(batch, name, held, content_revision(rows))
+            notes.append(f"{name} HELD: {held}")
+            continue
         change = diff_snapshots(load_snapshot(cache, name), rows)
-        audit, how = audit_with_history(
-            rows,
-            table,
-            method=method,
-            scale=scale,
-            reports=run.reports,
-            cache_dir=cache,
-            target=_target(run, name),
-            ceiling=run.rules.ceiling_for(name),
-        )
+        try:
+            audit, how = audit_with_history(
+                rows,
+                table,
+                method=method,
+                scale=scale,
+                reports=run.reports,
+                cache_dir=cache,
+                target=_target(run, name),
+                ceiling=run.rules.ceiling_for(name),
+            )
+        except (InputError, ValueError, ArithmeticError) as exc:
+            run.skip(batch, name, f"could not be audited: {exc}")
+            notes.append(f"{name} skipped: {exc}")
+            continue
         fig = audit.figures()
+        fig["n_cells"] = len(rows)
+        fig["origin"] = _origin(table)
         fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == name]
-        run.record(fig, table.name, change)
-        write_table(run.reports, run.reports.items(name), audit.items.sort_values("item_id"))
-        write_table(run.reports, run.reports.models(name), audit.models.sort_values("model"))
+        run.record(batch, fig, table.name, change, table.pages.get(name))
+        batch.tables.append((run.reports.items(name), audit.items.sort_values("item_id")))
+        batch.tables.append((run.reports.models(name), audit.models.sort_values("model")))
         if audit.by_date is not None:
-            write_table(run.reports, run.reports.by_date(name), audit.by_date)
-        run.snapshots.append((name, rows, "responses"))
+            batch.tables.append((run.reports.by_date(name), audit.by_date))
+        batch.snapshots.append((name, rows, "responses"))
         notes.append(f"{name} {how} {time.perf_counter() - t0:.2f}s")
     return notes
 
 
-def _aggregates(run: _Run, table: SourceTable, aggs: pd.DataFrame, cache: Path) -> list[str]:
+def _aggregates(run: _Run, batch: _Batch, table: SourceTable, aggs: pd.DataFrame, cache: Path) -> list[str]:
     notes = []
     for name, rows in aggs.groupby("benchmark", sort=True):
         if run.unchanged(name, content_revision(rows), None, None):
+            run.carry(batch, name)
+            continue
+        if rows["model"].nunique() < 2:
+            why = f"only one model ({rows['model'].iloc[0]}): a leaderboard of one cannot be ranked"
+            run.skip(batch, name, why)
+            notes.append(f"{name} skipped: {why}")
+            continue
+        held = run.shrunk(name, len(rows))
+        if held:
+            run.skip(batch, name, held, content_revision(rows))
+            notes.append(f"{name} HELD: {held}")
             continue
         change = diff_snapshots(load_snapshot(cache, name, "aggregates"), rows)
         fig, by_date = audit_leaderboard(rows, source=table.location, ceiling=run.rules.ceiling_for(name))
+        fig["n_cells"] = len(rows)
+        fig["origin"] = _origin(table)
         fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == name]
-        run.record(fig, table.name, change)
+        run.record(batch, fig, table.name, change, table.pages.get(name))
         if by_date is not None:
-            write_table(run.reports, run.reports.by_date(name), by_date)
-        run.snapshots.append((name, rows, "aggregates"))
+            batch.tables.append((run.reports.by_date(name), by_date))
+        board = rows.assign(date=rows["date"].dt.strftime("%Y-%m-%d")) if "date" in rows else rows
+        batch.tables.append((run.reports.models(name), board.drop(columns="benchmark").sort_values("model")))
+        batch.snapshots.append((name, rows, "aggregates"))
         notes.append(f"{name} leaderboard")
     return notes
 
 
 def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict) -> bool:
-    """Fetch, validate and audit one source; a failure is recorded (or raised when ``strict``)."""
+    """Fetch, validate and audit one source; all it publishes or nothing (a failure is recorded, or raised)."""
     t0 = time.perf_counter()
     log, statuses = ctx["log"], ctx["statuses"]
     status = statuses.get(name, {})
+    batch = _Batch()
     try:
         table = load()
         frame = validate_responses(table.frame, table.location) if len(table.frame) else None
@@ -244,8 +357,9 @@ def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict
         names = [] if frame is None else list(frame["benchmark"].unique())
         names += [] if aggs is None else list(aggs["benchmark"].unique())
         run.claim(names, name, table.location)
-        notes = [] if frame is None else _per_item(run, table, frame, ctx["method"], ctx["scale"], ctx["cache"])
-        notes += [] if aggs is None else _aggregates(run, table, aggs, ctx["cache"])
+        notes = [] if frame is None else _per_item(run, batch, table, frame, ctx)
+        notes += [] if aggs is None else _aggregates(run, batch, table, aggs, ctx["cache"])
+        gone = run.mark_gone(batch, name, set(names))
     except Exception as exc:
         if ctx["strict"]:
             raise
@@ -254,8 +368,9 @@ def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict
         status.update({"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
         statuses[name] = status
         ctx["outcomes"].append(f"{name}:failed")
-        log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: FAILED: {exc}")
+        log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: FAILED (nothing new published): {exc}")
         return False
+    run.commit(batch, name, names)
     prov = table.provenance
     mine = sorted(r["revision"] for r in run.records.values() if r.get("source_name") == name)
     revision = prov.get("revision") or "+".join(mine)
@@ -270,6 +385,9 @@ def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict
             "revision": revision,
             "adapter": prov.get("adapter"),
             "excluded": list(table.excluded),
+            "skipped": batch.skipped,
+            "gone": gone,
+            "notes": list(table.notes),
         }
     )
     statuses[name] = status
@@ -277,6 +395,10 @@ def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict
     ctx["outcomes"].append(f"{name}:{fetched}")
     size = f", {prov['bytes']:,} bytes" if "bytes" in prov else ""
     log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: {fetched}{size}; {'; '.join(notes) or 'no change'}")
+    for note in table.notes:
+        log(f"source             {name}: {note}")
+    for g in gone:
+        log(f"source             {name}: {g} is gone upstream (kept, marked gone)")
     return True
 
 
@@ -326,9 +448,13 @@ def run_job(
             }
             results = [_run_source(run, name, load, ctx) for name, load in sources]
             with stage("reports", log) as notes:
+                compare_pages(run.records, lambda name: read_table(reports, reports.models(name)))
                 write_latest(reports, run.records)
                 append_history(reports, run.new_rows)
-                write_alerts(reports, load_alerts(reports) + run.new_alerts)
+                old_alerts = load_alerts(reports)
+                seen = {a["id"] for a in old_alerts}
+                run.new_alerts = [a for a in run.new_alerts if a["id"] not in seen]
+                write_alerts(reports, old_alerts + run.new_alerts)
                 append_changelog(reports, run.changes)
                 write_sources(reports, ctx["statuses"])
                 notes.append(f"{len(run.new_rows)} new snapshots, {len(run.new_alerts)} alerts -> {reports.root}")

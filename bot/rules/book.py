@@ -19,6 +19,13 @@ class RuleBook:
     overrides: dict[str, Thresholds] = field(default_factory=dict)
     ceilings: dict[str, float] = field(default_factory=dict)
     targets: dict[str, dict] = field(default_factory=dict)
+    pages: dict[str, str] = field(default_factory=dict)  # benchmark name -> the benchmark id whose page shows it
+    max_shrink: float = 0.3  # new data that lost a larger share of its rows is held back
+    expect_shrink: frozenset[str] = frozenset()  # benchmarks whose shrink is expected (published anyway)
+
+    def page_for(self, benchmark: str, hint: str | None = None) -> str:
+        """The benchmark id of a published benchmark: configured aliases first, then the source's hint."""
+        return self.pages.get(benchmark) or hint or benchmark
 
     def thresholds_for(self, benchmark: str) -> Thresholds:
         return self.overrides.get(benchmark, self.default)
@@ -42,8 +49,20 @@ def _thresholds(base: Thresholds, table: dict, where: str) -> Thresholds:
     return replace(base, **values)
 
 
-def rules_from_config(rules: dict, source: str = "benchwatch.toml") -> RuleBook:
-    """Read ``[rules]`` and ``[rules.benchmarks."NAME"]`` (keys: the thresholds, ``ceiling``, ``target``)."""
+def rules_from_config(rules: dict, source: str = "benchwatch.toml", benchmarks: dict | None = None) -> RuleBook:
+    """Read ``[rules]`` and ``[rules.benchmarks."NAME"]`` (keys: the thresholds, ``ceiling``, ``target``).
+
+    ``benchmarks`` is the ``[benchmarks."ID"]`` tables: each ``aliases`` list names the published
+    benchmarks (of any source) shown together on the page of benchmark ``ID``.
+    """
+    pages = {}
+    for bench_id, table in (benchmarks or {}).items():
+        for alias in table.get("aliases", []):
+            if pages.get(alias, bench_id) != bench_id:
+                where = f'{source} [benchmarks."{bench_id}"]'
+                raise InputError(where, f"alias already belongs to {pages[alias]!r}", field="aliases", value=alias)
+            pages[alias] = bench_id
+        pages[bench_id] = bench_id
     default = _thresholds(DEFAULT_THRESHOLDS, rules, f"{source} [rules]")
     overrides, ceilings, targets = {}, {}, {}
     for name, table in rules.get("benchmarks", {}).items():
@@ -68,7 +87,13 @@ def rules_from_config(rules: dict, source: str = "benchwatch.toml") -> RuleBook:
                     where, 'must be "uniform", {beta = [a, b]} or {benchmark = "NAME"}', field="target", value=spec
                 )
             targets[name] = spec
-    return RuleBook(default, overrides, ceilings, targets)
+    max_shrink = rules.get("max_shrink", 0.3)
+    if not isinstance(max_shrink, int | float) or not 0 < max_shrink <= 1:
+        raise InputError(f"{source} [rules]", "must be a proportion in (0, 1]", field="max_shrink", value=max_shrink)
+    expect = rules.get("expect_shrink", [])
+    if not isinstance(expect, list) or not all(isinstance(e, str) for e in expect):
+        raise InputError(f"{source} [rules]", "expected a list of benchmark names", field="expect_shrink", value=expect)
+    return RuleBook(default, overrides, ceilings, targets, pages, float(max_shrink), frozenset(expect))
 
 
 def beta_or_uniform(spec: dict) -> Target:

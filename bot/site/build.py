@@ -18,10 +18,19 @@ from bot.history import (
     load_latest,
     load_sources,
     load_table,
+    page_groups,
     to_json,
 )
 from bot.site.feed import rss_feed
-from bot.site.pages import alerts_page, benchmark_body, benchmark_feed, benchmark_page, index_page, plot_path
+from bot.site.pages import (
+    alerts_page,
+    also_section,
+    benchmark_body,
+    benchmark_feed,
+    benchmark_page,
+    index_page,
+    plot_path,
+)
 from bot.site.plots import difficulty_svg, saturation_svg
 from bot.store import safe_slug
 
@@ -53,31 +62,39 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
     now = now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     (docs / "index.md").write_text(index_page(records, alerts, sources, now), encoding="utf-8")
     changes = load_changelog(reports)
-    (docs / "alerts.md").write_text(alerts_page(alerts), encoding="utf-8")
-    page_for = {name: _page_url(benchmark_page(name)) for name in records}
+    (docs / "alerts.md").write_text(alerts_page(alerts, records), encoding="utf-8")
+    groups = page_groups(records)
+    page_for = {rec["benchmark"]: _page_url(benchmark_page(pid)) for pid, recs in groups.items() for rec in recs}
     page_for.update({a["benchmark"]: "alerts/" for a in alerts if a["benchmark"] not in page_for})
     (docs / "feed.xml").write_text(
         rss_feed(alerts, title="benchwatch: all alerts", site_url=site_url, page_for=page_for, self_path="feed.xml"),
         encoding="utf-8",
     )
-    for name, rec in records.items():
-        by_date = load_table(reports.by_date(name))
-        items = load_table(reports.items(name))
-        body = benchmark_body(rec, history, alerts, by_date, changes, items)
-        (docs / benchmark_page(name)).write_text(body, encoding="utf-8")
-        _write_assets(docs, name, rec, items, by_date)
-        mine = [a for a in alerts if a["benchmark"] == name]
-        (docs / benchmark_feed(name)).write_text(
+    for pid, recs in groups.items():
+        sections = []
+        for k, rec in enumerate(recs):
+            name = rec["benchmark"]
+            by_date = load_table(reports.by_date(name))
+            items = load_table(reports.items(name))
+            if k == 0:
+                sections.append(benchmark_body(rec, history, alerts, by_date, changes, items, page_id=pid))
+            else:
+                sections.append(also_section(rec, history, alerts))
+            _write_assets(docs, name, rec, items, by_date)
+        (docs / benchmark_page(pid)).write_text("\n".join(sections), encoding="utf-8")
+        names = {rec["benchmark"] for rec in recs}
+        mine = [a for a in alerts if a["benchmark"] in names]
+        (docs / benchmark_feed(pid)).write_text(
             rss_feed(
                 mine,
-                title=f"benchwatch: {name}",
+                title=f"benchwatch: {pid}",
                 site_url=site_url,
                 page_for=page_for,
-                self_path=benchmark_feed(name),
+                self_path=benchmark_feed(pid),
             ),
             encoding="utf-8",
         )
-    return 2 + len(records)
+    return 2 + len(groups)
 
 
 def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
@@ -100,11 +117,11 @@ def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
         (docs / plot_path(name, "saturation")).write_text(saturation_svg(by_date, rec["top_models"]), encoding="utf-8")
 
 
-def _nav(records: list[str]) -> list:
+def _nav(page_ids: list[str]) -> list:
     return [
         {"Home": "index.md"},
         # MkDocs prints nav titles as they are: an upstream name must arrive already escaped.
-        {"Benchmarks": [{html.escape(name): benchmark_page(name)} for name in sorted(records)]},
+        {"Benchmarks": [{html.escape(name): benchmark_page(name)} for name in sorted(page_ids)]},
         {"Alerts": "alerts.md"},
         {"Methodology": "methodology.md"},
         {"About": "about.md"},
@@ -144,7 +161,7 @@ def build_site(
                 site_dir=str(staging),
                 site_url=url,
                 strict=True,
-                nav=_nav(list(load_latest(reports))),
+                nav=_nav(list(page_groups(load_latest(reports)))),
             )
             config.plugins.on_startup(command="build", dirty=False)
             try:

@@ -19,8 +19,13 @@ SYNTHETIC_NOTE = (
 
 
 def benchmark_page(benchmark: str) -> str:
-    """The site path of a benchmark's page (safe for any upstream name)."""
+    """The site path of a benchmark id's page (safe for any upstream name)."""
     return f"benchmarks/{safe_slug(benchmark)}.md"
+
+
+def _page_of(rec: dict) -> str:
+    """The page (of its benchmark id) that shows a record."""
+    return benchmark_page(rec.get("page") or rec["benchmark"])
 
 
 def plot_path(benchmark: str, kind: str) -> str:
@@ -86,6 +91,35 @@ def _sorted(records: dict[str, dict]) -> list[dict]:
     )
 
 
+def _origin(rec: dict) -> str:
+    """Where a record's data came from: its source and, for bundled or live data, the origin it names."""
+    source = md(rec.get("source_name") or rec["source"])
+    if rec.get("synthetic"):
+        return f"{source} (synthetic)"
+    origin = rec.get("origin")
+    return f"{source}: {md(origin)}" if origin else source
+
+
+def _notice_mark(rec: dict) -> str:
+    if rec.get("gone_since"):
+        return f" **gone upstream since {md(rec['gone_since'][:10])}**"
+    if rec.get("notice"):
+        return " **(last good data: see page)**"
+    return ""
+
+
+def _notice_block(rec: dict) -> list[str]:
+    if rec.get("gone_since"):
+        return [
+            f'!!! warning "No longer published upstream since {md(rec["gone_since"][:10])}"',
+            "    These are the last figures benchwatch measured; they are not current.",
+            "",
+        ]
+    if rec.get("notice"):
+        return ['!!! warning "Newer data held back"', f"    {md(rec['notice'])}", ""]
+    return []
+
+
 def _age(since: str | None, now: str | None) -> str:
     if not since or not now:
         return "–"
@@ -114,7 +148,15 @@ def index_page(
     """The home page: one row per benchmark, most severe first."""
     lines = ["---", "hide:", "  - toc", "  - navigation", "---", "", "# benchwatch: benchmark health", ""]
     if any(r.get("synthetic") for r in records.values()):
-        lines += [SYNTHETIC_NOTE]
+        if all(r.get("synthetic") for r in records.values()):
+            lines += [SYNTHETIC_NOTE]
+        else:
+            lines += [
+                '!!! note "Real and synthetic benchmarks"',
+                "    Rows marked *(synthetic)* come from benchwatch's bundled synthetic sample universe and describe "
+                "no real model; every other row is real data, with its origin named.",
+                "",
+            ]
     lines += [
         "Each benchmark's item difficulties are refitted with a 1PL (Rasch) model and placed on the "
         "difficulty axis z in [0, 1]; the table shows how evenly the items cover that axis and whether "
@@ -122,15 +164,15 @@ def index_page(
         "",
         "Subscribe to [all alerts (RSS)](feed.xml).",
         "",
-        "| Benchmark | Source | Items | Models | DDM | Max Gap | Top-5 gap sum | Saturation index | State | Flags "
+        "| Benchmark | Origin | Items | Models | DDM | Max Gap | Top-5 gap sum | Saturation index | State | Flags "
         "| Last change |",
         "|---|---|---:|---:|---:|---:|---:|---|---|---|---|",
     ]
     for rec in _sorted(records):
-        link = f"[{_name(rec)}]({benchmark_page(rec['benchmark'])})"
+        link = f"[{_name(rec)}]({_page_of(rec)})" + _notice_mark(rec)
         band = f" ({rec['band']})" if rec.get("band") else ""
         lines.append(
-            f"| {link} | {md(rec.get('source_name') or rec['source'])} | {rec['n_items']} | {rec['n_models']} "
+            f"| {link} | {_origin(rec)} | {rec['n_items']} | {rec['n_models']} "
             f"| {fmt(rec['ddm'])} | {fmt(rec['max_gap'])} | {fmt(rec['top5_gap_sum'])} "
             f"| {fmt(rec['saturation_index'])}{band} | {_state(rec)} | {_flags(rec)} "
             f"| {md((rec.get('snapshot_at') or '–')[:10])} |"
@@ -139,7 +181,8 @@ def index_page(
     if alerts:
         lines += ["", "## Latest alerts", ""]
         for alert in sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True)[:5]:
-            lines.append(f"- {alert['raised_at'][:10]}: [{md(alert['title'])}]({benchmark_page(alert['benchmark'])})")
+            page = _page_of(records.get(alert["benchmark"], {"benchmark": alert["benchmark"]}))
+            lines.append(f"- {alert['raised_at'][:10]}: [{md(alert['title'])}]({page})")
     return "\n".join(lines) + "\n"
 
 
@@ -189,14 +232,23 @@ def benchmark_body(
     by_date: pd.DataFrame | None = None,
     changes: list[dict] | None = None,
     items: pd.DataFrame | None = None,
+    page_id: str | None = None,
 ) -> str:
-    """One benchmark's page."""
+    """One benchmark's page (its main record; ``also_section`` adds the others of its benchmark id)."""
+    page_id = page_id or rec["benchmark"]
     name = _name(rec)
-    meta = {"feed": benchmark_feed(rec["benchmark"]), "feed_title": rec["benchmark"]}
-    lines = ["---", *(f"{k}: {json.dumps(v)}" for k, v in meta.items()), "---", "", f"# {name}", ""]
+    meta = {"feed": benchmark_feed(page_id), "feed_title": page_id}
+    title = name if page_id == rec["benchmark"] else md(page_id)
+    lines = ["---", *(f"{k}: {json.dumps(v)}" for k, v in meta.items()), "---", "", f"# {title}", ""]
     if rec.get("synthetic"):
         lines += [SYNTHETIC_NOTE]
-    feed_link = f"[RSS feed of this benchmark's alerts](../{benchmark_feed(rec['benchmark'])})."
+    lines += _notice_block(rec)
+    if page_id != rec["benchmark"]:
+        lines += [
+            f"Shown first: **{name}**, from {_origin(rec)}. Further below: the other sources of this benchmark.",
+            "",
+        ]
+    feed_link = f"[RSS feed of this benchmark's alerts](../{benchmark_feed(page_id)})."
     if rec.get("kind") == "aggregate":
         lines += [
             f"An aggregate-only leaderboard: no per-item data, so no difficulty fit and no coverage figures; "
@@ -271,6 +323,7 @@ def benchmark_body(
     lines += ["", "## Data provenance", ""]
     lines += [
         f"- Source: {md(rec.get('source_name') or '–')} ({md(rec['source'])})",
+        f"- Origin: {md(rec.get('origin') or rec['source'])}",
         f"- Data revision: {md(rec['revision'])}, first seen {md(rec.get('snapshot_at') or '–')}",
     ]
     excluded = rec.get("excluded") or []
@@ -316,11 +369,58 @@ def benchmark_body(
     return "\n".join(lines) + "\n"
 
 
-def alerts_page(alerts: list[dict]) -> str:
+def alerts_page(alerts: list[dict], records: dict[str, dict] | None = None) -> str:
     """Every alert, newest first."""
+    records = records or {}
     lines = ["# Alerts", "", "Every change of state or flag, newest first. [RSS](feed.xml)", ""]
     for a in sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True):
-        lines.append(f"- **{a['raised_at'][:10]}** [{md(a['title'])}]({benchmark_page(a['benchmark'])})")
+        page = _page_of(records.get(a["benchmark"], {"benchmark": a["benchmark"]}))
+        lines.append(f"- **{a['raised_at'][:10]}** [{md(a['title'])}]({page})")
     if not alerts:
         lines.append("No alerts yet.")
+    return "\n".join(lines) + "\n"
+
+
+def _comparison(cmp: dict, rec: dict) -> list[str]:
+    """How a board's published scores agree with the per-item fit on the same page."""
+    lines = [
+        "",
+        f"The per-item fit on this page ({md(cmp['with'])}) covers {cmp['fit_models']} models; this board lists "
+        f"{cmp['board_models']}. {cmp['both']} are in both (names matched ignoring case and punctuation), and "
+        f"{cmp['disagreements']} of them disagree by more than 1.96 standard errors of the difference.",
+    ]
+    if cmp["rows"]:
+        lines += [
+            "",
+            "| Model | Per-item fit | This board | Difference | Disagree |",
+            "|---|---:|---:|---:|---|",
+        ]
+        lines += [
+            f"| {md(r['model'])} | {pct(r['score'])} | {pct(r['other_score'])} | {fmt(100 * r['difference'])} pp "
+            f"| {'**yes**' if r['disagree'] else 'no'} |"
+            for r in cmp["rows"]
+        ]
+    return lines
+
+
+def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
+    """Another record of the same benchmark id: a board of published scores, or a second per-item fit."""
+    kind = "leaderboard of published scores" if rec.get("kind") == "aggregate" else "per-item fit"
+    lines = ["", f"## Also: {_name(rec)} ({kind})", "", f"From {_origin(rec)}.", ""]
+    lines += _notice_block(rec)
+    lines += [line for line in _figure_rows(rec) if "| – |" not in line or "Items" in line]
+    if rec.get("comparison"):
+        lines += _comparison(rec["comparison"], rec)
+    lines += ["", f"Top models of {_name(rec)}:", "", "| Rank | Model | Score |", "|---:|---|---:|"]
+    lines += [f"| {i} | {md(m['model'])} | {pct(m['score'])} |" for i, m in enumerate(rec["top_models"], 1)]
+    excluded = rec.get("excluded") or []
+    if excluded:
+        lines += ["", f"Excluded ({len(excluded)}):", ""]
+        lines += [f"- {md(e.get('model'))}: {md(e.get('reason'))}" for e in excluded]
+    mine = [a for a in alerts if a["benchmark"] == rec["benchmark"]]
+    if mine:
+        lines += ["", f"Alerts of {_name(rec)}:", ""]
+        lines += [f"- {a['raised_at'][:10]}: {md(a['title'])}" for a in reversed(mine)]
+    rows = history[history["benchmark"] == rec["benchmark"]]
+    lines += ["", f"{len(rows)} snapshot(s) of {_name(rec)} in the history since {md(rec.get('snapshot_at') or '–')}."]
     return "\n".join(lines) + "\n"

@@ -29,6 +29,7 @@ class Config:
     sources: dict[str, SourceConfig]
     rules: dict = field(default_factory=dict)
     http: dict = field(default_factory=dict)
+    benchmarks: dict = field(default_factory=dict)  # [benchmarks."ID"] aliases = [...]: one page per benchmark id
 
 
 def load_config(path: str | Path = DEFAULT_CONFIG, *, adapters: tuple[str, ...] = ()) -> Config:
@@ -59,4 +60,9 @@ def load_config(path: str | Path = DEFAULT_CONFIG, *, adapters: tuple[str, ...] 
             )
         options = {k: v for k, v in table.items() if k not in ("adapter", "url")}
         sources[name] = SourceConfig(name, table["adapter"], table["url"], options)
-    return Config(path, sources, data.get("rules", {}), data.get("http", {}))
+    benchmarks = data.get("benchmarks", {})
+    for bench_id, table in benchmarks.items():
+        aliases = table.get("aliases") if isinstance(table, dict) else None
+        if not isinstance(aliases, list) or not all(isinstance(a, str) and a for a in aliases):
+            raise InputError(str(path), "expected a list of benchmark names", field=f"benchmarks.{bench_id}.aliases")
+    return Config(path, sources, data.get("rules", {}), data.get("http", {}), benchmarks)

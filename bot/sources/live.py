@@ -23,7 +23,14 @@ def load_source(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             else table.aggregates.assign(benchmark=prefix + table.aggregates["benchmark"].astype(str))
         )
         excluded = tuple({**e, "benchmark": prefix + str(e.get("benchmark", ""))} for e in table.excluded)
-        table = dataclasses.replace(table, frame=frame, aggregates=aggs, excluded=excluded)
+        table = dataclasses.replace(
+            table,
+            frame=frame,
+            aggregates=aggs,
+            excluded=excluded,
+            gone=tuple(prefix + g for g in table.gone),
+            pages={prefix + k: v for k, v in table.pages.items()},
+        )
     downloads = [
         {"url": d.url, "status": d.status, "bytes": d.size, "seconds": round(d.seconds, 3)} for d in fetcher.log
     ]

@@ -21,6 +21,9 @@ class SourceTable:
     aggregates: pd.DataFrame | None = None  # benchmark, model, score (proportion), n_items, date
     provenance: dict = field(default_factory=dict)
     excluded: tuple[dict, ...] = ()  # {benchmark, model, reason}
+    notes: tuple[str, ...] = ()  # what the run log should say about this source (unknown boards, ...)
+    gone: tuple[str, ...] = ()  # configured or known benchmarks that the upstream no longer has
+    pages: dict[str, str] = field(default_factory=dict)  # benchmark -> the benchmark id whose page shows it
 
 
 def empty_long() -> pd.DataFrame:

@@ -33,6 +33,11 @@ def validate_aggregates(raw: pd.DataFrame, source: str, *, percent: bool = False
         date = pd.to_datetime(text.where(text.ne("")), format="ISO8601", errors="coerce")
         fail_rows(source, date.isna() & text.ne(""), "date", raw["date"], "not an ISO date")
         out["date"] = date
+    if "stderr" in raw.columns:  # optional: the source's own standard error of the score
+        text = raw["stderr"].astype(str).str.strip()
+        err = pd.to_numeric(text.where(text.ne("")), errors="coerce")
+        fail_rows(source, (err.isna() & text.ne("")) | (err < 0), "stderr", raw["stderr"], "not a number >= 0")
+        out["stderr"] = err / top
     sizes = out.groupby("benchmark")["n_items"].nunique()
     for name in sizes[sizes > 1].index:
         values = sorted(out.loc[out["benchmark"] == name, "n_items"].unique())

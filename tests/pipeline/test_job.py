@@ -53,9 +53,11 @@ def test_changed_data_appends_exactly_one_snapshot_and_its_alerts(tmp_path):
     same = {p.name: p.read_bytes() for p in reports.iterdir() if p.is_file() and p.name != "runs.csv"}
     assert same == before
     alerts_before = json.loads((reports / "alerts.json").read_text())["alerts"]
-    # Every model now fails every item of `other`: its state changes, `sim` does not move.
+    # Every model now fails every item of `other` but one that all solve: its state changes, `sim` does not move.
     changed = data.copy()
-    changed.loc[changed["benchmark"] == "other", "score"] = 0.0
+    other = changed["benchmark"] == "other"
+    first = changed.loc[other, "item_id"].min()
+    changed.loc[other, "score"] = (changed.loc[other, "item_id"] == first).astype(float)
     run_job([("sim", lambda: _table(changed))], now="2026-01-03T00:00:00Z", **kw)
     history = pd.read_csv(reports / "history.csv")
     assert history.groupby("benchmark").size().to_dict() == {"other": 2, "sim": 1}

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 
 import pandas as pd
 import pytest
 
 from bot.errors import InputError
 from bot.sources import Fetcher, SourceConfig, load_source
-from bot.store import validate_aggregates, validate_responses
+from bot.store import validate_responses
 
 
 def _load(server, tmp_path, adapter: str, path: str, **options):
@@ -19,68 +17,230 @@ def _load(server, tmp_path, adapter: str, path: str, **options):
         return load_source(fetcher, SourceConfig(adapter, adapter, server.url + path, options))
 
 
-def test_livebench_parquet_latest_judgment_wins(fixture_server, tmp_path):
-    rows = pd.DataFrame(
+# LiveBench: no real copy can be had here. The fixture follows the producer's own code and cards:
+# LiveBench/LiveBench @ b0fb577b livebench/show_livebench_result.py (drops score == -1, keeps the release's
+# questions) and livebench/common.py load_questions (release and removal dates); the dataset cards of
+# livebench/model_judgment (question_id, task, model, score, turn, tstamp, category) and livebench/<category>
+# (question_id, category, task, livebench_release_date: timestamp, livebench_removal_date: date or "").
+def _livebench_fixture(root) -> None:
+    day = pd.Timestamp
+    judgments = pd.DataFrame(
         {
-            "question_id": ["q1", "q1", "q2", "q3", "q1"],
-            "model": ["a", "a", "a", "b", "b"],
-            "score": [0.0, 1.0, 0.5, 1.0, 0.0],
-            "task": ["t"] * 5,
-            "category": ["math", "math", "math", "coding", "math"],
-            "tstamp": [1.7e9, 1.71e9, 1.7e9, 1.72e9, 1.7e9],
+            "question_id": ["q1", "q1", "q2", "q3", "q1", "q2", "q3", "qold", "q2"],
+            "task": ["t"] * 9,
+            "model": ["a", "a", "a", "a", "b", "b", "b", "b", "c"],
+            "score": [0.0, 1.0, 0.5, 1.0, 0.0, -1.0, 1.0, 1.0, 1.0],
+            "turn": [1] * 9,
+            # a's first judgment falls after the 2024-08-31 release, b's before it, c's after 2024-11-25
+            "tstamp": [
+                day(d).timestamp()
+                for d in [
+                    "2024-09-02",
+                    "2024-09-05",
+                    "2024-09-02",
+                    "2024-09-02",
+                    "2024-07-30",
+                    "2024-07-30",
+                    "2024-07-30",
+                    "2024-07-30",
+                    "2024-12-01",
+                ]
+            ],
+            "category": ["math", "math", "math", "coding", "math", "math", "coding", "math", "math"],
         }
     )
-    rows.to_parquet(fixture_server.root / "lb.parquet")
-    table = _load(fixture_server, tmp_path, "livebench", "lb.parquet")
+    judgments.to_parquet(root / "judgments.parquet")
+    questions = pd.DataFrame(
+        {
+            "question_id": ["q1", "q2", "q3", "qold", "qnew"],
+            "category": ["math", "math", "coding", "math", "math"],
+            "task": ["t"] * 5,
+            "livebench_release_date": [
+                day(d) for d in ["2024-07-26", "2024-08-31", "2024-07-26", "2024-06-24", "2024-11-25"]
+            ],
+            "livebench_removal_date": ["", "", "", "2024-08-31", ""],
+        }
+    )
+    questions.to_parquet(root / "questions.parquet")
+
+
+def test_livebench_release_retired_questions_and_unscored_rows(fixture_server, tmp_path):
+    _livebench_fixture(fixture_server.root)
+    questions = [fixture_server.url + "questions.parquet"]
+    table = _load(fixture_server, tmp_path, "livebench", "judgments.parquet", questions=questions)
     df = validate_responses(table.frame, "test")
     assert set(df["benchmark"]) == {"LiveBench math", "LiveBench coding"}
+    assert "qold" not in set(df["item_id"])  # removed on 2024-08-31, before the latest release
     q1a = df[(df["model"] == "a") & (df["item_id"] == "q1")]
     assert q1a["score"].tolist() == [1.0]  # the later judgment
-    assert str(df[df["model"] == "a"]["date"].iloc[0].date()) == "2023-11-14"
+    assert not ((df["model"] == "b") & (df["item_id"] == "q2")).any()  # the -1 row is dropped ...
+    assert [e["model"] for e in table.excluded] == ["b"] and "score -1" in table.excluded[0]["reason"]  # ... listed
+    dates = df.groupby("model")["date"].first().dt.strftime("%Y-%m-%d").to_dict()
+    assert dates == {"a": "2024-08-31", "b": "2024-07-26", "c": "2024-11-25"}  # the release in force, not tstamp
+    # An earlier release: q2 (released 2024-08-31) is not in it yet; qold still is.
+    table = _load(fixture_server, tmp_path, "livebench", "judgments.parquet", questions=questions, release="2024-07-26")
+    df = validate_responses(table.frame, "test")
+    assert set(df["item_id"]) == {"q1", "q3", "qold"}
+
+
+# HELM: no real copy can be had here. The fixture follows stanford-crfm/helm @ 63754d05:
+# src/helm/benchmark/presentation/summarize.py (releases/<v>/summary.json, runs_to_run_suites.json, schema.json,
+# runs.json), helm-frontend/src/services/getRunsToRunSuites.ts and getPerInstanceStatsByName.ts (URLs, each path
+# component encoded), src/helm/benchmark/metrics/metric.py (PerInstanceStats), basic_metrics.py
+# compute_request_state_metrics (num_references and num_train_trials come first), statistic.py (Stat fields),
+# and static/schema_lite.yaml (gsm: main_name final_number_exact_match, main_split test).
+def _stat(name: str, value: float, split: str = "test") -> dict:
+    return {
+        "name": {"name": name, "split": split},
+        "count": 1,
+        "sum": value,
+        "sum_squared": value * value,
+        "min": value,
+        "max": value,
+        "mean": value,
+        "variance": 0.0,
+        "stddev": 0.0,
+    }
+
+
+def _gsm_instance(i: int, correct: bool) -> dict:
+    stats = [
+        _stat("num_references", 1.0),
+        _stat("num_train_trials", 1.0),
+        _stat("prompt_truncated", 0.0),
+        _stat("num_prompt_tokens", 812.0),
+        _stat("num_output_tokens", 97.0),
+        _stat("inference_runtime", 2.4),
+        _stat("finish_reason_length", 0.0),
+        _stat("exact_match_indicator", 0.0),
+        _stat("final_number_exact_match", 1.0 if correct else 0.0),
+    ]
+    return {"instance_id": f"id{i}", "train_trial_index": 0, "stats": stats}
 
 
 def _helm_fixture(root) -> None:
-    (root / "releases" / "v1").mkdir(parents=True)
-    (root / "releases" / "v1" / "summary.json").write_text(json.dumps({"release": "v1", "suites": ["s1"]}))
-    runs = ["mmlu:subject=anatomy,model=org_m1", "mmlu:subject=anatomy,model=org_m2", "gsm:model=org_m1"]
-    (root / "runs" / "s1").mkdir(parents=True)
-    (root / "runs" / "s1" / "runs.json").write_text(json.dumps([{"run_spec": {"name": r}} for r in runs]))
-    for r, run in enumerate(runs):
-        folder = root / "runs" / "s1" / run
-        folder.mkdir()
-        insts = []
-        for i in range(3):
-            stats = [{"name": {"name": "exact_match", "split": "test"}, "mean": float((i + r) % 2)}]
-            if run.startswith("mmlu"):
-                stats.append({"name": {"name": "quasi_exact_match", "split": "test"}, "mean": 1.0})
-            insts.append({"instance_id": f"id{i}", "train_trial_index": 0, "stats": stats})
+    release = root / "releases" / "v1.0.0"
+    release.mkdir(parents=True)
+    (release / "summary.json").write_text(
+        json.dumps({"release": "v1.0.0", "suites": ["v1", "v2"], "date": "2025-01-01"})
+    )
+    schema = {
+        "run_groups": [
+            {
+                "name": "gsm",
+                "display_name": "GSM8K (Grade School Math)",
+                "environment": {"main_name": "final_number_exact_match", "main_split": "test"},
+            },
+            {
+                "name": "mmlu",
+                "display_name": "MMLU (Massive Multitask Language Understanding)",
+                "environment": {"main_name": "exact_match", "main_split": "test"},
+            },
+            {"name": "core_scenarios", "display_name": "Core scenarios", "subgroups": ["gsm", "mmlu"]},
+        ],
+        "metrics": [],
+        "metric_groups": [],
+        "models": [],
+        "adapter": [],
+        "perturbations": [],
+    }
+    (release / "schema.json").write_text(json.dumps(schema))
+    runs = {
+        "gsm:model=org_a,stop=none": ("gsm", {}, "org/a", [True, False, True, False]),
+        "gsm:model=org_b": ("gsm", {}, "org/b", [True, True, True, False]),
+        "mmlu:subject=anatomy,method=multiple_choice_joint,model=org_a": (
+            "mmlu",
+            {"subject": "anatomy"},
+            "org/a",
+            [1, 0],
+        ),
+        "mmlu:subject=virology,method=multiple_choice_joint,model=org_a": (
+            "mmlu",
+            {"subject": "virology"},
+            "org/a",
+            [0, 0],
+        ),
+        "mmlu:subject=anatomy,method=multiple_choice_joint,model=org_b": (
+            "mmlu",
+            {"subject": "anatomy"},
+            "org/b",
+            [1, 1],
+        ),
+    }
+    listed, suite_of = [], {}
+    for name, (group, args, model, answers) in runs.items():
+        suite = "v2" if name == "gsm:model=org_b" else "v1"
+        suite_of[name] = suite
+        spec = {
+            "name": name,
+            "scenario_spec": {"class_name": f"helm.{group}", "args": args},
+            "adapter_spec": {"model": model, "model_deployment": model},
+            "groups": [group],
+        }
+        listed.append({"run_path": f"benchmark_output/runs/{suite}/{name}", "run_spec": spec, "stats": []})
+        if name == "gsm:model=org_b":  # the same run also in the older suite, with other numbers
+            listed.append({"run_path": f"benchmark_output/runs/v1/{name}", "run_spec": spec, "stats": []})
+            stale = root / "runs" / "v1" / name
+            stale.mkdir(parents=True)
+            (stale / "per_instance_stats.json").write_text(json.dumps([_gsm_instance(i, False) for i in range(4)]))
+        folder = root / "runs" / suite / name
+        folder.mkdir(parents=True)
+        if group == "gsm":
+            insts = [_gsm_instance(i, c) for i, c in enumerate(answers)]
+        else:
+            insts = [
+                {
+                    "instance_id": f"id{i}",
+                    "train_trial_index": 0,
+                    "stats": [
+                        _stat("num_references", 4.0),
+                        _stat("exact_match", float(c)),
+                        _stat("quasi_exact_match", 1.0),
+                    ],
+                }
+                for i, c in enumerate(answers)
+            ]
+            # a perturbed copy of the first instance (robustness runs) is not a separate item
+            insts.append(
+                {
+                    "instance_id": "id0",
+                    "perturbation": {"name": "typos"},
+                    "train_trial_index": 0,
+                    "stats": [_stat("exact_match", 1.0)],
+                }
+            )
         (folder / "per_instance_stats.json").write_text(json.dumps(insts))
+    (release / "runs.json").write_text(json.dumps(listed))
+    (release / "runs_to_run_suites.json").write_text(json.dumps(suite_of))
 
 
-def test_helm_metric_order_and_run_names(fixture_server, tmp_path):
+def test_helm_release_layout_main_metric_and_runs_in_two_suites(fixture_server, tmp_path):
     _helm_fixture(fixture_server.root)
-    table = _load(fixture_server, tmp_path, "helm", "", version="v1")
+    table = _load(fixture_server, tmp_path, "helm", "", version="v1.0.0")
     df = validate_responses(table.frame, "test")
-    assert set(df["benchmark"]) == {"HELM mmlu (subject=anatomy)", "HELM gsm"}
-    mmlu = df[df["benchmark"] == "HELM mmlu (subject=anatomy)"]
-    assert set(mmlu["model"]) == {"org_m1", "org_m2"} and (mmlu["score"] == 1.0).all()  # quasi_exact_match first
-    gsm = df[df["benchmark"] == "HELM gsm"].sort_values("item_id")
-    assert gsm["score"].tolist() == [0.0, 1.0, 0.0]  # exact_match
+    gsm = df[df["benchmark"] == "HELM GSM8K (Grade School Math)"]
+    means = gsm.groupby("model")["score"].mean().to_dict()
+    assert means == {"org/a": 0.5, "org/b": 0.75}  # final_number_exact_match, not num_references (1.0)
+    assert len(gsm[gsm["model"] == "org/b"]) == 4  # the run listed in two suites appears once, from its suite
+    assert set(df["benchmark"]) == {
+        "HELM GSM8K (Grade School Math)",
+        "HELM MMLU (Massive Multitask Language Understanding)",
+    }
+    mmlu = df[df["benchmark"].str.startswith("HELM MMLU")]
+    assert sorted(mmlu["item_id"].unique()) == [
+        "subject=anatomy/id0",
+        "subject=anatomy/id1",
+        "subject=virology/id0",
+        "subject=virology/id1",
+    ]
+    assert mmlu[mmlu["model"] == "org/a"]["score"].tolist() == [1.0, 0.0, 0.0, 0.0]  # exact_match, unperturbed
 
 
-def test_epoch_zip_of_csvs(fixture_server, tmp_path):
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        z.writestr(
-            "GPQA_diamond.csv", "Model version,Best score (across scorers),Release date\nm1,0.7,2025-01-02\nm2,0.5,\n"
-        )
-        z.writestr("Unknown_size.csv", "Model version,Best score (across scorers)\nm1,0.1\n")
-    (fixture_server.root / "benchmark_data.zip").write_bytes(buf.getvalue())
-    table = _load(fixture_server, tmp_path, "epoch", "benchmark_data.zip", n_items={"GPQA_diamond": 198})
-    aggs = validate_aggregates(table.aggregates.astype(str), "test")
-    assert aggs["benchmark"].unique().tolist() == ["Epoch GPQA_diamond"]
-    assert aggs["score"].tolist() == [0.7, 0.5] and set(aggs["n_items"]) == {198}
-    assert [e["benchmark"] for e in table.excluded] == ["Unknown_size"]
+def test_helm_main_metric_override(fixture_server, tmp_path):
+    _helm_fixture(fixture_server.root)
+    table = _load(fixture_server, tmp_path, "helm", "", version="v1.0.0", main_metric="quasi_exact_match")
+    df = validate_responses(table.frame, "test")
+    assert (df[df["benchmark"].str.startswith("HELM MMLU")]["score"] == 1.0).all()
 
 
 def test_csv_adapter_and_its_validation(fixture_server, tmp_path):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import zipfile
+
 import pandas as pd
 
 from bot.sources import Fetcher, SourceConfig, load_source
@@ -18,17 +22,63 @@ def _shape(frame: pd.DataFrame) -> dict:
     return df.groupby("benchmark").agg(models=("model", "nunique"), items=("item_id", "nunique")).to_dict("index")
 
 
-def test_swebench_per_item_boards_and_the_inconsistent_entry(shared_upstream, tmp_path):
+def test_swebench_one_per_item_benchmark_from_all_boards(shared_upstream, tmp_path):
     table = _load(shared_upstream, tmp_path, "swebench", "swebench/leaderboards.json")
     shape = _shape(table.frame)
-    assert shape["SWE-bench bash-only"]["models"] >= 24 and shape["SWE-bench bash-only"]["items"] == 500
+    # bash-only and Verified carry the same 25 per-instance runs: one benchmark, each run once, 24 kept.
+    assert shape == {"SWE-bench Verified": {"models": 24, "items": 500}}
     bad = "20250720_mini-v0.0.0-claude-3-7-sonnet-20250219"
-    reasons = [e for e in table.excluded if e["model"] == bad and e["benchmark"] == "SWE-bench bash-only"]
+    reasons = [e for e in table.excluded if e["model"] == bad]
     assert len(reasons) == 1 and "disagrees with the published 52.80%" in reasons[0]["reason"]
     assert bad not in set(table.frame["model"])
     aggs = validate_aggregates(table.aggregates.astype(str), "test")
-    assert set(aggs["benchmark"]) >= {"SWE-bench Lite (published scores)", "SWE-bench bash-only (published scores)"}
+    boards = aggs.groupby("benchmark")["model"].nunique().to_dict()
+    assert boards == {
+        "SWE-bench Lite (published scores)": 84,
+        "SWE-bench Multimodal (published scores)": 22,
+        "SWE-bench Test (published scores)": 23,
+        "SWE-bench Verified (published scores)": 162,
+        "SWE-bench bash-only (published scores)": 31,
+    }
+    assert table.pages["SWE-bench bash-only (published scores)"] == "SWE-bench Verified"
+    assert table.pages["SWE-bench Verified (published scores)"] == "SWE-bench Verified"
     assert table.provenance["status"] == "fetched" and len(table.provenance["revision"]) == 12
+
+
+def test_epoch_real_archive_reads_only_configured_files(shared_upstream, tmp_path):
+    benchmarks = {
+        "gpqa_diamond": {"n_items": 198},
+        "math_level_5": {"n_items": 1324},
+        "otis_mock_aime_2024_2025": {"n_items": 45},
+        "frontiermath": {"n_items": 290},
+        "mmlu_external": {"n_items": 14042, "score_column": "EM"},
+        "aider_polyglot_external": {"n_items": 225, "score_column": "Percent correct", "percent": True},
+        "no_such_file": {"n_items": 10},
+    }
+    table = _load(shared_upstream, tmp_path, "epoch", "epoch/benchmark_data.zip", benchmarks=benchmarks)
+    aggs = validate_aggregates(table.aggregates.astype(str), "test")
+    counts = aggs.groupby("benchmark")["model"].nunique().to_dict()
+    assert counts == {
+        "Epoch gpqa_diamond": 145,
+        "Epoch math_level_5": 108,
+        "Epoch otis_mock_aime_2024_2025": 119,
+        "Epoch frontiermath": 74,
+        "Epoch mmlu_external": 135,  # 247 rows: a model reported more than once keeps its best score
+        "Epoch aider_polyglot_external": 62,
+    }
+    assert aggs["score"].between(0, 1).all() and aggs["score"].max() > 0.85
+    gpqa = aggs[aggs["benchmark"] == "Epoch gpqa_diamond"].set_index("model")
+    assert abs(gpqa.loc["gemini-3-flash-preview", "score"] - 0.8320707070707071) < 1e-12
+    assert abs(gpqa.loc["gemini-3-flash-preview", "stderr"] - 0.019036353018587762) < 1e-12
+    # Independently, from the CSV itself: rows with a model name, minus distinct names, are the repeats.
+    with zipfile.ZipFile(shared_upstream.root / "epoch" / "benchmark_data.zip") as z:
+        mmlu = list(csv.DictReader(io.TextIOWrapper(z.open("mmlu_external.csv"), encoding="utf-8")))
+    named = [r["Model version"] for r in mmlu if r["Model version"].strip() and r["EM"].strip()]
+    assert sum(e["benchmark"] == "Epoch mmlu_external" for e in table.excluded) == len(named) - len(set(named))
+    unnamed = sum(1 for r in mmlu if not r["Model version"].strip())
+    assert f"mmlu_external.csv: {unnamed} scored row(s) without a 'Model version' left out" in table.notes
+    assert table.gone == ("Epoch no_such_file",)
+    assert any("not configured, not read" in n for n in table.notes)
 
 
 def test_livecodebench_fractional_scores_with_trials(shared_upstream, tmp_path):

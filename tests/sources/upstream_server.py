@@ -9,6 +9,7 @@ from collections import Counter
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote
 
 FIXED_MTIME = 1_700_000_000
 
@@ -57,7 +58,7 @@ class Upstream:
             h.wfile.write(body)
 
     def handle(self, h: BaseHTTPRequestHandler) -> None:
-        path = h.path.split("?")[0]
+        path = unquote(h.path.split("?")[0])  # HELM's frontend encodes every path component
         self.hits[path] += 1
         fault = self.script.get(path, [])
         action = fault.pop(0) if fault else "ok"

@@ -1,16 +1,28 @@
-"""HELM: a release on its public bucket.
+"""HELM: a release on its public bucket (``<url>`` = ``.../benchmark_output/``).
 
-``<url>releases/<version>/summary.json`` names the suites (``{"suites": [...]}``);
-``<url>runs/<suite>/runs.json`` lists the runs (``[{"run_spec": {"name": ...}}, ...]``); each run's
-``<url>runs/<suite>/<run>/per_instance_stats.json`` is a list of
-``{"instance_id", "train_trial_index", "stats": [{"name": {"name", "split"}, "mean"}]}``.
-The correctness metric is chosen per run in the order ``quasi_exact_match``, ``exact_match``, then the
-run's main metric (option ``main_metric``, else the first metric the run reports). A run's model is its
-``model=`` argument; its benchmark is the rest of its name. Trials of one instance are averaged.
+Built from HELM's own code (stanford-crfm/helm @ 63754d05, 2026-06-05), not from memory:
+- ``presentation/summarize.py`` writes, for a release, ``releases/<version>/summary.json``
+  (``{"release", "suites", "date"}``), ``runs_to_run_suites.json`` (``{run name: suite}``; a run present in
+  two suites is listed once, under the latest suite), ``schema.json`` and ``runs.json`` (a list of
+  ``{"run_path", "run_spec", "stats"}``, ``run_spec`` with ``name``, ``scenario_spec.args``,
+  ``adapter_spec.model`` and ``groups``); the frontend's ``services/`` read exactly these files, then
+  ``runs/<suite>/<run name>/per_instance_stats.json`` with each path component URL-encoded.
+- ``metrics/metric.py``: ``per_instance_stats.json`` is a list of ``PerInstanceStats``
+  (``instance_id``, ``perturbation``, ``train_trial_index``, ``stats``); ``basic_metrics.py`` puts
+  ``num_references`` and ``num_train_trials`` first, so "the first stat" is never a score.
+- ``schema.json``'s ``run_groups[].environment.main_name`` / ``main_split`` name each scenario's main metric
+  (GSM8K: ``final_number_exact_match``; MATH: ``math_equiv_chain_of_thought``).
+
+So each run is scored by the main metric of the first of its ``groups`` that the schema gives one
+(option ``main_metric`` overrides it), on the main split, without perturbations; trials are averaged.
+One benchmark per run group (``HELM <display name>``): run arguments that are not scenario arguments
+(``model``, ``stop``, ``method``, ...) do not split it, and scenario arguments that change the items
+(``subject``, ``level``, ...) prefix the item ids instead, so a subject's items stay apart.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from urllib.parse import quote
 
 import pandas as pd
@@ -21,66 +33,112 @@ from bot.sources.http import Fetcher
 from bot.sources.parsing import proportion, read_json, require, where
 from bot.sources.table import LONG_COLUMNS, SourceTable
 
-PREFERRED = ("quasi_exact_match", "exact_match")
+
+def _url(base: str, *parts: str) -> str:
+    """A bucket URL with every path component encoded, as HELM's frontend builds it."""
+    return base + "/".join(quote(str(p), safe="") for p in parts)
 
 
-def split_run_name(name: str) -> tuple[str, str]:
-    """(benchmark, model) of a run name such as ``mmlu:subject=anatomy,model=openai_gpt-4``."""
-    scenario, _, args = name.partition(":")
-    parts = [a for a in args.split(",") if a]
-    model = next((a.split("=", 1)[1] for a in parts if a.startswith("model=")), "")
-    rest = [a for a in parts if not a.startswith("model=")]
-    return f"HELM {scenario}" + (f" ({', '.join(rest)})" if rest else ""), model
+def _main_metrics(schema: object) -> dict[str, tuple[str, str, str]]:
+    """Run group -> (display name, main metric, main split) for the groups that name a main metric."""
+    out = {}
+    groups = schema.get("run_groups", []) if isinstance(schema, dict) else []
+    for group in groups if isinstance(groups, list) else []:
+        env = group.get("environment") or {} if isinstance(group, dict) else {}
+        if isinstance(env, dict) and env.get("main_name"):
+            out[str(group.get("name"))] = (
+                str(group.get("display_name") or group.get("name")),
+                str(env["main_name"]),
+                str(env.get("main_split") or "test"),
+            )
+    return out
 
 
-def _metric(stats_by_name: dict[str, list[float]], main: str | None) -> str | None:
-    for name in (*PREFERRED, main):
-        if name and name in stats_by_name:
-            return name
-    return next(iter(stats_by_name), None)
+def _item_prefix(run_name: str, scenario_args: dict) -> str:
+    """The run-name arguments that are scenario arguments (they select the items), as an id prefix."""
+    _, _, args = run_name.partition(":")
+    pairs = [a.split("=", 1) for a in args.split(",") if "=" in a]
+    keep = [f"{k}={v}" for k, v in pairs if k in scenario_args and k != "model"]
+    return ",".join(keep) + "/" if keep else ""
+
+
+def _scores(instances: object, metric: str, split: str, src: str, url: str) -> dict[str, float]:
+    """Instance id -> the metric's mean over trials, unperturbed instances of the main split only."""
+    if not isinstance(instances, list) or not instances:
+        raise InputError(where(src, url), "expected a non-empty list of instances")
+    values: dict[str, list[float]] = {}
+    for k, inst in enumerate(instances):
+        if isinstance(inst, dict) and inst.get("perturbation"):
+            continue
+        iid = str(require(inst, "instance_id", (str, int), src, url, f"[{k}]"))
+        for s, stat in enumerate(require(inst, "stats", list, src, url, f"[{k}]")):
+            name = require(stat, "name", dict, src, url, f"[{k}].stats[{s}]")
+            if name.get("name") != metric or name.get("perturbation") or name.get("split", split) != split:
+                continue
+            if stat.get("mean") is None:
+                continue
+            label = f"[{k}].stats[{s}].mean ({metric})"
+            values.setdefault(iid, []).append(proportion(stat["mean"], src, url, label, percent=False))
+    return {iid: sum(v) / len(v) for iid, v in values.items()}
 
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
-    """Fetch the release's suites, runs and per-instance stats."""
+    """Fetch the release's summary, schema, runs and each run's per-instance stats."""
     src, base = cfg.name, cfg.url if cfg.url.endswith("/") else cfg.url + "/"
     version = str(cfg.options.get("version", "latest"))
-    summary_url = f"{base}releases/{quote(version, safe='')}/summary.json"
+    release = ("releases", version)
+    summary_url = _url(base, *release, "summary.json")
     summary = read_json(fetcher.get(summary_url, source=src), src)
-    suites = require(summary, "suites", list, src, summary_url)
-    if not suites:
-        raise InputError(where(src, summary_url), "no suites", field="suites", value=[])
-    main = cfg.options.get("main_metric")
-    rows, revision = [], []
-    for suite in suites:
-        runs_url = f"{base}runs/{quote(str(suite), safe='')}/runs.json"
-        runs_dl = fetcher.get(runs_url, source=src)
-        revision.append(runs_dl.sha256[:8])
-        for r, run in enumerate(read_json(runs_dl, src)):
-            spec = require(run, "run_spec", dict, src, runs_url, f"[{r}]")
-            name = require(spec, "name", str, src, runs_url, f"[{r}].run_spec")
-            bench, model = split_run_name(name)
-            stats_url = f"{base}runs/{quote(str(suite), safe='')}/{quote(name, safe=':=,')}/per_instance_stats.json"
-            instances = read_json(fetcher.get(stats_url, source=src), src)
-            if not isinstance(instances, list) or not instances:
-                raise InputError(where(src, stats_url), "expected a non-empty list of instances")
-            per_instance: dict[str, dict[str, list[float]]] = {}
-            for k, inst in enumerate(instances):
-                iid = str(require(inst, "instance_id", (str, int), src, stats_url, f"[{k}]"))
-                for s, stat in enumerate(require(inst, "stats", list, src, stats_url, f"[{k}]")):
-                    label = require(stat, "name", dict, src, stats_url, f"[{k}].stats[{s}]")
-                    metric = require(label, "name", str, src, stats_url, f"[{k}].stats[{s}].name")
-                    if "mean" in stat:
-                        per_instance.setdefault(iid, {}).setdefault(metric, []).append(stat["mean"])
-            metric = _metric({m: v for d in per_instance.values() for m, v in d.items()}, main)
-            for iid, by_metric in per_instance.items():
-                if metric not in by_metric:
-                    continue
-                values = by_metric[metric]
-                score = sum(proportion(v, src, stats_url, f"{iid}.{metric}", percent=False) for v in values)
-                rows.append([bench, model, iid, repr(score / len(values)), "", ""])
+    require(summary, "suites", list, src, summary_url)
+    suites_url = _url(base, *release, "runs_to_run_suites.json")
+    run_suites = read_json(fetcher.get(suites_url, source=src), src)
+    if not isinstance(run_suites, dict) or not run_suites:
+        raise InputError(where(src, suites_url), "expected a non-empty object of run name -> suite")
+    schema_url = _url(base, *release, "schema.json")
+    metrics = _main_metrics(read_json(fetcher.get(schema_url, source=src), src))
+    runs_url = _url(base, *release, "runs.json")
+    runs_dl = fetcher.get(runs_url, source=src)
+    runs = read_json(runs_dl, src)
+    if not isinstance(runs, list):
+        raise InputError(where(src, runs_url), "expected a list of runs")
+    override = cfg.options.get("main_metric")
+    only = set(cfg.options.get("groups", []))
+    rows, notes, seen, revision = [], [], set(), [runs_dl.sha256[:8]]
+    skipped: Counter[str] = Counter()
+    for r, run in enumerate(runs):
+        spec = require(run, "run_spec", dict, src, runs_url, f"[{r}]")
+        name = require(spec, "name", str, src, runs_url, f"[{r}].run_spec")
+        if name in seen:  # the same run reached twice: kept once
+            continue
+        seen.add(name)
+        groups = [g for g in spec.get("groups", []) if g in metrics and (not only or g in only)]
+        if not groups:
+            skipped["group not configured" if only else "no main metric in the schema"] += 1
+            continue
+        display, metric, split = metrics[groups[0]]
+        metric = override or metric
+        suite = run_suites.get(name)
+        if suite is None:
+            skipped["not in runs_to_run_suites.json"] += 1
+            continue
+        model = str((spec.get("adapter_spec") or {}).get("model") or "")
+        if not model:
+            raise InputError(where(src, runs_url), "missing field", field=f"[{r}].run_spec.adapter_spec.model")
+        stats_url = _url(base, "runs", suite, name, "per_instance_stats.json")
+        scores = _scores(read_json(fetcher.get(stats_url, source=src), src), metric, split, src, stats_url)
+        if not scores:
+            notes.append(f"{name}: no {metric!r} on split {split!r}")
+            continue
+        prefix = _item_prefix(name, (spec.get("scenario_spec") or {}).get("args") or {})
+        rows += [[f"HELM {display}", model, prefix + iid, repr(s), "", ""] for iid, s in scores.items()]
+    notes += [f"{n} run(s) skipped: {why}" for why, n in sorted(skipped.items())]
+    frame = pd.DataFrame(rows, columns=LONG_COLUMNS)
+    # A run listed twice under different names for one (benchmark, model, item) keeps its first score.
+    frame = frame.drop_duplicates(["benchmark", "model", "item_id"], keep="first")
     return SourceTable(
         src,
         base,
-        pd.DataFrame(rows, columns=LONG_COLUMNS),
-        provenance={"url": summary_url, "revision": "+".join(revision), "fetched_at": ""},
+        frame,
+        provenance={"url": summary_url, "revision": "+".join(revision), "fetched_at": runs_dl.fetched_at},
+        notes=tuple(notes),
     )
