@@ -30,3 +30,26 @@ def committed_reports_untouched():
     before = listing()
     yield
     assert listing() == before, "a test wrote into the committed reports/ folder"
+
+
+@pytest.fixture
+def shared_upstream():
+    """A server over ../shared/upstream on 127.0.0.1 (absent on a user's clone)."""
+    from tests.sources.upstream_server import Upstream
+
+    root = SHARED / "upstream"
+    if not root.is_dir():
+        pytest.skip("../shared/upstream is not here: it exists in CI and on the developers' machines only")
+    with Upstream(root) as server:
+        yield server
+
+
+@pytest.fixture
+def fixture_server(tmp_path):
+    """A server on 127.0.0.1 over a folder the test fills with fixtures built from the producers' formats."""
+    from tests.sources.upstream_server import Upstream
+
+    root = tmp_path / "upstream"
+    root.mkdir()
+    with Upstream(root) as server:
+        yield server

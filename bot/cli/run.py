@@ -9,7 +9,16 @@ from bot.errors import InputError
 from bot.irt import METHODS
 from bot.pipeline import run_job
 from bot.rules import RuleBook, rules_from_config
-from bot.sources import ADAPTERS, DEFAULT_CONFIG, Fetcher, fetch_csv_file, fetch_sample, load_config, load_source
+from bot.sources import (
+    ADAPTERS,
+    DEFAULT_CONFIG,
+    Fetcher,
+    fetch_csv_file,
+    fetch_sample,
+    load_config,
+    load_source,
+    snapshot_sources,
+)
 
 HELP = "Run the audit job: fetch, fit, measure, record, alert and build the site."
 SAMPLE_REPORTS = "_sample/reports"
@@ -18,7 +27,11 @@ SAMPLE_CACHE = "_sample/cache"
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
-    parser.add_argument("--sample", action="store_true", help="audit the bundled synthetic sample (no network)")
+    parser.add_argument(
+        "--sample",
+        action="store_true",
+        help="audit the bundled sample: a snapshot of real leaderboards and the synthetic patterns (no network)",
+    )
     parser.add_argument(
         "--input",
         action="append",
@@ -68,7 +81,11 @@ def handle(args: argparse.Namespace) -> int:
     cache = args.cache or (SAMPLE_CACHE if args.sample else ".cache")
     fetcher, rules = None, RuleBook()
     if local:
-        sources = [("sample", fetch_sample)] if args.sample else []
+        sources = []
+        if args.sample:
+            fetcher = Fetcher(Path(cache))
+            sources += [(cfg.name, lambda cfg=cfg: load_source(fetcher, cfg)) for cfg in snapshot_sources()]
+            sources.append(("sample", fetch_sample))
         sources += [(Path(p).name, lambda p=p: fetch_csv_file(p)) for p in args.input]
     else:
         sources, fetcher, rules = _live_sources(args, cache)

@@ -262,7 +262,7 @@ def _target(run: _Run, name: str) -> Target:
     return Target.empirical(items["z"].to_numpy())
 
 
-def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame, ctx: dict) -> list[str]:
+def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame, ctx: dict, source: str) -> list[str]:
     notes = []
     method, scale, cache = ctx["method"], ctx["scale"], ctx["cache"]
     for name, rows in frame.groupby("benchmark", sort=True):
@@ -301,7 +301,7 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
         fig["n_cells"] = len(rows)
         fig["origin"] = _origin(table)
         fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == name]
-        run.record(batch, fig, table.name, change, table.pages.get(name))
+        run.record(batch, fig, source, change, table.pages.get(name))
         batch.tables.append((run.reports.items(name), audit.items.sort_values("item_id")))
         batch.tables.append((run.reports.models(name), audit.models.sort_values("model")))
         if audit.by_date is not None:
@@ -311,7 +311,9 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
     return notes
 
 
-def _aggregates(run: _Run, batch: _Batch, table: SourceTable, aggs: pd.DataFrame, cache: Path) -> list[str]:
+def _aggregates(
+    run: _Run, batch: _Batch, table: SourceTable, aggs: pd.DataFrame, cache: Path, source: str
+) -> list[str]:
     notes = []
     for name, rows in aggs.groupby("benchmark", sort=True):
         if run.unchanged(name, content_revision(rows), None, None):
@@ -332,7 +334,7 @@ def _aggregates(run: _Run, batch: _Batch, table: SourceTable, aggs: pd.DataFrame
         fig["n_cells"] = len(rows)
         fig["origin"] = _origin(table)
         fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == name]
-        run.record(batch, fig, table.name, change, table.pages.get(name))
+        run.record(batch, fig, source, change, table.pages.get(name))
         if by_date is not None:
             batch.tables.append((run.reports.by_date(name), by_date))
         board = rows.assign(date=rows["date"].dt.strftime("%Y-%m-%d")) if "date" in rows else rows
@@ -357,8 +359,8 @@ def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict
         names = [] if frame is None else list(frame["benchmark"].unique())
         names += [] if aggs is None else list(aggs["benchmark"].unique())
         run.claim(names, name, table.location)
-        notes = [] if frame is None else _per_item(run, batch, table, frame, ctx)
-        notes += [] if aggs is None else _aggregates(run, batch, table, aggs, ctx["cache"])
+        notes = [] if frame is None else _per_item(run, batch, table, frame, ctx, name)
+        notes += [] if aggs is None else _aggregates(run, batch, table, aggs, ctx["cache"], name)
         gone = run.mark_gone(batch, name, set(names))
     except Exception as exc:
         if ctx["strict"]:

@@ -128,7 +128,7 @@ def _age(since: str | None, now: str | None) -> str:
 
 
 def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
-    """One line per source: freshness of its last good data and any failure."""
+    """One line per source: freshness of its last good data and any failure; then what each left out."""
     if not sources:
         return []
     lines = ["", "## Sources", "", "| Source | Status | Last good data | Revision |", "|---|---|---|---|"]
@@ -139,6 +139,17 @@ def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
         )
         fresh = f"{md(s.get('data_since') or '–')} ({_age(s.get('data_since'), now)})"
         lines.append(f"| {md(name)} | {status} | {fresh} | {md(s.get('revision') or '–')} |")
+    listed = [
+        (name, item)
+        for name in sorted(sources)
+        for item in [
+            *sources[name].get("skipped", []),
+            *({"benchmark": g, "reason": "gone upstream"} for g in sources[name].get("gone", [])),
+        ]
+    ]
+    if listed:
+        lines += ["", "Not published from the last run, with the reason:", ""]
+        lines += [f"- {md(name)}: {md(item['benchmark'])}: {md(item['reason'])}" for name, item in listed]
     return lines
 
 

@@ -5,6 +5,7 @@ from bot.sources.config import DEFAULT_CONFIG, Config, SourceConfig, load_config
 from bot.sources.http import USER_AGENT, Download, Fetcher, FetchError
 from bot.sources.live import load_source
 from bot.sources.local import fetch_csv_file, fetch_sample, read_csv_text
+from bot.sources.real_snapshot import snapshot_sources
 from bot.sources.table import AGGREGATE_COLUMNS, LONG_COLUMNS, SourceTable
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "load_config",
     "load_source",
     "read_csv_text",
+    "snapshot_sources",
 ]

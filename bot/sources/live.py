@@ -37,6 +37,7 @@ def load_source(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     status = "not-modified" if downloads and all(d["status"] == "not-modified" for d in downloads) else "fetched"
     provenance = {
         **table.provenance,
+        **({"origin": str(cfg.options["origin"])} if cfg.options.get("origin") else {}),
         "adapter": cfg.adapter,
         "status": status,
         "bytes": sum(d["bytes"] for d in downloads),

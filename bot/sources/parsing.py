@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -16,10 +17,21 @@ def where(source: str, url: str) -> str:
     return f"{source} ({url})"
 
 
+def read_bytes(download: Download, source: str) -> bytes:
+    """A download's body, decompressed when it is gzip (a bundled snapshot, a mirror's ``.gz``)."""
+    body = download.path.read_bytes()
+    if body[:2] != b"\x1f\x8b":
+        return body
+    try:
+        return gzip.decompress(body)
+    except (OSError, EOFError) as exc:
+        raise InputError(where(source, download.url), f"a damaged gzip body ({exc})") from None
+
+
 def read_json(download: Download, source: str) -> Any:
     """The JSON document of a download; truncated or invalid JSON is an InputError."""
     try:
-        return json.loads(download.path.read_bytes())
+        return json.loads(read_bytes(download, source))
     except json.JSONDecodeError as exc:
         raise InputError(
             where(source, download.url),

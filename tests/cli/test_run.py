@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import feedparser
@@ -29,9 +30,13 @@ def sample_run(tmp_path_factory):
     return reports, site, first, first_feed
 
 
+def _synthetic(reports: Path) -> list[dict]:
+    return [r for r in json.loads((reports / "latest.json").read_text())["benchmarks"] if r["synthetic"]]
+
+
 def test_site_has_home_benchmark_pages_and_a_valid_feed(sample_run):
     reports, site, _, _ = sample_run
-    latest = json.loads((reports / "latest.json").read_text())["benchmarks"]
+    latest = _synthetic(reports)
     assert len(latest) == 5
     home = (site / "index.html").read_text()
     assert 'type="application/rss+xml"' in home and 'href="feed.xml"' in home
@@ -50,7 +55,7 @@ def test_site_has_home_benchmark_pages_and_a_valid_feed(sample_run):
 
 def test_each_pattern_is_visible_in_reports_and_on_the_site(sample_run):
     reports, site, _, _ = sample_run
-    by = {r["benchmark"]: r for r in json.loads((reports / "latest.json").read_text())["benchmarks"]}
+    by = {r["benchmark"]: r for r in _synthetic(reports)}
     assert by["synthetic-olympiad"]["max_gap"] >= 0.10 and by["synthetic-olympiad"]["n_items"] == 30
     assert by["synthetic-easy-heavy"]["ddm"] >= 0.10 and by["synthetic-easy-heavy"]["n_items"] == 500
     assert by["synthetic-saturated"]["state"] == "saturated"
@@ -58,10 +63,25 @@ def test_each_pattern_is_visible_in_reports_and_on_the_site(sample_run):
     assert by["synthetic-healthy"]["state"] == "discriminating"
     assert by["synthetic-healthy"]["ddm"] < 0.05 and by["synthetic-healthy"]["max_gap"] < 0.10
     home = (site / "index.html").read_text()
-    assert "Synthetic sample" in home
+    assert "Real and synthetic benchmarks" in home
     for rec in by.values():
         page = (site / "benchmarks" / rec["benchmark"] / "index.html").read_text()
         assert f"{rec['ddm']:.3f}" in page and f"{rec['max_gap']:.3f}" in page and rec["state"] in page
+
+
+def test_the_home_page_shows_real_benchmarks_each_with_its_origin(sample_run):
+    reports, site, _, _ = sample_run
+    real = [r for r in json.loads((reports / "latest.json").read_text())["benchmarks"] if not r["synthetic"]]
+    names = {r["benchmark"] for r in real}
+    assert {"LiveCodeBench code generation", "Epoch gpqa_diamond", "EvalPlus humaneval+"} <= names
+    lcb = next(r for r in real if r["benchmark"] == "LiveCodeBench code generation")
+    assert (lcb["n_models"], lcb["n_items"]) == (16, 1055)  # the real file, read by the real adapter
+    home = (site / "index.html").read_text()
+    licences = {"livecodebench": "CC BY-SA 4.0", "epoch": "CC BY 4.0", "evalplus": "Apache-2.0"}
+    for rec in real:
+        assert "bundled snapshot of" in rec["origin"] and licences[rec["source_name"]] in rec["origin"]
+        row = next(r for r in re.findall(r"<tr>(.*?)</tr>", home, re.S) if f">{rec['benchmark']}</a>" in r)
+        assert "bundled snapshot of" in row and licences[rec["source_name"]] in row
 
 
 def test_second_run_changes_nothing_but_the_run_log(sample_run):

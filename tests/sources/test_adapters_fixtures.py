@@ -1,4 +1,4 @@
-"""The adapters without a real upstream copy, on fixtures built from their documented formats."""
+"""The adapters without a real upstream copy here, on fixtures built from the producers' own code."""
 
 from __future__ import annotations
 
@@ -243,6 +243,7 @@ def test_helm_main_metric_override(fixture_server, tmp_path):
     assert (df[df["benchmark"].str.startswith("HELM MMLU")]["score"] == 1.0).all()
 
 
+# csv: benchwatch's own long format (README, "Other inputs"), the producer being the user.
 def test_csv_adapter_and_its_validation(fixture_server, tmp_path):
     (fixture_server.root / "team.csv").write_text("model,item_id,score\nm,i,1\nm,j,0\n")
     table = _load(fixture_server, tmp_path, "csv", "team.csv")

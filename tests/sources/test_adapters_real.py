@@ -90,8 +90,13 @@ def test_livecodebench_fractional_scores_with_trials(shared_upstream, tmp_path):
 
 
 def test_evalarena_one_benchmark_per_file(shared_upstream, tmp_path):
-    table = _load(shared_upstream, tmp_path, "evalarena", "evalarena/", files=["humaneval+.jsonl", "mbpp+.jsonl"])
-    assert _shape(table.frame) == {"humaneval+": {"models": 49, "items": 164}, "mbpp+": {"models": 59, "items": 378}}
+    files = ["humaneval+.jsonl", "mbpp+.jsonl", "lcb_codegen.jsonl"]
+    table = _load(shared_upstream, tmp_path, "evalarena", "evalarena/", files=files)
+    assert _shape(table.frame) == {
+        "humaneval+": {"models": 49, "items": 164},
+        "mbpp+": {"models": 59, "items": 378},
+        "lcb_codegen": {"models": 58, "items": 400},
+    }
 
 
 def test_evalplus_aggregate_table(shared_upstream, tmp_path):
