@@ -245,10 +245,25 @@ class _Run:
             write_table(self.reports, path, frame)
 
 
-def _origin(table: SourceTable) -> str:
-    """What a record names as its data's origin: the bundled file's provenance, or the URL it came from."""
+def _gate(run: _Run, batch: _Batch, name: str, rows: pd.DataFrame, unfit: str | None) -> str | None:
+    """The log note of a benchmark that is not published this run (cannot be audited, or shrank), or None."""
+    if unfit:
+        run.skip(batch, name, unfit)
+        return f"{name} skipped: {unfit}"
+    held = run.shrunk(name, len(rows))
+    if held:
+        run.skip(batch, name, held, content_revision(rows))
+        return f"{name} HELD: {held}"
+    return None
+
+
+def _provenance(fig: dict, table: SourceTable, rows: pd.DataFrame) -> dict:
+    """A record's size in rows, its data's origin (the bundled file's, or the URL) and its excluded models."""
     prov = table.provenance
-    return str(prov.get("origin") or prov.get("url") or table.location)
+    fig["n_cells"] = len(rows)
+    fig["origin"] = str(prov.get("origin") or prov.get("url") or table.location)
+    fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == fig["benchmark"]]
+    return fig
 
 
 def _target(run: _Run, name: str) -> Target:
@@ -271,15 +286,9 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
             run.carry(batch, name)
             notes.append(f"{name} unchanged")
             continue
-        why = unauditable(rows)
-        if why:
-            run.skip(batch, name, why)
-            notes.append(f"{name} skipped: {why}")
-            continue
-        held = run.shrunk(name, len(rows))
-        if held:
-            run.skip(batch, name, held, content_revision(rows))
-            notes.append(f"{name} HELD: {held}")
+        stop = _gate(run, batch, name, rows, unauditable(rows))
+        if stop:
+            notes.append(stop)
             continue
         change = diff_snapshots(load_snapshot(cache, name), rows)
         try:
@@ -297,10 +306,7 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
             run.skip(batch, name, f"could not be audited: {exc}")
             notes.append(f"{name} skipped: {exc}")
             continue
-        fig = audit.figures()
-        fig["n_cells"] = len(rows)
-        fig["origin"] = _origin(table)
-        fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == name]
+        fig = _provenance(audit.figures(), table, rows)
         run.record(batch, fig, source, change, table.pages.get(name))
         batch.tables.append((run.reports.items(name), audit.items.sort_values("item_id")))
         batch.tables.append((run.reports.models(name), audit.models.sort_values("model")))
@@ -319,21 +325,14 @@ def _aggregates(
         if run.unchanged(name, content_revision(rows), None, None):
             run.carry(batch, name)
             continue
-        if rows["model"].nunique() < 2:
-            why = f"only one model ({rows['model'].iloc[0]}): a leaderboard of one cannot be ranked"
-            run.skip(batch, name, why)
-            notes.append(f"{name} skipped: {why}")
-            continue
-        held = run.shrunk(name, len(rows))
-        if held:
-            run.skip(batch, name, held, content_revision(rows))
-            notes.append(f"{name} HELD: {held}")
+        one = f"only one model ({rows['model'].iloc[0]}): a leaderboard of one cannot be ranked"
+        stop = _gate(run, batch, name, rows, one if rows["model"].nunique() < 2 else None)
+        if stop:
+            notes.append(stop)
             continue
         change = diff_snapshots(load_snapshot(cache, name, "aggregates"), rows)
         fig, by_date = audit_leaderboard(rows, source=table.location, ceiling=run.rules.ceiling_for(name))
-        fig["n_cells"] = len(rows)
-        fig["origin"] = _origin(table)
-        fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == name]
+        fig = _provenance(fig, table, rows)
         run.record(batch, fig, source, change, table.pages.get(name))
         if by_date is not None:
             batch.tables.append((run.reports.by_date(name), by_date))
