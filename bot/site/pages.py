@@ -419,7 +419,7 @@ def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
     kind = "leaderboard of published scores" if rec.get("kind") == "aggregate" else "per-item fit"
     lines = ["", f"## Also: {_name(rec)} ({kind})", "", f"From {_origin(rec)}.", ""]
     lines += _notice_block(rec)
-    lines += [line for line in _figure_rows(rec) if "| – |" not in line or "Items" in line]
+    lines += [line for line in _figure_rows(rec) if "| – |" not in line]  # only the figures it has
     if rec.get("comparison"):
         lines += _comparison(rec["comparison"], rec)
     lines += ["", f"Top models of {_name(rec)}:", "", "| Rank | Model | Score |", "|---:|---|---:|"]
