@@ -2,24 +2,30 @@
 
 from bot.irt.calibrate import calibrate_items, calibrate_models
 from bot.irt.fit import METHODS, fit_rasch
+from bot.irt.item_posterior import ItemPosterior, item_posterior, item_posterior_dense, marginal_abilities
 from bot.irt.rasch_map import RaschFit, fit_map, neg_log_posterior
 from bot.irt.rasch_nuts import fit_nuts, nutpie_available
 from bot.irt.responses import ResponseArrays, encode_responses
-from bot.irt.scale import DEFAULT_SCALE, SCALES, difficulty_z
+from bot.irt.scale import DEFAULT_SCALE, SCALES, difficulty_b, difficulty_z
 
 __all__ = [
     "DEFAULT_SCALE",
     "METHODS",
     "SCALES",
+    "ItemPosterior",
     "RaschFit",
     "ResponseArrays",
     "calibrate_items",
     "calibrate_models",
+    "difficulty_b",
     "difficulty_z",
     "encode_responses",
     "fit_map",
     "fit_nuts",
     "fit_rasch",
+    "item_posterior",
+    "item_posterior_dense",
+    "marginal_abilities",
     "neg_log_posterior",
     "nutpie_available",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, ndtr
+from scipy.special import expit, ndtr, ndtri
 
 SCALES = ("ability-quantile", "expected-failure")
 DEFAULT_SCALE = "ability-quantile"
@@ -30,4 +30,21 @@ def difficulty_z(b: np.ndarray, theta: np.ndarray, scale: str = DEFAULT_SCALE) -
         return ability_quantile(b, theta)
     if scale == "expected-failure":
         return expected_failure(b, theta)
+    raise ValueError(f"unknown difficulty scale {scale!r}; choose one of {', '.join(SCALES)}")
+
+
+def difficulty_b(z: np.ndarray, theta: np.ndarray, scale: str = DEFAULT_SCALE) -> np.ndarray:
+    """The logit difficulty b whose z on the named scale is ``z`` (the inverse of ``difficulty_z``)."""
+    z = np.clip(np.asarray(z, float), 1e-9, 1 - 1e-9)
+    theta = np.asarray(theta, float)
+    if scale == "ability-quantile":
+        return theta.mean() + theta.std() * ndtri(z)
+    if scale == "expected-failure":  # 1 - mean sigmoid(theta - b) rises with b: bisection, all items at once
+        lo = np.full(z.shape, theta.min() - 40.0)
+        hi = np.full(z.shape, theta.max() + 40.0)
+        for _ in range(80):
+            mid = 0.5 * (lo + hi)
+            low = expected_failure(mid, theta) < z
+            lo, hi = np.where(low, mid, lo), np.where(low, hi, mid)
+        return 0.5 * (lo + hi)
     raise ValueError(f"unknown difficulty scale {scale!r}; choose one of {', '.join(SCALES)}")

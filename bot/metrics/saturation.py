@@ -126,3 +126,25 @@ def score_interval(y: np.ndarray, z: float = 1.959963984540054) -> tuple[float, 
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return centre - half, centre + half
+
+
+def index_interval(gap_lo: float, gap_hi: float, s1: float, s5: float, n: int) -> tuple[float, float]:
+    """The published index's 95% interval: the index over every top-1 minus top-5 gap in [gap_lo, gap_hi].
+
+    The index is exp(-(gap / SE)^2) with the paper's SE (n_eff = sqrt(n)) held at the observed s1 and s5,
+    so it is largest at the gap nearest zero and smallest at the farthest.
+    """
+    n_eff = math.sqrt(n)
+    se = math.hypot(_se(s1, n_eff), _se(s5, n_eff))
+    if se == 0:
+        value = saturation_index(s1, s5, n)
+        return value, value
+    near = 0.0 if gap_lo <= 0.0 <= gap_hi else min(abs(gap_lo), abs(gap_hi))
+    far = max(abs(gap_lo), abs(gap_hi))
+    return math.exp(-((far / se) ** 2)), math.exp(-((near / se) ** 2))
+
+
+def binomial_gap_interval(s1: float, s5: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95% interval of the top-1 minus top-5 gap of an aggregate board (two binomial proportions on n items)."""
+    se = math.sqrt(s1 * (1 - s1) / n + s5 * (1 - s5) / n)
+    return s1 - s5 - z * se, s1 - s5 + z * se

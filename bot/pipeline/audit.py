@@ -7,24 +7,42 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from bot.irt import DEFAULT_SCALE, RaschFit, difficulty_z, encode_responses, fit_rasch
+from bot.irt import (
+    DEFAULT_SCALE,
+    RaschFit,
+    difficulty_z,
+    encode_responses,
+    fit_rasch,
+    item_posterior_dense,
+    marginal_abilities,
+)
 from bot.metrics import (
     UNIFORM,
+    Cache,
     Coverage,
+    PosteriorFigures,
     Saturation,
     Target,
     band,
+    binomial_gap_interval,
     coverage,
-    coverage_intervals,
+    figures_from_draws,
+    index_interval,
+    larger_pools,
+    no_cache,
     paired_difference,
     paired_saturation_index,
+    posterior_z_draws,
+    resolution_floor,
     saturation,
     score_interval,
+    target_reference,
 )
-from bot.pipeline.by_date import first_saturated, history_by_date
+from bot.pipeline.by_date import history_by_date, saturation_runs
 from bot.store import content_revision
 
 N_DRAWS = 200
+FIGURE_KEYS = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum")
 
 
 @dataclass(frozen=True)
@@ -49,6 +67,10 @@ class BenchmarkAudit:
     top_intervals: dict = field(default_factory=dict)
     by_date: pd.DataFrame | None = None  # the figures at each model publication date
     target_spec: dict = field(default_factory=dict)  # kind, a, b: enough to draw the target's CDF
+    posterior: PosteriorFigures | None = None  # the published figures: posterior medians and intervals
+    floor: dict = field(default_factory=dict)  # {figure}_null_median, {figure}_null_p95
+    pool: dict = field(default_factory=dict)  # what the model pool can resolve: patterns, distinct z, ranges
+    larger: dict = field(default_factory=dict)  # figure -> the pool that would resolve its threshold
 
     def figures(self) -> dict:
         """The headline figures as a flat, JSON-ready mapping."""
@@ -66,10 +88,8 @@ class BenchmarkAudit:
             "converged": self.converged,
             "target": cov.target,
             "target_spec": self.target_spec,
-            "ddm": cov.ddm,
-            "max_gap": cov.max_gap,
-            "top3_gap_sum": cov.top3_gap_sum,
-            "top5_gap_sum": cov.top5_gap_sum,
+            **{k: getattr(cov, k) for k in FIGURE_KEYS},
+            **{f"{k}_plugin": getattr(cov, k) for k in FIGURE_KEYS},
             "gaps": [{"lo": g.lo, "hi": g.hi, "width": g.width} for g in cov.gaps],
             "saturation_index": sat.saturation_index,
             "band": sat.band,
@@ -84,28 +104,30 @@ class BenchmarkAudit:
                 }
                 for m, s in sat.top_models
             ],
-            "detection_boundary": cov.max_gap,
-            "rank_flip_bound_per_lipschitz": cov.ddm,
+            "detection_boundary": None,
+            "rank_flip_bound_per_lipschitz": None,
             "ceiling": sat.ceiling,
             "solved_share": self.solved_share,
             "state": sat.state,
         }
+        if self.posterior is not None:
+            out.update(self.posterior.median)
+            for name, (lo, hi) in self.posterior.interval.items():
+                out[f"{name}_lo"], out[f"{name}_hi"] = lo, hi
+        out["detection_boundary"] = out["max_gap"]
+        out["rank_flip_bound_per_lipschitz"] = out["ddm"]
+        out.update(self.floor)
+        out["pool"] = self.pool
+        if self.larger:
+            out["resolve"] = self.larger
         out.update(self.paired)
+        out.update(_index_interval(out))
         if self.by_date is not None:
-            out["first_saturated_date"] = first_saturated(self.by_date)
-        for name, (lo, hi) in self.intervals.items():
-            out[f"{name}_lo"], out[f"{name}_hi"] = lo, hi
+            out.update(saturation_runs(self.by_date))
         for key in ("max_rhat", "min_ess_bulk", "iterations", "calibrated_models", "calibrated_items"):
             if key in self.diagnostics:
                 out[key] = self.diagnostics[key]
         return out
-
-
-def z_draws(fit: RaschFit, scale: str) -> np.ndarray | None:
-    """Posterior draws of every item's z (draws x items), where the fit kept draws."""
-    if fit.b_draws is None or fit.theta_draws is None:
-        return None
-    return np.stack([difficulty_z(b, t, scale) for b, t in zip(fit.b_draws, fit.theta_draws, strict=True)])
 
 
 def measure(
@@ -118,8 +140,16 @@ def measure(
     target: Target = UNIFORM,
     ceiling: float = 1.0,
     by_date: bool = True,
+    cache: Cache = no_cache,
+    resolve_widths: dict[str, float] | None = None,
+    seed: int = 0,
 ) -> BenchmarkAudit:
-    """Coverage and saturation of one benchmark from its responses and a fit of them."""
+    """Coverage and saturation of one benchmark from its responses and a fit of them.
+
+    The published coverage figures are posterior medians over joint draws of every item's difficulty
+    (``bot.metrics.resolution``), each with its 95% interval and its resolution floor; the plug-in
+    figures of the fitted positions are kept beside them (``*_plugin``).
+    """
     names = responses["benchmark"].unique()
     if len(names) != 1:
         raise ValueError(f"an audit takes one benchmark, got {len(names)}")
@@ -133,8 +163,24 @@ def measure(
     )
     sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), len(fit.items), ceiling)
     solved = responses.groupby("item_id")["score"].max()
-    draws = z_draws(fit, scale)
     paired, top_intervals = _paired_figures(responses, sat)
+    trials, successes = encode_responses(responses).dense()
+    theta, _ = marginal_abilities(trials, successes, fit.theta)
+    post = item_posterior_dense(trials, successes, theta)
+    rng = np.random.default_rng(seed)
+    draws = posterior_z_draws(trials, successes, theta, scale, N_DRAWS, rng, post=post)
+    posterior = figures_from_draws(draws, target, reference=target_reference(len(fit.items), target))
+    floor = resolution_floor(theta, trials, target, scale, cache=cache, seed=seed)
+    unresolved = {k: w for k, w in (resolve_widths or {}).items() if floor[f"{k}_null_p95"] >= w}
+    larger = larger_pools(theta, trials, target, scale, unresolved, cache=cache, seed=seed) if unresolved else {}
+    pool = {
+        "response_patterns": int(post.n_patterns),
+        "distinct_z": int(np.unique(np.round(z, 9)).size),
+        "ability_range": [float(theta.min()), float(theta.max())],
+        "difficulty_range": [float(fit.b.min()), float(fit.b.max())],
+        "prior_mean": post.prior_mean,
+        "prior_sd": post.prior_sd,
+    }
     return BenchmarkAudit(
         benchmark=str(names[0]),
         revision=content_revision(responses),
@@ -144,7 +190,7 @@ def measure(
         scale=scale,
         converged=fit.converged,
         coverage=coverage(z, target),
-        intervals={} if draws is None else coverage_intervals(draws, target),
+        intervals=dict(posterior.interval),
         saturation=sat,
         solved_share=float(np.mean(solved.to_numpy() > 0)),
         items=items,
@@ -154,7 +200,23 @@ def measure(
         top_intervals=top_intervals,
         by_date=history_by_date(responses, scale=scale, target=target, ceiling=ceiling) if by_date else None,
         target_spec={"kind": target.kind, "a": target.a, "b": target.b},
+        posterior=posterior,
+        floor=floor,
+        pool=pool,
+        larger=larger,
     )
+
+
+def _index_interval(fig: dict) -> dict:
+    """The saturation index's 95% interval, from the paired interval of the top gap (or binomial)."""
+    s1, s5, n = fig.get("top1"), fig.get("top5"), fig.get("n_items")
+    if s1 is None or s5 is None or not n:
+        return {}
+    lo, hi = fig.get("top_gap_lo"), fig.get("top_gap_hi")
+    if lo is None or hi is None:
+        lo, hi = binomial_gap_interval(s1, s5, n)
+    low, high = index_interval(lo, hi, s1, s5, n)
+    return {"saturation_index_lo": low, "saturation_index_hi": high}
 
 
 def _paired_figures(responses: pd.DataFrame, sat: Saturation) -> tuple[dict, dict]:
@@ -193,7 +255,7 @@ def audit_benchmark(
     init: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> BenchmarkAudit:
     """Fit the 1PL model to one benchmark's responses and compute its coverage and saturation."""
-    fit = fit_rasch(encode_responses(responses), method, init=init, n_draws=N_DRAWS)
+    fit = fit_rasch(encode_responses(responses), method, init=init)
     return measure(responses, fit, source=source, synthetic=synthetic, scale=scale, target=target, ceiling=ceiling)
 
 

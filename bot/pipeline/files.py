@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from bot.irt import DEFAULT_SCALE
-from bot.metrics import UNIFORM, Target, coverage, saturation
+from bot.metrics import UNIFORM, Target, binomial_gap_interval, coverage, index_interval, saturation
 from bot.pipeline.audit import BenchmarkAudit, audit_benchmark
-from bot.pipeline.by_date import BY_DATE_COLUMNS, first_saturated
+from bot.pipeline.by_date import BY_DATE_COLUMNS, saturation_runs
 from bot.sources import fetch_csv_file
 from bot.store import content_revision, validate_difficulties, validate_responses
 
@@ -58,13 +58,18 @@ def audit_responses(
 
 
 def _leaderboard_figures(name: str, rows: pd.DataFrame, ceiling: float) -> dict:
-    sat = saturation(rows["model"].to_numpy(), rows["score"].to_numpy(), int(rows["n_items"].iloc[0]), ceiling)
-    return {
+    n = int(rows["n_items"].iloc[0])
+    sat = saturation(rows["model"].to_numpy(), rows["score"].to_numpy(), n, ceiling)
+    out = {
         "benchmark": name,
         **sat.summary(),
         "top_models": [{"model": m, "score": s} for m, s in sat.top_models],
         "ceiling": ceiling,
     }
+    if sat.saturation_index is not None:  # the index's interval, from the binomial interval of the top gap
+        lo, hi = index_interval(*binomial_gap_interval(sat.top1, sat.top5, n), sat.top1, sat.top5, n)
+        out |= {"saturation_index_lo": lo, "saturation_index_hi": hi}
+    return out
 
 
 def leaderboard_saturation(table: pd.DataFrame, *, ceiling: float = 1.0) -> list[dict]:
@@ -99,5 +104,5 @@ def audit_leaderboard(rows: pd.DataFrame, *, source: str, ceiling: float = 1.0) 
     }
     by_date = leaderboard_by_date(rows, ceiling)
     if by_date is not None:
-        rec["first_saturated_date"] = first_saturated(by_date)
+        rec.update(saturation_runs(by_date))
     return rec, by_date

@@ -31,15 +31,16 @@ from bot.history import (
 )
 from bot.irt import DEFAULT_SCALE, encode_responses, fit_rasch
 from bot.metrics import UNIFORM, Target
-from bot.pipeline.audit import N_DRAWS, BenchmarkAudit, measure, unauditable
+from bot.pipeline.audit import BenchmarkAudit, measure, unauditable
 from bot.pipeline.files import audit_leaderboard
 from bot.pipeline.incremental import calibrated_fit, plan_update
 from bot.pipeline.pages import compare_pages
-from bot.rules import RuleBook, beta_or_uniform, evaluate_flags
+from bot.rules import RuleBook, beta_or_uniform, evaluate_flags, retirement
 from bot.sources import SourceTable
 from bot.store import (
     content_revision,
     diff_snapshots,
+    json_memo,
     load_snapshot,
     save_snapshot,
     validate_aggregates,
@@ -101,20 +102,29 @@ def audit_with_history(
     cache_dir: Path,
     target: Target = UNIFORM,
     ceiling: float = 1.0,
+    resolve_widths: dict[str, float] | None = None,
 ) -> tuple[BenchmarkAudit, str]:
     """Audit one benchmark, calibrating only the new models or items when that is all that changed."""
     name = str(rows["benchmark"].iloc[0])
     items, models = load_table(reports.items(name)), load_table(reports.models(name))
     update = plan_update(load_snapshot(cache_dir, name), rows)
     if method == "map" and update.kind != "refit" and items is not None and models is not None:
-        fit = calibrated_fit(rows, update, items, models, n_draws=N_DRAWS)
+        fit = calibrated_fit(rows, update, items, models)
         how = f"calibrated {len(update.new_models) or len(update.new_items)} new {update.kind.split('-')[1]}"
     else:
         init = _warm_start(items, models, rows) if method == "map" else None
-        fit = fit_rasch(encode_responses(rows), method, init=init, n_draws=N_DRAWS)
+        fit = fit_rasch(encode_responses(rows), method, init=init)
         how = f"{method} fit" + (" (warm start)" if init is not None else "")
     audit = measure(
-        rows, fit, source=table.location, synthetic=table.synthetic, scale=scale, target=target, ceiling=ceiling
+        rows,
+        fit,
+        source=table.location,
+        synthetic=table.synthetic,
+        scale=scale,
+        target=target,
+        ceiling=ceiling,
+        cache=json_memo(cache_dir / "floors"),
+        resolve_widths=resolve_widths,
     )
     return audit, how
 
@@ -194,6 +204,7 @@ class _Run:
         fig["prior_state"] = before.get("prior_state") if same else (before or {}).get("state")
         flags = set((before or {}).get("flags", []))
         fig["flags"] = evaluate_flags(fig, flags, fig["prior_state"], self.rules.thresholds_for(name))
+        fig["retirement"] = retirement(fig, fig["prior_state"])[1]
         fig["snapshot_at"] = before["snapshot_at"] if same else self.now
         fig["source_name"] = source
         fig["page"] = self.rules.page_for(name, page)
@@ -243,6 +254,11 @@ class _Run:
         self.snapshots += batch.snapshots
         for path, frame in batch.tables:
             write_table(self.reports, path, frame)
+
+
+def _widths(t) -> dict[str, float]:
+    """The thresholds a pool must resolve, by figure: what would it take to see a gap of the fill width?"""
+    return {"ddm": t.revise_ddm, "max_gap": t.fill_max_gap, "top5_gap_sum": t.fill_top5_gap_sum}
 
 
 def _gate(run: _Run, batch: _Batch, name: str, rows: pd.DataFrame, unfit: str | None) -> str | None:
@@ -301,6 +317,7 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
                 cache_dir=cache,
                 target=_target(run, name),
                 ceiling=run.rules.ceiling_for(name),
+                resolve_widths=_widths(run.rules.thresholds_for(name)),
             )
         except (InputError, ValueError, ArithmeticError) as exc:
             run.skip(batch, name, f"could not be audited: {exc}")

@@ -1,7 +1,7 @@
 """Stage 5a: retirement and revision rules over a benchmark's snapshots, and per-benchmark settings."""
 
 from bot.rules.book import RuleBook, beta_or_uniform, rules_from_config
-from bot.rules.flags import DEFAULT_THRESHOLDS, FLAGS, Thresholds, evaluate_flags
+from bot.rules.flags import DEFAULT_THRESHOLDS, FLAGS, Thresholds, evaluate_flags, retirement
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -10,5 +10,6 @@ __all__ = [
     "Thresholds",
     "beta_or_uniform",
     "evaluate_flags",
+    "retirement",
     "rules_from_config",
 ]

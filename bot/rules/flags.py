@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 FLAGS = ("retire", "watch", "revise", "fill")
+SATURATION_LINE = 0.7
 
 
 @dataclass(frozen=True)
@@ -20,10 +21,39 @@ class Thresholds:
 DEFAULT_THRESHOLDS = Thresholds()
 
 
-def _above(value: float | None, threshold: float, held: bool, hysteresis: float) -> bool:
+def _above(value: float | None, threshold: float, held: bool, hysteresis: float, floor: float | None = None) -> bool:
+    """A figure at or above its threshold (lowered by the hysteresis for a raised flag) and above its floor.
+
+    ``floor`` is the 95th percentile of the figure on target-matched benchmarks measured by the same pool:
+    at or below it, the figure is within what this pool shows by chance, and no flag fires.
+    """
     if value is None:
         return held
+    if floor is not None and value <= floor:
+        return False
     return value >= (threshold * hysteresis if held else threshold)
+
+
+def retirement(figures: dict, previous_state: str | None) -> tuple[bool, str]:
+    """Whether a benchmark meets the retirement rule, and the evidence (or what holds it back), in words.
+
+    The rule: the state is ``saturated`` now and was on the previous snapshot, or on the last two or more
+    publication dates of the history by date (``saturated_since``); and the saturation index's 95% interval
+    stays at or above 0.7.
+    """
+    if figures.get("state") != "saturated":
+        return False, ""
+    since = figures.get("saturated_since")
+    if previous_state == "saturated":
+        evidence = "saturated on two consecutive snapshots"
+    elif since:
+        evidence = f"saturated at every publication date since {since}"
+    else:
+        return False, "saturated on this snapshot only: retirement needs a second snapshot or two dates in a row"
+    low = figures.get("saturation_index_lo")
+    if low is not None and low < SATURATION_LINE:
+        return False, f"{evidence}, but the index's 95% interval still reaches {low:.2f} < {SATURATION_LINE}"
+    return True, evidence
 
 
 def evaluate_flags(
@@ -35,15 +65,15 @@ def evaluate_flags(
     """The flags of a snapshot given its figures and the previous snapshot's flags and state."""
     t, h = thresholds, thresholds.hysteresis
     flags = []
-    if figures.get("state") == "saturated" and previous_state == "saturated":
+    if retirement(figures, previous_state)[0]:
         flags.append("retire")
     if figures.get("state") == "stagnant":
         flags.append("watch")
-    if _above(figures.get("ddm"), t.revise_ddm, "revise" in previous_flags, h):
+    if _above(figures.get("ddm"), t.revise_ddm, "revise" in previous_flags, h, figures.get("ddm_null_p95")):
         flags.append("revise")
     held = "fill" in previous_flags
-    if _above(figures.get("max_gap"), t.fill_max_gap, held, h) or _above(
-        figures.get("top5_gap_sum"), t.fill_top5_gap_sum, held, h
-    ):
+    gap = _above(figures.get("max_gap"), t.fill_max_gap, held, h, figures.get("max_gap_null_p95"))
+    top5 = _above(figures.get("top5_gap_sum"), t.fill_top5_gap_sum, held, h, figures.get("top5_gap_sum_null_p95"))
+    if gap or top5:
         flags.append("fill")
     return flags

@@ -5,10 +5,10 @@ model, each built to show one pattern benchwatch exists to reveal:
 
 - ``synthetic-olympiad``: 30 items in three tight difficulty clusters, so wide coverage gaps;
 - ``synthetic-easy-heavy``: 500 items piled at the easy end (measure mismatch, large DDM), 3% cells missing;
-- ``synthetic-saturated``: the top models are within noise of each other near the ceiling;
+- ``synthetic-saturated``: 800 items on which the top models are within noise of each other near the ceiling;
 - ``synthetic-stagnant``: the top models plateau at the same ability far below the ceiling
   (pass@1 over 5 samples, so fractional scores with ``trials``);
-- ``synthetic-healthy``: difficulties spread evenly over the axis and well separated top models.
+- ``synthetic-healthy``: difficulties drawn from the target (uniform z) and well separated top models.
 
 Everything is drawn from one ``numpy`` generator with a fixed seed, so the output is reproducible:
 ``python -m bot.sources.sample_universe`` rewrites ``bot/sources/data/sample_universe.csv.gz``.
@@ -64,15 +64,14 @@ def _benchmarks(rng: np.random.Generator, g: np.ndarray) -> dict[str, tuple[np.n
     z = np.where(rng.random(500) < 0.8, rng.beta(1.0, 6.0, 500), rng.uniform(0.75, 1.0, 500))
     out["synthetic-easy-heavy"] = (theta, _difficulty_from_z(z, theta), 1)
 
-    theta = 2.0 * g + 2.5
-    out["synthetic-saturated"] = (theta, rng.normal(0.0, 1.2, 200), 1)
+    theta = np.minimum(2.0 * g + 2.5, 4.5)  # the leaders share one ability: within noise of each other
+    out["synthetic-saturated"] = (theta, rng.normal(0.0, 1.2, 800), 1)
 
     theta = np.minimum(g, 0.55)
     out["synthetic-stagnant"] = (theta, rng.normal(0.9, 1.2, 300), 5)
 
     theta = _normal_scores(g, 3.0)
-    z = (np.arange(300) + rng.uniform(0.0, 1.0, 300)) / 300
-    out["synthetic-healthy"] = (theta, _difficulty_from_z(z, theta), 1)
+    out["synthetic-healthy"] = (theta, _difficulty_from_z(rng.uniform(0.0, 1.0, 300), theta), 1)
     return out
 
 

@@ -3,6 +3,7 @@
 from bot.store.aggregates import AGGREGATE_COLUMNS, validate_aggregates
 from bot.store.atomic import atomic_write_bytes, atomic_write_text
 from bot.store.changes import diff_snapshots
+from bot.store.memo import json_memo
 from bot.store.naming import safe_slug
 from bot.store.responses import KEY, REQUIRED_COLUMNS, content_revision, validate_responses
 from bot.store.snapshots import load_snapshot, save_snapshot, snapshot_path
@@ -16,6 +17,7 @@ __all__ = [
     "atomic_write_text",
     "content_revision",
     "diff_snapshots",
+    "json_memo",
     "load_snapshot",
     "safe_slug",
     "save_snapshot",

@@ -34,7 +34,8 @@ def test_one_benchmark_prints_an_object_with_the_contract_keys(tmp_path, capsys)
     assert (out["n_models"], out["n_items"], out["method"], out["converged"]) == (12, 40, "map", True)
     table = pd.read_csv(items)
     assert list(table.columns) == ["item_id", "b", "b_sd", "z"] and len(table) == 40
-    assert out["ddm"] == pytest.approx(ddm(table["z"].to_numpy()), abs=1e-6)
+    assert out["ddm_plugin"] == pytest.approx(ddm(table["z"].to_numpy()), abs=1e-6)  # the fitted positions
+    assert out["ddm_lo"] <= out["ddm"] <= out["ddm_hi"]  # the published figure, inside its interval
     assert out["ddm_lo"] <= out["ddm_hi"]
 
 

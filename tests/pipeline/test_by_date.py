@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bot.irt import difficulty_z, encode_responses, fit_map
-from bot.metrics import coverage, saturation_index
-from bot.pipeline.by_date import first_saturated, history_by_date
+from bot.irt import DEFAULT_SCALE, encode_responses, fit_map, marginal_abilities
+from bot.metrics import posterior_z_draws, saturation_index
+from bot.metrics.coverage import coverage_draws
+from bot.pipeline.by_date import BY_DATE_DRAWS, first_saturated, history_by_date, saturation_runs
 from bot.store import validate_responses
 from tests.irt.test_rasch_map import simulate
 
@@ -32,8 +33,11 @@ def test_each_date_equals_an_independent_fit_of_its_pool(dated):
     out = history_by_date(dated)
     for _, row in out.iterrows():
         pool = dated[dated["date"] <= row["date"]]
-        fit = fit_map(encode_responses(pool))
-        assert row["ddm"] == pytest.approx(coverage(difficulty_z(fit.b, fit.theta)).ddm, abs=1e-6)
+        data = encode_responses(pool)  # a cold fit of this date's pool alone, by the same estimator
+        trials, successes = data.dense()
+        theta, _ = marginal_abilities(trials, successes, fit_map(data).theta)
+        z = posterior_z_draws(trials, successes, theta, DEFAULT_SCALE, BY_DATE_DRAWS, np.random.default_rng(0), hyper=1)
+        assert row["ddm"] == pytest.approx(float(np.median(coverage_draws(z)["ddm"])), abs=1e-4)
         if row["n_models"] >= 5:
             top = np.sort(pool.groupby("model")["score"].mean().to_numpy())[::-1]
             assert row["saturation_index"] == pytest.approx(saturation_index(top[0], top[4], pool["item_id"].nunique()))
@@ -43,3 +47,22 @@ def test_time_to_saturation_is_the_first_date_at_07():
     table = pd.DataFrame({"date": ["2025-01-01", "2025-02-01", "2025-03-01"], "saturation_index": [0.2, 0.71, 0.5]})
     assert first_saturated(table) == "2025-02-01"
     assert first_saturated(table.assign(saturation_index=[0.1, None, 0.69])) is None
+
+
+def test_saturation_runs_read_the_history_by_date():
+    table = pd.DataFrame(
+        {
+            "date": ["2025-01-01", "2025-02-01", "2025-03-01", "2025-04-01", "2025-05-01"],
+            "saturation_index": [0.2, 0.75, 0.5, 0.8, 0.9],
+            "state": ["discriminating", "saturated", "discriminating", "saturated", "saturated"],
+        }
+    )
+    assert saturation_runs(table) == {
+        "first_saturated_date": "2025-02-01",
+        "fell_back_date": "2025-03-01",
+        "saturated_since": "2025-04-01",
+    }
+    one = table.assign(state=["discriminating"] * 4 + ["saturated"])  # one date is not a run
+    assert saturation_runs(one)["saturated_since"] is None
+    never = table.assign(saturation_index=[0.1] * 5, state=["discriminating"] * 5)
+    assert saturation_runs(never) == {"first_saturated_date": None, "fell_back_date": None, "saturated_since": None}
