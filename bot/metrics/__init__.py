@@ -44,11 +44,11 @@ from bot.metrics.saturation import (
 )
 
 __all__ = [
-    "Cache",
     "BANDS",
     "SATURATION_THRESHOLD",
     "STATES",
     "UNIFORM",
+    "Cache",
     "Coverage",
     "Gap",
     "PosteriorFigures",
