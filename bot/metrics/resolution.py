@@ -91,11 +91,12 @@ def posterior_z_draws(
     post: ItemPosterior | None = None,
     hyper: int = HYPER_DRAWS,
 ) -> np.ndarray:
-    """Joint draws of every item's z (n_draws x items), the uncertainty of the abilities and of the prior included.
+    """Joint draws of every item's z (n_draws x items), the uncertainty of the prior included.
 
-    Each of ``hyper`` rounds (``HYPER_DRAWS``; 1 holds the prior at its estimate, for medians) takes one draw of the abilities (``theta_draws``, from the fit) and one of
-    the prior's (mu, log sigma) from the curvature of its marginal likelihood, then draws every item's b from
-    its exact posterior given both, and places it on the z axis of those abilities.
+    Each of ``hyper`` rounds (``HYPER_DRAWS``; 1 holds the prior at its estimate, enough for medians) takes
+    one draw of the prior's (mu, log sigma) from the curvature of its marginal likelihood (and, where
+    ``theta_draws`` are given, one draw of the abilities), then draws every item's b from its exact
+    posterior given them, and places it on the z axis of those abilities.
     """
     post = post or item_posterior_dense(trials, successes, theta, prior_uncertainty=hyper > 1)
     if hyper <= 1 and theta_draws is None:  # the prior at its estimate: one posterior serves every draw
