@@ -24,11 +24,11 @@ from bot.irt import ItemPosterior, difficulty_b, difficulty_z, item_posterior_de
 from bot.metrics.coverage import FIGURES, Target, coverage_draws
 
 N_DRAWS = 200  # joint draws behind a published figure and its interval
-NULL_REPLICATES = 100  # simulated target-matched benchmarks behind a resolution floor
+NULL_REPLICATES = 200  # simulated target-matched benchmarks behind a resolution floor
 NULL_DRAWS = 50  # draws behind each simulated benchmark's figure (a median: stable with fewer, prior at its estimate)
 POOL_FACTORS = (2, 4, 8)  # larger pools tried when this one cannot resolve a gap of the threshold's width
 MAX_SIMULATED_CELLS = 3_000_000  # larger pools are not simulated beyond this many cells
-FLOOR_VERSION = 1
+FLOOR_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -175,10 +175,28 @@ def null_distribution(
     return {k: np.asarray(v) for k, v in out.items()}
 
 
+FLAGGED = ("ddm", "max_gap", "top5_gap_sum")  # the figures the revise and fill flags read
+FALSE_FLAG_RATE = 0.05
+
+
+def flag_levels(values: dict[str, np.ndarray], rate: float = FALSE_FLAG_RATE) -> dict[str, float]:
+    """One level per flagged figure, the same quantile of each, such that at most ``rate`` of the
+    target-matched benchmarks exceed any of them: three figures read at their own 95th percentiles
+    would raise a false flag up to three times as often."""
+    table = np.stack([np.asarray(values[k], float) for k in FLAGGED])
+    levels = np.quantile(table, 1 - rate, axis=1)
+    for q in np.linspace(1 - rate, 1.0, 201):
+        levels = np.quantile(table, q, axis=1)
+        if (table > levels[:, None]).any(axis=0).mean() <= rate:
+            break
+    return {f"{k}_null_flag": float(v) for k, v in zip(FLAGGED, levels, strict=True)}
+
+
 def _summary(values: dict[str, np.ndarray]) -> dict[str, float]:
     return {
         **{f"{k}_null_median": float(np.median(v)) for k, v in values.items()},
         **{f"{k}_null_p95": float(np.quantile(v, 0.95)) for k, v in values.items()},
+        **flag_levels(values),
     }
 
 

@@ -169,8 +169,10 @@ def measure(
     post = item_posterior_dense(trials, successes, theta)
     rng = np.random.default_rng(seed)
     draws = posterior_z_draws(trials, successes, theta, scale, N_DRAWS, rng, post=post)
-    posterior = figures_from_draws(draws, target, reference=target_reference(len(fit.items), target))
+    reference = target_reference(len(fit.items), target)
+    posterior = figures_from_draws(draws, target, reference=reference)
     floor = resolution_floor(theta, trials, target, scale, cache=cache, seed=seed)
+    floor = {**floor, **{f"{k}_sampling_hi": hi for k, (_lo, hi) in reference.items()}}
     unresolved = {k: w for k, w in (resolve_widths or {}).items() if floor[f"{k}_null_p95"] >= w}
     larger = larger_pools(theta, trials, target, scale, unresolved, cache=cache, seed=seed) if unresolved else {}
     pool = {

@@ -24,14 +24,21 @@ DEFAULT_THRESHOLDS = Thresholds()
 def _above(value: float | None, threshold: float, held: bool, hysteresis: float, floor: float | None = None) -> bool:
     """A figure at or above its threshold (lowered by the hysteresis for a raised flag) and above its floor.
 
-    ``floor`` is the 95th percentile of the figure on target-matched benchmarks measured by the same pool:
-    at or below it, the figure is within what this pool shows by chance, and no flag fires.
+    ``floor`` is the figure's level on target-matched benchmarks measured by the same pool that at most 5%
+    of them exceed on any flagged figure (``{figure}_null_flag``): at or below it, the figure is within what
+    this pool shows by chance, and no flag fires.
     """
     if value is None:
         return held
     if floor is not None and value <= floor:
         return False
     return value >= (threshold * hysteresis if held else threshold)
+
+
+def _floor(figures: dict, key: str) -> float | None:
+    """The level a figure must exceed to flag: the joint 5% level, else the 95th percentile, of its floor."""
+    value = figures.get(f"{key}_null_flag")
+    return figures.get(f"{key}_null_p95") if value is None else value
 
 
 def retirement(figures: dict, previous_state: str | None) -> tuple[bool, str]:
@@ -69,11 +76,11 @@ def evaluate_flags(
         flags.append("retire")
     if figures.get("state") == "stagnant":
         flags.append("watch")
-    if _above(figures.get("ddm"), t.revise_ddm, "revise" in previous_flags, h, figures.get("ddm_null_p95")):
+    if _above(figures.get("ddm"), t.revise_ddm, "revise" in previous_flags, h, _floor(figures, "ddm")):
         flags.append("revise")
     held = "fill" in previous_flags
-    gap = _above(figures.get("max_gap"), t.fill_max_gap, held, h, figures.get("max_gap_null_p95"))
-    top5 = _above(figures.get("top5_gap_sum"), t.fill_top5_gap_sum, held, h, figures.get("top5_gap_sum_null_p95"))
+    gap = _above(figures.get("max_gap"), t.fill_max_gap, held, h, _floor(figures, "max_gap"))
+    top5 = _above(figures.get("top5_gap_sum"), t.fill_top5_gap_sum, held, h, _floor(figures, "top5_gap_sum"))
     if gap or top5:
         flags.append("fill")
     return flags

@@ -109,7 +109,13 @@ def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
             to_json(items.to_dict(orient="records")), encoding="utf-8"
         )
         (docs / plot_path(name, "difficulty")).write_text(
-            difficulty_svg(items["z"].to_numpy(), rec["gaps"], rec.get("target_spec") or {}, rec.get("target") or ""),
+            difficulty_svg(
+                items["z"].to_numpy(),
+                rec["gaps"],
+                rec.get("target_spec") or {},
+                rec.get("target") or "",
+                rec.get("max_gap_null_p95"),
+            ),
             encoding="utf-8",
         )
     if by_date is not None and not by_date.empty:

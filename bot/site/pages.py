@@ -202,29 +202,108 @@ def _interval(rec: dict, key: str) -> str:
     return "–" if lo is None or hi is None else f"{fmt(lo)} – {fmt(hi)}"
 
 
+def _floor(rec: dict, key: str) -> str:
+    median, p95 = rec.get(f"{key}_null_median"), rec.get(f"{key}_null_p95")
+    return "" if median is None or p95 is None else f"{fmt(median)} / {fmt(p95)}"
+
+
+def _first_reached(rec: dict) -> str:
+    first = rec.get("first_saturated_date")
+    if not first:
+        return "not yet"
+    fell = rec.get("fell_back_date")
+    return f"{md(first)}, fell back below 0.7 on {md(fell)}" if fell else f"{md(first)}, and stayed above since"
+
+
 def _figure_rows(rec: dict) -> list[str]:
-    return [
-        "| Figure | Value | 95% interval |",
-        "|---|---:|---:|",
-        f"| Items | {rec['n_items']} | |",
-        f"| Models | {rec['n_models']} | |",
-        f"| DDM (W1 to {md(rec.get('target') or '–')}) | {fmt(rec['ddm'])} | {_interval(rec, 'ddm')} |",
-        f"| Max Gap | {fmt(rec['max_gap'])} | {_interval(rec, 'max_gap')} |",
-        f"| Top-3 gap sum | {fmt(rec['top3_gap_sum'])} | |",
-        f"| Top-5 gap sum | {fmt(rec['top5_gap_sum'])} | {_interval(rec, 'top5_gap_sum')} |",
-        f"| Saturation index (published, n_eff = √n) | {fmt(rec['saturation_index'])} | |",
-        f"| Band | {rec.get('band') or '–'} | |",
-        f"| Saturation index (paired item-level SE) | {fmt(rec.get('saturation_index_paired'))} | |",
-        f"| Top-1 minus top-5 | {fmt((rec['top1'] or 0) - (rec['top5'] or 0)) if rec.get('top5') is not None else '–'} "
-        f"| {_interval(rec, 'top_gap')} |",
-        f"| Saturation index first reached 0.7 | {rec.get('first_saturated_date') or 'not yet'} | |",
-        f"| Best score (s1) | {pct(rec['top1'])} | |",
-        f"| Fifth best (s5) | {pct(rec['top5'])} | |",
-        f"| Top-5 mean | {pct(rec['top5_mean'])} | |",
-        f"| Items solved by at least one model | {pct(rec.get('solved_share'))} | |",
-        f"| State | {_state(rec)} | |",
-        f"| Flags | {_flags(rec)} | |",
+    matched = "Matched benchmark, this pool: median / 95th pct"
+    coverage_rows = [
+        f"| DDM (W1 to {md(rec.get('target') or '–')}) | {fmt(rec['ddm'])} | {_interval(rec, 'ddm')} "
+        f"| {_floor(rec, 'ddm')} |",
+        f"| Max Gap | {fmt(rec['max_gap'])} | {_interval(rec, 'max_gap')} | {_floor(rec, 'max_gap')} |",
+        f"| Top-3 gap sum | {fmt(rec['top3_gap_sum'])} | {_interval(rec, 'top3_gap_sum')} "
+        f"| {_floor(rec, 'top3_gap_sum')} |",
+        f"| Top-5 gap sum | {fmt(rec['top5_gap_sum'])} | {_interval(rec, 'top5_gap_sum')} "
+        f"| {_floor(rec, 'top5_gap_sum')} |",
     ]
+    if rec.get("ddm_plugin") is not None:
+        coverage_rows.append(
+            f"| DDM / Max Gap of the fitted positions (plug-in) | {fmt(rec['ddm_plugin'])} / "
+            f"{fmt(rec['max_gap_plugin'])} | | |"
+        )
+    return [
+        f"| Figure | Value | 95% interval | {matched} |",
+        "|---|---:|---:|---:|",
+        f"| Items | {rec['n_items']} | | |",
+        f"| Models | {rec['n_models']} | | |",
+        *coverage_rows,
+        f"| Saturation index (published, n_eff = √n) | {fmt(rec['saturation_index'])} "
+        f"| {_interval(rec, 'saturation_index')} | |",
+        f"| Band | {rec.get('band') or '–'} | | |",
+        f"| Saturation index (paired item-level SE) | {fmt(rec.get('saturation_index_paired'))} | | |",
+        f"| Top-1 minus top-5 | {fmt((rec['top1'] or 0) - (rec['top5'] or 0)) if rec.get('top5') is not None else '–'} "
+        f"| {_interval(rec, 'top_gap')} | |",
+        f"| Saturation index first reached 0.7 | {_first_reached(rec)} | | |",
+        f"| Best score (s1) | {pct(rec['top1'])} | | |",
+        f"| Fifth best (s5) | {pct(rec['top5'])} | | |",
+        f"| Top-5 mean | {pct(rec['top5_mean'])} | | |",
+        f"| Items solved by at least one model | {pct(rec.get('solved_share'))} | | |",
+        f"| State | {_state(rec)} | | |",
+        f"| Flags | {_flags(rec)} | | |",
+    ]
+
+
+FIGURE_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}
+
+
+def _resolution(rec: dict) -> list[str]:
+    """What this model pool can resolve, in words: the floors, the pool's shape, what more would take."""
+    pool = rec.get("pool") or {}
+    if not pool:
+        return []
+    a_lo, a_hi = pool["ability_range"]
+    b_lo, b_hi = pool["difficulty_range"]
+    lines = [
+        "## What this model pool can resolve",
+        "",
+        f"- {rec['n_models']} models give {pool['response_patterns']} distinct response patterns over "
+        f"{rec['n_items']} items; the fitted positions take {pool['distinct_z']} distinct z values (with every "
+        "model answering, items with the same number of correct answers share one position, and the pool "
+        "cannot tell where inside that stretch each lies).",
+        f"- Abilities span {fmt(a_lo)} to {fmt(a_hi)} logits; item difficulties {fmt(b_lo)} to {fmt(b_hi)}. "
+        "Items far outside the abilities' range are placed by the prior, not by the data.",
+        "- Each figure above is the median over joint draws of every item's difficulty from its exact "
+        "posterior, with its 95% interval; the last column is what a benchmark whose items matched the "
+        "target exactly would show with these same models (the resolution floor). A flag fires only above "
+        "its threshold and above that floor's 95th percentile.",
+    ]
+    for key, name in FIGURE_NAMES.items():
+        need = (rec.get("resolve") or {}).get(key)
+        if need is None:
+            continue
+        floor = rec.get(f"{key}_null_p95")
+        sampling = rec.get(f"{key}_sampling_hi")
+        if sampling is not None and sampling >= floor * 0.8:
+            lines.append(
+                f"- This pool cannot resolve the {name} finer than {fmt(floor)}, and most of that is the "
+                f"benchmark's size: {rec['n_items']} items drawn exactly from the target already show a {name} "
+                f"up to {fmt(sampling)}. More items, not more models, would resolve finer structure."
+            )
+            continue
+        more = (
+            f"about {need['models']} models answering every item would bring it below the threshold"
+            if need.get("models")
+            else f"even {need.get('largest_tried')} models would not bring it below the threshold"
+        )
+        if need.get("p95_with_10_trials") is not None:
+            more += f"; 10 samples per item from these models would bring it to {fmt(need['p95_with_10_trials'])}"
+        lines.append(
+            f"- This pool cannot resolve the {name} finer than {fmt(floor)}: a matched benchmark reaches that "
+            f"with these models one time in twenty. {more.capitalize()}."
+        )
+    if rec.get("retirement"):
+        lines.append(f"- Retirement: {md(rec['retirement'])}.")
+    return ["", *lines]
 
 
 def _num(value: object) -> float | None:
@@ -291,7 +370,9 @@ def benchmark_body(
         ]
     lines += [f"| {fmt(g['lo'])} | {fmt(g['hi'])} | {fmt(g['width'])} |" for g in rec["gaps"]]
     if rec.get("kind") != "aggregate":
-        lines += ["", *_pictures_and_targets(rec, items)]
+        lines += [*_resolution(rec), "", *_pictures_and_targets(rec, items)]
+    elif rec.get("retirement"):
+        lines += ["", f"Retirement: {md(rec['retirement'])}."]
     lines += ["", "## Top models", "", "| Rank | Model | Score | 95% interval |", "|---:|---|---:|---:|"]
     lines += [
         f"| {i} | {md(m['model'])} | {pct(m['score'])} | {pct(m.get('lo'))} – {pct(m.get('hi'))} |"

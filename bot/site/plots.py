@@ -52,8 +52,14 @@ def _target_cdf(spec: dict, t: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def difficulty_svg(z: np.ndarray, gaps: list[dict], target_spec: dict, target_label: str) -> str:
-    """Every item's z as a strip with the largest gaps shaded, over the empirical CDF against the target's."""
+def difficulty_svg(
+    z: np.ndarray, gaps: list[dict], target_spec: dict, target_label: str, floor: float | None = None
+) -> str:
+    """Every item's z as a strip with the largest gaps shaded, over the empirical CDF against the target's.
+
+    ``floor`` (the Max Gap a target-matched benchmark reaches with this pool, 95th percentile) is drawn as
+    a bar of that width under the strip: a gap no wider than it is within what this pool shows by chance.
+    """
     with plt.rc_context(STYLE):
         fig, (strip, cdf) = plt.subplots(
             2, 1, figsize=(7, 3.6), sharex=True, gridspec_kw={"height_ratios": [1, 3], "hspace": 0.08}
@@ -61,7 +67,10 @@ def difficulty_svg(z: np.ndarray, gaps: list[dict], target_spec: dict, target_la
         for gap in gaps:
             for ax in (strip, cdf):
                 ax.axvspan(gap["lo"], gap["hi"], color=GAP, lw=0)
-        strip.vlines(z, 0, 1, color=MAIN, lw=0.6, alpha=0.8)
+        strip.vlines(z, 0.25, 1, color=MAIN, lw=0.6, alpha=0.8)
+        if floor is not None:
+            strip.hlines(0.1, 0.0, min(floor, 1.0), color=ACCENT, lw=3)
+            strip.text(min(floor, 1.0) + 0.01, 0.1, f"resolution floor: {floor:.3f}", va="center", fontsize=7)
         strip.set_yticks([])
         strip.set_ylim(0, 1)
         strip.set_title(f"{len(z)} items on the difficulty axis; the largest gaps shaded", loc="left")
@@ -105,6 +114,10 @@ def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
         series = by_date.dropna(subset=["saturation_index"]) if not by_date.empty else by_date
         if not series.empty:
             dates = pd.to_datetime(series["date"])
+            if {"saturation_index_lo", "saturation_index_hi"} <= set(series.columns):
+                lo = pd.to_numeric(series["saturation_index_lo"], errors="coerce")
+                hi = pd.to_numeric(series["saturation_index_hi"], errors="coerce")
+                left.fill_between(dates, lo, hi, color=MAIN, alpha=0.18, lw=0, step="post", label="95% interval")
             left.plot(dates, series["saturation_index"].astype(float), color=MAIN, marker="o", ms=3)
             left.axhline(0.7, color=ACCENT, ls=":", lw=1)
             fig.autofmt_xdate()

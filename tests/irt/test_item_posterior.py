@@ -1,0 +1,101 @@
+"""Each item's posterior on the grid against brute-force integration, and the marginal abilities."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+from scipy.special import expit
+
+from bot.irt import difficulty_b, difficulty_z, fit_map, item_posterior_dense, marginal_abilities
+from bot.irt.responses import ResponseArrays
+
+
+def _arrays(trials: np.ndarray, successes: np.ndarray) -> ResponseArrays:
+    m, n = trials.shape
+    mi, ii = np.nonzero(trials > 0)
+    return ResponseArrays(
+        np.array([f"m{j:03d}" for j in range(m)], dtype=object),
+        np.array([f"i{i:05d}" for i in range(n)], dtype=object),
+        mi.astype(np.int32),
+        ii.astype(np.int32),
+        successes[mi, ii] / trials[mi, ii],
+        trials[mi, ii],
+    )
+
+
+def _simulate(m: int, n: int, seed: int, trials: int = 1):
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0, 1, m)
+    b = rng.normal(0.3, 1.2, n)
+    w = np.full((m, n), float(trials))
+    s = rng.binomial(trials, expit(theta[:, None] - b[None, :])).astype(float)
+    return theta, b, w, s
+
+
+def test_grid_posterior_quantiles_match_numerical_integration():
+    theta = np.array([-1.5, -0.4, 0.2, 0.9, 2.0])
+    w = np.array([[1.0, 3.0], [1.0, 3.0], [1.0, 0.0], [1.0, 3.0], [1.0, 3.0]])  # a missing cell, trials
+    s = np.array([[0.0, 1.0], [1.0, 2.0], [0.0, 0.0], [1.0, 3.0], [1.0, 2.0]])
+    prior = (0.4, 1.3)
+    post = item_posterior_dense(w, s, theta, prior=prior)
+    for item in range(2):
+
+        def density(b: float, item: int = item) -> float:
+            p = expit(theta - b)
+            like = np.prod(stats.binom.pmf(s[:, item], w[:, item].astype(int), p))
+            return like * stats.norm.pdf(b, *prior)
+
+        total = integrate.quad(density, -30, 30, limit=200)[0]
+        for q in (0.1, 0.5, 0.9):  # the grid's q-quantile has posterior mass q below it, by quadrature
+            got = post.quantile(q)[item]
+            assert integrate.quad(density, -30, got, limit=200)[0] / total == pytest.approx(q, abs=2e-3), (item, q)
+
+
+def test_draws_follow_each_items_posterior():
+    theta, _, w, s = _simulate(8, 3, seed=2)
+    post = item_posterior_dense(w, s, theta, prior=(0.0, 1.0))
+    draws = post.draws(4000, np.random.default_rng(0))
+    for item in range(3):
+        values = np.sort(draws[:, item])
+        step = post.grid[1] - post.grid[0]
+        edges = np.concatenate([[post.grid[0] - step / 2], post.grid + step / 2])
+        cdf = np.concatenate([[0.0], post.cdf[post.pattern[item]]])
+        # the posterior CDF at a point, from the grid: piecewise linear within each cell
+        assert stats.kstest(values, lambda x, cdf=cdf, edges=edges: np.interp(x, edges, cdf)).pvalue > 0.01
+
+
+def test_empirical_bayes_prior_recovers_the_items_distribution():
+    theta, b, w, s = _simulate(40, 3000, seed=3)
+    post = item_posterior_dense(w, s, theta)
+    assert post.prior_mean == pytest.approx(b.mean(), abs=0.06)
+    assert post.prior_sd == pytest.approx(b.std(), rel=0.05)
+    cov = post.prior_cov
+    assert cov is not None and np.all(np.linalg.eigvalsh(cov) > 0) and np.sqrt(cov[0, 0]) < 0.05
+
+
+def test_marginal_abilities_undo_the_joint_maps_stretch_with_few_models():
+    ratios_map, ratios_marginal = [], []
+    for seed in range(4):
+        theta, _, w, s = _simulate(12, 2000, seed=10 + seed)
+        fit = fit_map(_arrays(w, s))
+        marginal, iterations = marginal_abilities(w, s, fit.theta)
+        assert iterations < 300
+        ratios_map.append(fit.theta.std() / theta.std())
+        ratios_marginal.append(marginal.std() / theta.std())
+    assert np.mean(ratios_map) > 1.04  # the joint MAP stretches the scale with 12 models ...
+    assert abs(np.mean(ratios_marginal) - 1) < 0.02  # ... the marginal fit does not
+
+
+def test_a_model_that_solves_everything_stays_finite():
+    _, _, w, s = _simulate(10, 300, seed=5)
+    s[0] = w[0]  # model 0 solves every item
+    marginal, _ = marginal_abilities(w, s, fit_map(_arrays(w, s)).theta)
+    assert np.all(np.isfinite(marginal)) and marginal[0] == marginal.max() and marginal[0] < 15
+
+
+@pytest.mark.parametrize("scale", ["ability-quantile", "expected-failure"])
+def test_difficulty_b_inverts_difficulty_z(scale):
+    theta = np.random.default_rng(1).normal(0.5, 1.4, 30)
+    z = np.linspace(0.01, 0.99, 99)
+    assert difficulty_z(difficulty_b(z, theta, scale), theta, scale) == pytest.approx(z, abs=1e-9)
