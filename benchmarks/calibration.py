@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy.special import expit
+from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -88,7 +89,8 @@ def pool_floor(pool: Pool, n_items: int) -> dict:
     key = (pool.theta.tobytes(), pool.trials, n_items)
     if key not in FLOORS:
         trials = np.full((pool.theta.size, n_items), float(pool.trials))
-        FLOORS[key] = resolution_floor(pool.theta, trials, UNIFORM, "ability-quantile")
+        with threadpool_limits(1):
+            FLOORS[key] = resolution_floor(pool.theta, trials, UNIFORM, "ability-quantile")
     return FLOORS[key]
 
 
@@ -139,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
     for p, (name, (m, trials)) in enumerate(POOLS.items()):
         pool = make_pool(m, trials, seed=100 + p)
         for n in sizes:
-            k = reps if n < 4000 else max(20, reps // 4)
+            k = reps if n < 4000 else max(20, reps // 6)
             null = study(pool, n, k, seed=1000 * p + n)
             power = {g: study(pool, n, k, seed=1000 * p + n + 7, gap=GAPS[g])["flag_rate"]["fill"] for g in GAPS}
             cov = null["coverage"]

@@ -20,6 +20,21 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def shared_floor_cache(tmp_path_factory):
+    """One folder of resolution floors for the whole session: a floor depends only on pool, size and target."""
+    import os
+
+    folder = tmp_path_factory.mktemp("floors")
+    before = os.environ.get("BENCHWATCH_FLOOR_CACHE")
+    os.environ["BENCHWATCH_FLOOR_CACHE"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("BENCHWATCH_FLOOR_CACHE", None)
+    else:
+        os.environ["BENCHWATCH_FLOOR_CACHE"] = before
+
+
+@pytest.fixture(scope="session", autouse=True)
 def committed_reports_untouched():
     """No test may write into the committed reports/ (tests use their own folders)."""
 

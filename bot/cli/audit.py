@@ -43,6 +43,12 @@ def _text(rec: dict) -> str:
         f"{rec['benchmark']}: {rec.get('n_models') or '?'} models x {rec['n_items']} items ({fit}; z: {rec['scale']})",
         f"  DDM {f('ddm')}  Max Gap {f('max_gap')}  top-5 gap sum {f('top5_gap_sum')}",
     ]
+    if rec.get("max_gap_null_p95") is not None:
+        lines.append(
+            "  resolution floor (95th pct on target-matched benchmarks, this pool): "
+            f"DDM {rec['ddm_null_p95']:.3f}  Max Gap {rec['max_gap_null_p95']:.3f}  "
+            f"top-5 gap sum {rec['top5_gap_sum_null_p95']:.3f}"
+        )
     if rec.get("first_saturated_date"):
         lines.append(f"  saturation index first reached 0.7 on {rec['first_saturated_date']}")
     if rec.get("saturation_index") is not None:

@@ -5,7 +5,7 @@ from bot.irt.fit import METHODS, fit_rasch
 from bot.irt.item_posterior import ItemPosterior, item_posterior, item_posterior_dense, marginal_abilities
 from bot.irt.rasch_map import RaschFit, fit_map, neg_log_posterior
 from bot.irt.rasch_nuts import fit_nuts, nutpie_available
-from bot.irt.responses import ResponseArrays, encode_responses
+from bot.irt.responses import ResponseArrays, arrays_from_dense, encode_responses
 from bot.irt.scale import DEFAULT_SCALE, SCALES, difficulty_b, difficulty_z
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "ItemPosterior",
     "RaschFit",
     "ResponseArrays",
+    "arrays_from_dense",
     "calibrate_items",
     "calibrate_models",
     "difficulty_b",

@@ -22,7 +22,7 @@ from scipy.special import expit, log_expit
 
 from bot.irt.responses import ResponseArrays
 
-GRID_SIZE = 320
+GRID_SIZE = 200
 EM_TOL = 1e-7
 EM_MAX_ITER = 500
 
@@ -67,8 +67,12 @@ class ItemPosterior:
 
 def _patterns(trials: np.ndarray, successes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Distinct (trials, successes) columns: W and S (patterns x models), counts, and each item's pattern."""
-    both = np.concatenate([trials.T, successes.T], axis=1)
-    unique, inverse, counts = np.unique(both, axis=0, return_inverse=True, return_counts=True)
+    both = np.ascontiguousarray(np.concatenate([trials.T, successes.T], axis=1))
+    if np.all(both == np.round(both)) and both.max(initial=0) < 32767:  # counts: compare rows as short bytes
+        both = both.astype(np.int16)
+    rows = both.view(np.dtype((np.void, both.dtype.itemsize * both.shape[1]))).ravel()
+    _, first, inverse, counts = np.unique(rows, return_index=True, return_inverse=True, return_counts=True)
+    unique = both[first].astype(float)
     m = trials.shape[0]
     return unique[:, :m], unique[:, m:], counts, inverse.ravel()
 

@@ -60,3 +60,18 @@ def encode_responses(df: pd.DataFrame) -> ResponseArrays:
         y=y,
         weight=trials,
     )
+
+
+def arrays_from_dense(trials: np.ndarray, successes: np.ndarray) -> ResponseArrays:
+    """Response arrays from model x item matrices of trials (0 where missing) and successes."""
+    n_models, n_items = trials.shape
+    model_idx, item_idx = np.nonzero(trials > 0)
+    w = trials[model_idx, item_idx]
+    return ResponseArrays(
+        models=np.array([f"m{j:06d}" for j in range(n_models)], dtype=object),
+        items=np.array([f"i{i:07d}" for i in range(n_items)], dtype=object),
+        model_idx=model_idx.astype(np.int32),
+        item_idx=item_idx.astype(np.int32),
+        y=successes[model_idx, item_idx] / w,
+        weight=w,
+    )

@@ -20,7 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from bot.irt import ItemPosterior, difficulty_b, difficulty_z, item_posterior_dense
+from bot.irt import (
+    ItemPosterior,
+    difficulty_b,
+    difficulty_z,
+    item_posterior_dense,
+    marginal_abilities,
+)
 from bot.metrics.coverage import FIGURES, Target, coverage_draws
 
 N_DRAWS = 200  # joint draws behind a published figure and its interval
@@ -28,7 +34,7 @@ NULL_REPLICATES = 200  # simulated target-matched benchmarks behind a resolution
 NULL_DRAWS = 50  # draws behind each simulated benchmark's figure (a median: stable with fewer, prior at its estimate)
 POOL_FACTORS = (2, 4, 8)  # larger pools tried when this one cannot resolve a gap of the threshold's width
 MAX_SIMULATED_CELLS = 3_000_000  # larger pools are not simulated beyond this many cells
-FLOOR_VERSION = 2
+FLOOR_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -163,13 +169,21 @@ def null_distribution(
     replicates: int = NULL_REPLICATES,
     n_draws: int = NULL_DRAWS,
     seed: int = 0,
+    refit: bool = True,
 ) -> dict[str, np.ndarray]:
-    """The estimator's figures on ``replicates`` simulated target-matched benchmarks (one value each)."""
+    """The estimator's figures on ``replicates`` simulated target-matched benchmarks (one value each).
+
+    With ``refit`` each simulated benchmark's abilities are fitted again by marginal MAP, as the real
+    benchmark's were; without it they are the pool's, a cheaper approximation.
+    """
     rng = np.random.default_rng(seed)
     out: dict[str, list[float]] = {k: [] for k in FIGURES}
     for _ in range(replicates):
         _, w, s = simulate_matched(theta, trials, target, scale, rng)
-        z = posterior_z_draws(w, s, theta, scale, n_draws, rng, hyper=1)
+        fitted = theta
+        if refit:  # started from the pool's abilities rather than from a joint MAP: the same optimum
+            fitted, _ = marginal_abilities(w, s, theta)
+        z = posterior_z_draws(w, s, fitted, scale, n_draws, rng, hyper=1)
         for k, v in coverage_draws(z, target).items():
             out[k].append(float(np.median(v)))
     return {k: np.asarray(v) for k, v in out.items()}
@@ -257,11 +271,13 @@ def larger_pools(
             if m * n_items > MAX_SIMULATED_CELLS:
                 break
             pool = np.concatenate([theta, rng.normal(theta.mean(), theta.std(), m - n_models)])
-            null = null_distribution(pool, np.full((m, n_items), usual), target, scale, replicates=40, seed=seed)
+            cells = np.full((m, n_items), usual)
+            null = null_distribution(pool, cells, target, scale, replicates=40, seed=seed, refit=False)
             tried.append((m, {k: float(np.quantile(v, 0.95)) for k, v in null.items()}))
         with_trials = None
         if usual == 1 and n_models * n_items * 10 <= MAX_SIMULATED_CELLS * 10:
-            null = null_distribution(theta, np.where(trials > 0, 10.0, 0.0), target, scale, replicates=40, seed=seed)
+            cells = np.where(trials > 0, 10.0, 0.0)
+            null = null_distribution(theta, cells, target, scale, replicates=40, seed=seed, refit=False)
             with_trials = {k: float(np.quantile(v, 0.95)) for k, v in null.items()}
         return {"tried": tried, "with_trials": with_trials}
 

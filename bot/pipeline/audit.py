@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from bot.irt import (
     DEFAULT_SCALE,
@@ -165,16 +166,18 @@ def measure(
     solved = responses.groupby("item_id")["score"].max()
     paired, top_intervals = _paired_figures(responses, sat)
     trials, successes = encode_responses(responses).dense()
-    theta, _ = marginal_abilities(trials, successes, fit.theta)
-    post = item_posterior_dense(trials, successes, theta)
-    rng = np.random.default_rng(seed)
-    draws = posterior_z_draws(trials, successes, theta, scale, N_DRAWS, rng, post=post)
-    reference = target_reference(len(fit.items), target)
-    posterior = figures_from_draws(draws, target, reference=reference)
-    floor = resolution_floor(theta, trials, target, scale, cache=cache, seed=seed)
-    floor = {**floor, **{f"{k}_sampling_hi": hi for k, (_lo, hi) in reference.items()}}
-    unresolved = {k: w for k, w in (resolve_widths or {}).items() if floor[f"{k}_null_p95"] >= w}
-    larger = larger_pools(theta, trials, target, scale, unresolved, cache=cache, seed=seed) if unresolved else {}
+    with threadpool_limits(1):  # many small matrix products: BLAS threads only add overhead here
+        theta, _ = marginal_abilities(trials, successes, fit.theta)
+        post = item_posterior_dense(trials, successes, theta)
+        rng = np.random.default_rng(seed)
+        draws = posterior_z_draws(trials, successes, theta, scale, N_DRAWS, rng, post=post)
+        reference = target_reference(len(fit.items), target)
+        posterior = figures_from_draws(draws, target, reference=reference)
+        floor = resolution_floor(theta, trials, target, scale, cache=cache, seed=seed)
+        floor = {**floor, **{f"{k}_sampling_hi": hi for k, (_lo, hi) in reference.items()}}
+        unresolved = {k: w for k, w in (resolve_widths or {}).items() if floor[f"{k}_null_p95"] >= w}
+        larger = larger_pools(theta, trials, target, scale, unresolved, cache=cache, seed=seed) if unresolved else {}
+        by_date_table = history_by_date(responses, scale=scale, target=target, ceiling=ceiling) if by_date else None
     pool = {
         "response_patterns": int(post.n_patterns),
         "distinct_z": int(np.unique(np.round(z, 9)).size),
@@ -200,7 +203,7 @@ def measure(
         diagnostics=dict(fit.diagnostics),
         paired=paired,
         top_intervals=top_intervals,
-        by_date=history_by_date(responses, scale=scale, target=target, ceiling=ceiling) if by_date else None,
+        by_date=by_date_table,
         target_spec={"kind": target.kind, "a": target.a, "b": target.b},
         posterior=posterior,
         floor=floor,

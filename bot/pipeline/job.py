@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -48,6 +49,9 @@ from bot.store import (
 )
 
 LOCK_NAME = ".benchwatch.lock"
+# Resolution floors depend only on the pool, the size, the target and the scale: one folder can serve every
+# reports folder of a machine (the sample, the live run, tests), named by this variable.
+FLOOR_CACHE_ENV = "BENCHWATCH_FLOOR_CACHE"
 DEFAULT_RULES = RuleBook()
 
 
@@ -123,7 +127,7 @@ def audit_with_history(
         scale=scale,
         target=target,
         ceiling=ceiling,
-        cache=json_memo(cache_dir / "floors"),
+        cache=json_memo(os.environ.get(FLOOR_CACHE_ENV) or cache_dir / "floors"),
         resolve_widths=resolve_widths,
     )
     return audit, how
