@@ -37,7 +37,13 @@ from bot.metrics import UNIFORM, coverage_draws, resolution_floor
 from bot.pipeline.audit import measure
 from bot.rules import evaluate_flags
 
-POOLS = {"12 binary": (12, 1), "24 binary": (24, 1), "60 binary": (60, 1), "12 x 10 trials": (12, 10)}
+POOLS = {  # name: (models, samples per item, share of missing cells)
+    "12 binary": (12, 1, 0.0),
+    "24 binary": (24, 1, 0.0),
+    "60 binary": (60, 1, 0.0),
+    "12 x 10 trials": (12, 10, 0.0),
+    "24 binary, 30% missing": (24, 1, 0.3),
+}
 SIZES = (40, 400, 4000)
 FIGURES = ("ddm", "max_gap", "top5_gap_sum")
 GAPS = {"middle": (0.4, 0.6), "top": (0.8, 1.0)}
@@ -47,15 +53,23 @@ GAPS = {"middle": (0.4, 0.6), "top": (0.8, 1.0)}
 class Pool:
     theta: np.ndarray
     trials: int
+    missing: float = 0.0
+    seed: int = 0
+
+    def cells(self, n_items: int) -> np.ndarray:
+        """Trials per (model, item), 0 where the cell is missing: the same cells for every benchmark of a size."""
+        observed = np.random.default_rng((self.seed, n_items)).random((self.theta.size, n_items)) >= self.missing
+        observed[:, 0] = True  # every model answers something
+        return np.where(observed, float(self.trials), 0.0)
 
     @property
     def names(self) -> list[str]:
         return [f"m{j:03d}" for j in range(self.theta.size)]
 
 
-def make_pool(n_models: int, trials: int, seed: int) -> Pool:
+def make_pool(n_models: int, trials: int, seed: int, missing: float = 0.0) -> Pool:
     """Abilities spread as on a real leaderboard: a normal, sorted for readability."""
-    return Pool(np.sort(np.random.default_rng(seed).normal(0.0, 1.0, n_models)), trials)
+    return Pool(np.sort(np.random.default_rng(seed).normal(0.0, 1.0, n_models)), trials, missing, seed)
 
 
 def simulate(pool: Pool, n_items: int, rng: np.random.Generator, gap: tuple | None = None) -> tuple:
@@ -67,13 +81,13 @@ def simulate(pool: Pool, n_items: int, rng: np.random.Generator, gap: tuple | No
         z = np.where(u < lo, u, u + (hi - lo))
     b = difficulty_b(z, pool.theta)
     successes = rng.binomial(pool.trials, expit(pool.theta[:, None] - b[None, :]))
-    models, items = np.meshgrid(np.arange(pool.theta.size), np.arange(n_items), indexing="ij")
+    models, items = np.nonzero(pool.cells(n_items))
     frame = pd.DataFrame(
         {
             "benchmark": "sim",
-            "model": np.asarray(pool.names)[models.ravel()],
-            "item_id": [f"i{i:05d}" for i in items.ravel()],
-            "score": (successes / pool.trials).ravel(),
+            "model": np.asarray(pool.names)[models],
+            "item_id": [f"i{i:05d}" for i in items],
+            "score": successes[models, items] / pool.trials,
             "date": pd.NaT,
             "trials": pd.array([pool.trials if pool.trials > 1 else pd.NA] * models.size, dtype="Int64"),
         }
@@ -86,9 +100,9 @@ FLOORS: dict = {}
 
 def pool_floor(pool: Pool, n_items: int) -> dict:
     """The resolution floor of this pool for benchmarks of n_items (once per pool and size)."""
-    key = (pool.theta.tobytes(), pool.trials, n_items)
+    key = (pool.theta.tobytes(), pool.trials, pool.missing, n_items)
     if key not in FLOORS:
-        trials = np.full((pool.theta.size, n_items), float(pool.trials))
+        trials = pool.cells(n_items)
         with threadpool_limits(1):
             FLOORS[key] = resolution_floor(pool.theta, trials, UNIFORM, "ability-quantile")
     return FLOORS[key]
@@ -134,6 +148,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=200, help="benchmarks per pool and size (default 200)")
     parser.add_argument("--quick", action="store_true", help="40 and 400 items only, 50 benchmarks each")
     parser.add_argument("--sizes", default=None, help="comma-separated benchmark sizes (default: 40,400,4000)")
+    parser.add_argument("--pools", default=None, help="semicolon-separated pool names (default: all)")
     args = parser.parse_args(argv)
     sizes = SIZES[:2] if args.quick else SIZES
     if args.sizes:
@@ -141,8 +156,10 @@ def main(argv: list[str] | None = None) -> None:
     reps = 50 if args.quick else args.reps
     start = time.perf_counter()
     cov_rows, flag_rows = [], []
-    for p, (name, (m, trials)) in enumerate(POOLS.items()):
-        pool = make_pool(m, trials, seed=100 + p)
+    for p, (name, (m, trials, missing)) in enumerate(POOLS.items()):
+        if args.pools and name not in args.pools.split(";"):
+            continue
+        pool = make_pool(m, trials, seed=100 + p, missing=missing)
         for n in sizes:
             k = reps if n < 4000 or args.sizes else max(20, reps // 6)
             null = study(pool, n, k, seed=1000 * p + n)

@@ -102,6 +102,7 @@ CONFIGS = [  # (pool, items, benchmarks): every pool and size of the issue, as m
     ("60 binary", 400, 24),
     ("12 x 10 trials", 40, 60),
     ("12 x 10 trials", 400, 30),
+    ("24 binary, 30% missing", 400, 30),
 ]
 
 
@@ -114,8 +115,8 @@ def test_intervals_cover_and_flags_control_false_alarms(pool, n_items, reps):
     benchmarks per cell (and 4,000 items for every pool) come from ``benchmarks/calibration.py``.
     """
     cal = _calibration()
-    m, trials = cal.POOLS[pool]
-    result = cal.study(cal.make_pool(m, trials, seed=7), n_items, reps, seed=11)
+    m, trials, missing = cal.POOLS[pool]
+    result = cal.study(cal.make_pool(m, trials, seed=7, missing=missing), n_items, reps, seed=11)
     assert result["inside"] == 1.0  # no published figure outside its own interval
     tolerance = 2.5 * math.sqrt(0.95 * 0.05 / reps)
     for key, rate in result["coverage"].items():
