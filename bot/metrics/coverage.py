@@ -177,11 +177,3 @@ def coverage_draws(z_draws: np.ndarray, target: Target = UNIFORM) -> dict[str, n
         "top3_gap_sum": gaps[:, :3].sum(axis=1),
         "top5_gap_sum": gaps[:, :5].sum(axis=1),
     }
-
-
-def coverage_intervals(z_draws: np.ndarray, target: Target = UNIFORM, level: float = 0.95) -> dict[str, tuple]:
-    """Equal-tailed intervals of DDM, Max Gap and top-5 gap sum over posterior draws of z (draws x items)."""
-    figures = coverage_draws(z_draws, target)
-    tail = (1 - level) / 2
-    keys = ("ddm", "max_gap", "top5_gap_sum")
-    return {k: tuple(float(q) for q in np.quantile(figures[k], [tail, 1 - tail])) for k in keys}

@@ -84,7 +84,7 @@ def figures_from_draws(
     return PosteriorFigures(median, interval)
 
 
-HYPER_DRAWS = 20  # draws of the abilities and of the prior's (mu, sigma); each gives n_draws / 20 item draws
+HYPER_DRAWS = 20  # draws of the prior's (mu, sigma); each gives n_draws / 20 item draws
 
 
 def posterior_z_draws(
@@ -94,49 +94,30 @@ def posterior_z_draws(
     scale: str,
     n_draws: int,
     rng: np.random.Generator,
-    theta_draws: np.ndarray | None = None,
     post: ItemPosterior | None = None,
     hyper: int = HYPER_DRAWS,
 ) -> np.ndarray:
     """Joint draws of every item's z (n_draws x items), the uncertainty of the prior included.
 
     Each of ``hyper`` rounds (``HYPER_DRAWS``; 1 holds the prior at its estimate, enough for medians) takes
-    one draw of the prior's (mu, log sigma) from the curvature of its marginal likelihood (and, where
-    ``theta_draws`` are given, one draw of the abilities), then draws every item's b from its exact
-    posterior given them, and places it on the z axis of those abilities.
+    one draw of the prior's (mu, log sigma) from the curvature of its marginal likelihood, then draws every
+    item's b from its exact posterior given it. The abilities are held at their fitted values: drawing them
+    too changed no coverage in ``benchmarks/calibration.py``.
     """
     post = post or item_posterior_dense(trials, successes, theta, prior_uncertainty=hyper > 1)
-    if hyper <= 1 and theta_draws is None:  # the prior at its estimate: one posterior serves every draw
+    if hyper <= 1:  # the prior at its estimate: one posterior serves every draw
         b = post.draws(n_draws, rng)
         return difficulty_z(b.ravel(), theta, scale).reshape(b.shape)
     hyper = min(hyper, n_draws)
     sizes = np.diff(np.linspace(0, n_draws, hyper + 1).astype(int))
     cov = post.prior_cov if post.prior_cov is not None else np.zeros((2, 2))
     out = []
-    for k, size in enumerate(sizes):
-        theta_k = theta if theta_draws is None else theta_draws[k % len(theta_draws)]
+    for size in sizes:
         mu, log_sigma = rng.multivariate_normal([post.prior_mean, np.log(post.prior_sd)], cov)
-        mu += theta_k.mean() - theta.mean()
-        post_k = item_posterior_dense(trials, successes, theta_k, prior=(mu, float(np.exp(log_sigma))))
+        post_k = item_posterior_dense(trials, successes, theta, prior=(mu, float(np.exp(log_sigma))))
         b = post_k.draws(int(size), rng)
-        out.append(difficulty_z(b.ravel(), theta_k, scale).reshape(b.shape))
+        out.append(difficulty_z(b.ravel(), theta, scale).reshape(b.shape))
     return np.concatenate(out)
-
-
-def posterior_figures(
-    trials: np.ndarray,
-    successes: np.ndarray,
-    theta: np.ndarray,
-    scale: str,
-    target: Target,
-    n_draws: int,
-    rng: np.random.Generator,
-    theta_draws: np.ndarray | None = None,
-    reference: dict | None = None,
-) -> PosteriorFigures:
-    """The figures' posterior medians and 95% intervals over ``n_draws`` joint draws."""
-    z = posterior_z_draws(trials, successes, theta, scale, n_draws, rng, theta_draws)
-    return figures_from_draws(z, target, reference=reference)
 
 
 def _target_z(target: Target, n: int, rng: np.random.Generator) -> np.ndarray:
