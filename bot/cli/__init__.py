@@ -8,6 +8,8 @@ from collections.abc import Sequence
 
 from bot.cli import audit as audit_command
 from bot.cli import calibrate as calibrate_command
+from bot.cli import check as check_command
+from bot.cli import repair as repair_command
 from bot.cli import run as run_command
 from bot.cli import saturation as saturation_command
 from bot.cli import schedule as schedule_command
@@ -22,6 +24,8 @@ COMMANDS = {
     "calibrate": calibrate_command,
     "saturation": saturation_command,
     "schedule": schedule_command,
+    "check": check_command,
+    "repair": repair_command,
 }
 
 
@@ -48,3 +52,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BusyError as exc:
         print(f"benchwatch: busy: {exc}", file=sys.stderr)
         return 3
+    except OSError as exc:  # a full disk, a read-only folder, a missing file: the path and the cause
+        print(f"benchwatch: error: {describe_os_error(exc)}", file=sys.stderr)
+        return 2
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line naming the path and the cause of an operating-system error."""
+    cause = exc.strerror or str(exc) or type(exc).__name__
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: {cause}" if paths else f"{type(exc).__name__}: {cause}"

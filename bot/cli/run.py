@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import time
 from pathlib import Path
 
 from bot.errors import InputError
@@ -11,6 +12,7 @@ from bot.pipeline import run_job
 from bot.rules import RuleBook, rules_from_config
 from bot.sources import (
     ADAPTERS,
+    DEADLINE,
     DEFAULT_CONFIG,
     Fetcher,
     fetch_csv_file,
@@ -49,11 +51,26 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="refit benchmarks whose data did not change")
     parser.add_argument("--method", choices=METHODS, default="map", help="fitting method (default: map)")
     parser.add_argument(
+        "--lock-timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="how long to wait for another run that holds the reports folder (default: 600)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="sources not started this long after the run did fail, keeping their last good data "
+        "(default: [http] run_deadline of the configuration, else none)",
+    )
+    parser.add_argument(
         "--cache", default=None, help=f"downloads and last good data (default: .cache, or {SAMPLE_CACHE} with --sample)"
     )
 
 
-def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, RuleBook]:
+def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, RuleBook, float | None]:
     config = load_config(args.config, adapters=tuple(ADAPTERS))
     rules = rules_from_config(config.rules, str(config.path), config.benchmarks)
     chosen = list(config.sources)
@@ -63,6 +80,8 @@ def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, 
         if unknown:
             raise InputError(str(config.path), f"no such source(s) {', '.join(unknown)}", field="--sources")
     http = config.http
+    deadline = args.deadline if args.deadline is not None else http.get("run_deadline")
+    deadline = None if deadline is None else float(deadline)
     fetcher = Fetcher(
         Path(cache),
         connect_timeout=float(http.get("connect_timeout", 10)),
@@ -70,8 +89,11 @@ def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, 
         retries=int(http.get("retries", 3)),
         backoff=float(http.get("backoff", 1.0)),
         max_bytes=int(http.get("max_bytes", 512 * 1024 * 1024)),
+        deadline=float(http.get("deadline", DEADLINE)),
+        stop_at=None if deadline is None else time.monotonic() + deadline,
     )
-    return [(name, lambda cfg=config.sources[name]: load_source(fetcher, cfg)) for name in chosen], fetcher, rules
+    loads = [(name, lambda cfg=config.sources[name]: load_source(fetcher, cfg)) for name in chosen]
+    return loads, fetcher, rules, deadline
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -79,7 +101,7 @@ def handle(args: argparse.Namespace) -> int:
     local = args.sample or args.input
     reports = args.reports or (SAMPLE_REPORTS if args.sample else "reports")
     cache = args.cache or (SAMPLE_CACHE if args.sample else ".cache")
-    fetcher, rules = None, RuleBook()
+    fetcher, rules, deadline = None, RuleBook(), args.deadline
     if local:
         sources = []
         if args.sample:
@@ -88,7 +110,7 @@ def handle(args: argparse.Namespace) -> int:
             sources.append(("sample", fetch_sample))
         sources += [(Path(p).name, lambda p=p: fetch_csv_file(p)) for p in args.input]
     else:
-        sources, fetcher, rules = _live_sources(args, cache)
+        sources, fetcher, rules, deadline = _live_sources(args, cache)
     try:
         result = run_job(
             sources,
@@ -99,6 +121,8 @@ def handle(args: argparse.Namespace) -> int:
             cache_dir=cache,
             strict=bool(local),
             rules=rules,
+            lock_timeout=args.lock_timeout,
+            deadline=deadline,
         )
     finally:
         if fetcher is not None:

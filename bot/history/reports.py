@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from bot.store import atomic_write_text, safe_slug
+from bot.errors import InputError
+from bot.store import atomic_write_bytes, atomic_write_text, parse_snapshot, safe_slug, snapshot_bytes
 
 DIGITS = 6
 HISTORY_COLUMNS = [
@@ -56,10 +58,91 @@ def to_json(value: object) -> str:
     return json.dumps(rounded(value), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def _csv_text(df: pd.DataFrame) -> str:
+# A cell a spreadsheet would run as a formula starts with one of these; such text is written after a
+# quote (and a leading quote is doubled), so that every CSV here opens safely and reads back exactly.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def sheet_safe(value: object) -> object:
+    """A text cell that a spreadsheet will show as text (numbers are left as they are)."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
+
+
+def sheet_text(value: object) -> object:
+    """The text ``sheet_safe`` was given."""
+    if isinstance(value, str) and value.startswith("'") and value[1:].startswith(FORMULA_START):
+        return value[1:]
+    return value
+
+
+def csv_text(df: pd.DataFrame) -> str:
+    """A table as CSV text: short floats, LF line ends, spreadsheet-safe text cells."""
+    df = df.copy()
+    for col in df.columns:
+        if df[col].dtype == object:
+            df[col] = df[col].map(sheet_safe)
     buf = io.StringIO()
     df.to_csv(buf, index=False, lineterminator="\n", float_format=f"%.{DIGITS}g")
     return buf.getvalue()
+
+
+MERGE_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ")
+
+
+def _damaged(path: Path, problem: str) -> InputError:
+    return InputError(str(path), f"{problem}; run `benchwatch check` for every problem, `benchwatch repair` to fix")
+
+
+def _merge_marker(path: Path, text: str) -> None:
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith(MERGE_MARKERS) and (line.strip() == "=======" or line.startswith(MERGE_MARKERS[::2])):
+            raise _damaged(path, f"a git merge conflict marker on line {number} ({line[:20]!r})")
+
+
+def parse_json(path: Path, text: str, key: str, kind: type) -> object:
+    """``text`` as one of the JSON files of reports/ (``{key: kind}``); anything else names file and problem."""
+    _merge_marker(path, text)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise _damaged(path, f"not valid JSON (cut or damaged) at {where}: {exc.msg}") from None
+    if not isinstance(data, dict) or not isinstance(data.get(key), kind):
+        raise _damaged(path, f"expected an object with {key!r} as a {'list' if kind is list else 'mapping'}")
+    return data[key]
+
+
+def parse_csv(path: Path, text: str, columns: list[str] | None = None, *, blanks: bool = True) -> pd.DataFrame:
+    """``text`` as one of the CSV files of reports/, checked row by row (a cut row, an extra field, an
+    unclosed quote, the wrong header or a merge marker is an error naming the file, the line and the problem).
+    ``blanks``: empty cells are missing values (tables) rather than empty text (history, run log)."""
+    _merge_marker(path, text)
+    if text and not text.endswith("\n"):
+        raise _damaged(path, "the last line has no line end (the file was cut)")
+    reader = csv.reader(io.StringIO(text), strict=True)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise _damaged(path, f"line {reader.line_num}: {exc} (an unclosed quote?)") from None
+    if not rows:
+        raise _damaged(path, "empty (no header)")
+    header = rows[0]
+    if columns is not None and header != columns:
+        raise _damaged(path, f"the header is {','.join(header)!r}, expected {','.join(columns)!r}")
+    for number, row in enumerate(rows[1:], 2):
+        if len(row) != len(header):
+            raise _damaged(path, f"line {number} has {len(row)} fields, the header {len(header)}")
+    dtypes = {c: str for c in ("revision", "flags", "model", "item_id", "benchmark", "date", "sources", "status")}
+    df = pd.read_csv(
+        io.StringIO(text),
+        dtype={c: t for c, t in dtypes.items() if c in header},
+        keep_default_na=False,
+        na_values=[""] if blanks else [],
+    )
+    for col in df.columns:
+        if df[col].dtype == object:
+            df[col] = df[col].map(sheet_text)
+    return df
 
 
 STAGING = ".staging"
@@ -87,8 +170,11 @@ class Reports:
     _staged: set[str] | None = field(default=None, repr=False)
 
     @contextmanager
-    def transaction(self) -> Iterator[Reports]:
-        """All writes become visible together at the end, or not at all if the run dies before."""
+    def transaction(self, on_commit: Callable[[], None] = lambda: None) -> Iterator[Reports]:
+        """All writes become visible together at the end, or not at all if the run dies before.
+
+        Once the list of staged files is written the run is committed: if it dies while the files are
+        swapped in, the next transaction (or ``recover``) finishes the swap."""
         recover(self.root)
         staging = self.root / STAGING
         staging.mkdir(parents=True, exist_ok=True)
@@ -96,6 +182,7 @@ class Reports:
         try:
             yield self
             atomic_write_text(staging / COMMIT, json.dumps(sorted(self._staged)))
+            on_commit()
             recover(self.root)
         finally:
             self._staged = None
@@ -104,20 +191,36 @@ class Reports:
 
     def write(self, path: Path, text: str) -> None:
         """Write one file: staged inside a transaction, atomically in place outside one."""
+        self.write_bytes(path, text.encode("utf-8"))
+
+    def write_bytes(self, path: Path, data: bytes) -> None:
         if self._staged is None:
-            atomic_write_text(path, text)
+            atomic_write_bytes(path, data)
             return
         rel = str(path.relative_to(self.root))
-        atomic_write_text(self.root / STAGING / rel, text)
+        atomic_write_bytes(self.root / STAGING / rel, data)
         self._staged.add(rel)
 
-    def read(self, path: Path) -> str | None:
-        """A file's text as this run sees it (its own staged writes first), or None."""
+    def read_bytes(self, path: Path) -> bytes | None:
+        """A file's bytes as this run sees it (its own staged writes first), or None."""
         if self._staged is not None:
             rel = str(path.relative_to(self.root))
             if rel in self._staged:
-                return (self.root / STAGING / rel).read_text(encoding="utf-8")
-        return path.read_text(encoding="utf-8") if path.exists() else None
+                return (self.root / STAGING / rel).read_bytes()
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def read(self, path: Path) -> str | None:
+        """A file's text as this run sees it (its own staged writes first), or None."""
+        data = self.read_bytes(path)
+        if data is None:
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _damaged(path, f"not UTF-8 text (byte {exc.start})") from None
 
     @property
     def latest(self) -> Path:
@@ -152,14 +255,20 @@ class Reports:
     def by_date(self, benchmark: str) -> Path:
         return self.root / "by_date" / f"{safe_slug(benchmark)}.csv"
 
+    def snapshot(self, benchmark: str, kind: str = "responses") -> Path:
+        """A benchmark's last good data (``responses`` or ``aggregates``), kept with the figures it gave."""
+        return self.root / "snapshots" / kind / f"{safe_slug(benchmark)}.csv.gz"
+
 
 def load_latest(reports: Reports) -> dict[str, dict]:
     """The latest record of every benchmark, by name (empty if there is none yet)."""
     text = reports.read(reports.latest)
     if text is None:
         return {}
-    data = json.loads(text)
-    return {rec["benchmark"]: rec for rec in data["benchmarks"]}
+    records = parse_json(reports.latest, text, "benchmarks", list)
+    if not all(isinstance(r, dict) and isinstance(r.get("benchmark"), str) for r in records):
+        raise _damaged(reports.latest, "a record without a benchmark name")
+    return {rec["benchmark"]: rec for rec in records}
 
 
 def page_groups(records: dict[str, dict]) -> dict[str, list[dict]]:
@@ -175,7 +284,12 @@ def page_groups(records: dict[str, dict]) -> dict[str, list[dict]]:
 def load_alerts(reports: Reports) -> list[dict]:
     """Every alert ever raised, oldest first."""
     text = reports.read(reports.alerts)
-    return [] if text is None else json.loads(text)["alerts"]
+    if text is None:
+        return []
+    alerts = parse_json(reports.alerts, text, "alerts", list)
+    if not all(isinstance(a, dict) and {"id", "benchmark", "raised_at", "title"} <= a.keys() for a in alerts):
+        raise _damaged(reports.alerts, "an alert without its id, benchmark, raised_at or title")
+    return alerts
 
 
 def load_history(reports: Reports) -> pd.DataFrame:
@@ -183,11 +297,17 @@ def load_history(reports: Reports) -> pd.DataFrame:
     text = reports.read(reports.history)
     if text is None:
         return pd.DataFrame(columns=HISTORY_COLUMNS)
-    return pd.read_csv(io.StringIO(text), dtype={"revision": str, "flags": str}, keep_default_na=False)
+    return parse_csv(reports.history, text, HISTORY_COLUMNS, blanks=False)
+
+
+def load_runs(reports: Reports) -> pd.DataFrame | None:
+    """The run log, or None before the first run."""
+    text = reports.read(reports.runs)
+    return None if text is None else parse_csv(reports.runs, text, RUN_COLUMNS, blanks=False)
 
 
 def _write_if_changed(reports: Reports, path: Path, text: str) -> None:
-    if reports.read(path) == text:
+    if reports.read_bytes(path) == text.encode("utf-8"):
         return
     reports.write(path, text)
 
@@ -203,53 +323,80 @@ def write_alerts(reports: Reports, alerts: list[dict]) -> None:
     _write_if_changed(reports, reports.alerts, to_json({"alerts": alerts}))
 
 
+def history_rows(rows: list[dict]) -> pd.DataFrame:
+    """Records as rows of history.csv."""
+    return pd.DataFrame([{c: rounded(r.get(c)) for c in HISTORY_COLUMNS} for r in rows], columns=HISTORY_COLUMNS)
+
+
+def write_history(reports: Reports, history: pd.DataFrame) -> None:
+    _write_if_changed(reports, reports.history, csv_text(history[HISTORY_COLUMNS]))
+
+
 def append_history(reports: Reports, rows: list[dict]) -> None:
     """Append snapshot rows to history.csv."""
     if not rows:
         return
     old = load_history(reports)
-    new = pd.DataFrame([{c: rounded(r.get(c)) for c in HISTORY_COLUMNS} for r in rows], columns=HISTORY_COLUMNS)
-    both = new if old.empty else pd.concat([old, new], ignore_index=True)
-    _write_if_changed(reports, reports.history, _csv_text(both))
+    new = history_rows(rows)
+    write_history(reports, new if old.empty else pd.concat([old, new], ignore_index=True))
 
 
 def append_run(reports: Reports, row: dict) -> None:
     """Append one line to the run log."""
-    text = reports.read(reports.runs)
-    old = None if text is None else pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    old = load_runs(reports)
     new = pd.DataFrame([{c: row.get(c) for c in RUN_COLUMNS}], columns=RUN_COLUMNS)
     both = new if old is None else pd.concat([old, new], ignore_index=True)
-    reports.write(reports.runs, _csv_text(both))
+    reports.write(reports.runs, csv_text(both))
 
 
 def write_table(reports: Reports, path: Path, df: pd.DataFrame) -> None:
     """Write a per-benchmark table (items, models, by date) as CSV."""
-    _write_if_changed(reports, path, _csv_text(df))
-
-
-def _parse_table(text: str | Path, folder: str) -> pd.DataFrame:
-    key = {"items": "item_id", "models": "model"}.get(folder, "date")
-    source = io.StringIO(text) if isinstance(text, str) else text
-    return pd.read_csv(source, dtype={key: str}, keep_default_na=False, na_values=[""])
+    _write_if_changed(reports, path, csv_text(df))
 
 
 def load_table(path: Path) -> pd.DataFrame | None:
     """A per-benchmark table (items or models) written by ``write_table``, or None."""
-    if not path.exists():
-        return None
-    return _parse_table(path, path.parent.name)
+    return read_table(Reports(path.parent.parent), path)
 
 
 def read_table(reports: Reports, path: Path) -> pd.DataFrame | None:
     """A per-benchmark table as this run sees it (its own staged writes first), or None."""
     text = reports.read(path)
-    return None if text is None else _parse_table(text, path.parent.name)
+    return None if text is None else parse_csv(path, text)
+
+
+def load_snapshot(reports: Reports, benchmark: str, kind: str = "responses") -> pd.DataFrame | None:
+    """A benchmark's last good data as this run sees it, or None (a damaged snapshot is an error)."""
+    path = reports.snapshot(benchmark, kind)
+    data = reports.read_bytes(path)
+    if data is None:
+        return None
+    try:
+        return parse_snapshot(data, str(path), kind)
+    except ValueError as exc:
+        raise _damaged(path, str(exc).removeprefix(f"{path}: ")) from None
+
+
+def parse_snapshot_file(path: Path, kind: str) -> pd.DataFrame:
+    """A snapshot file read on its own (by ``check``); damage names the file."""
+    try:
+        return parse_snapshot(path.read_bytes(), str(path), kind)
+    except ValueError as exc:
+        raise _damaged(path, str(exc).removeprefix(f"{path}: ")) from None
+
+
+def write_snapshot(reports: Reports, benchmark: str, rows: pd.DataFrame, kind: str = "responses") -> None:
+    """Keep a benchmark's data with its figures (the same data writes the same bytes)."""
+    path = reports.snapshot(benchmark, kind)
+    data = snapshot_bytes(rows)
+    if reports.read_bytes(path) != data:
+        reports.write_bytes(path, data)
 
 
 def load_sources(reports: Reports) -> dict[str, dict]:
     """The status of every source ever run: last attempt, last success, error, revision."""
     text = reports.read(reports.sources)
-    return {} if text is None else json.loads(text)["sources"]
+    return {} if text is None else parse_json(reports.sources, text, "sources", dict)
 
 
 def write_sources(reports: Reports, statuses: dict[str, dict]) -> None:
@@ -260,7 +407,7 @@ def write_sources(reports: Reports, statuses: dict[str, dict]) -> None:
 def load_changelog(reports: Reports) -> list[dict]:
     """Every snapshot's changes (models and items added, removed or rescored), oldest first."""
     text = reports.read(reports.changelog)
-    return [] if text is None else json.loads(text)["changes"]
+    return [] if text is None else parse_json(reports.changelog, text, "changes", list)
 
 
 def append_changelog(reports: Reports, changes: list[dict]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -22,11 +23,13 @@ from bot.history import (
     append_run,
     load_alerts,
     load_latest,
+    load_snapshot,
     load_sources,
     load_table,
     read_table,
     write_alerts,
     write_latest,
+    write_snapshot,
     write_sources,
     write_table,
 )
@@ -41,8 +44,8 @@ from bot.sources import SourceTable
 from bot.store import (
     content_revision,
     diff_snapshots,
-    load_snapshot,
-    save_snapshot,
+    safe_slug,
+    slug_collisions,
     validate_aggregates,
     validate_responses,
 )
@@ -65,6 +68,11 @@ class JobResult:
     pages: int
     sources_ok: int = 0
     sources_failed: int = 0
+
+
+def phase(name: str) -> None:
+    """A boundary between two phases of a run: fetch, fit, snapshot save, staging, commit swap, site build,
+    site swap, run log. Nothing happens here; the kill tests stop a run at each of them."""
 
 
 def utc_now() -> str:
@@ -107,7 +115,7 @@ def audit_with_history(
     """Audit one benchmark, calibrating only the new models or items when that is all that changed."""
     name = str(rows["benchmark"].iloc[0])
     items, models = load_table(reports.items(name)), load_table(reports.models(name))
-    update = plan_update(load_snapshot(cache_dir, name), rows)
+    update = plan_update(load_snapshot(reports, name), rows)
     if method == "map" and update.kind != "refit" and items is not None and models is not None:
         fit = calibrated_fit(rows, update, items, models)
         how = f"calibrated {len(update.new_models) or len(update.new_items)} new {update.kind.split('-')[1]}"
@@ -154,7 +162,6 @@ class _Run:
     rules: RuleBook
     owners: dict[str, str] = field(default_factory=dict)  # benchmark -> the source that produced it this run
     new_rows: list = field(default_factory=list)
-    snapshots: list = field(default_factory=list)  # last good data to keep once the reports are committed
     new_alerts: list = field(default_factory=list)
     changes: list = field(default_factory=list)
 
@@ -166,10 +173,17 @@ class _Run:
                 raise InputError(
                     location, f"benchmark {name!r} is already published by source {owner!r}; set a `prefix` option"
                 )
+        for a, b in slug_collisions(set(names) | set(self.records)):
+            if a in names or b in names:
+                raise InputError(
+                    location,
+                    f"benchmarks {a!r} and {b!r} would share one file name ({safe_slug(a)}): refused, nothing "
+                    "of this source published (rename one upstream or set a `prefix` option)",
+                )
 
     def unchanged(self, name: str, revision: str, method: str | None, scale: str | None) -> bool:
         before = self.previous.get(name)
-        same = before is not None and before.get("revision") == revision
+        same = before is not None and before.get("revision") == revision and not before.get("rebuilt")
         return same and (before.get("method"), before.get("scale")) == (method, scale) and not self.force
 
     def shrunk(self, name: str, n_cells: int) -> str | None:
@@ -251,9 +265,10 @@ class _Run:
         self.new_rows += batch.new_rows
         self.new_alerts += batch.new_alerts
         self.changes += batch.changes
-        self.snapshots += batch.snapshots
         for path, frame in batch.tables:
             write_table(self.reports, path, frame)
+        for bench, rows, kind in batch.snapshots:
+            write_snapshot(self.reports, bench, rows, kind)
 
 
 def _widths(t) -> dict[str, float]:
@@ -306,7 +321,7 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
         if stop:
             notes.append(stop)
             continue
-        change = diff_snapshots(load_snapshot(cache, name), rows)
+        change = diff_snapshots(load_snapshot(run.reports, name), rows)
         try:
             audit, how = audit_with_history(
                 rows,
@@ -323,6 +338,7 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
             run.skip(batch, name, f"could not be audited: {exc}")
             notes.append(f"{name} skipped: {exc}")
             continue
+        phase("fit")
         fig = _provenance(audit.figures(), table, rows)
         run.record(batch, fig, source, change, table.pages.get(name))
         batch.tables.append((run.reports.items(name), audit.items.sort_values("item_id")))
@@ -347,7 +363,7 @@ def _aggregates(
         if stop:
             notes.append(stop)
             continue
-        change = diff_snapshots(load_snapshot(cache, name, "aggregates"), rows)
+        change = diff_snapshots(load_snapshot(run.reports, name, "aggregates"), rows)
         fig, by_date = audit_leaderboard(rows, source=table.location, ceiling=run.rules.ceiling_for(name))
         fig = _provenance(fig, table, rows)
         run.record(batch, fig, source, change, table.pages.get(name))
@@ -367,11 +383,16 @@ def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict
     status = statuses.get(name, {})
     batch = _Batch()
     try:
+        if ctx["stop_at"] is not None and time.monotonic() > ctx["stop_at"]:
+            raise TimeoutError("the run's deadline passed before this source started; its last good data is kept")
         table = load()
+        phase("fetch")
         frame = validate_responses(table.frame, table.location) if len(table.frame) else None
         aggs = None
         if table.aggregates is not None and len(table.aggregates):
             aggs = validate_aggregates(table.aggregates.astype(str), table.location)
+        merges = [e for t in (frame, aggs) if t is not None for e in t.attrs.get("merged", [])]
+        table = dataclasses.replace(table, excluded=(*table.excluded, *merges))
         names = [] if frame is None else list(frame["benchmark"].unique())
         names += [] if aggs is None else list(aggs["benchmark"].unique())
         run.claim(names, name, table.location)
@@ -389,6 +410,7 @@ def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict
         log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: FAILED (nothing new published): {exc}")
         return False
     run.commit(batch, name, names)
+    phase("snapshot save")
     prov = table.provenance
     mine = sorted(r["revision"] for r in run.records.values() if r.get("source_name") == name)
     revision = prov.get("revision") or "+".join(mine)
@@ -433,26 +455,27 @@ def run_job(
     scale: str = DEFAULT_SCALE,
     rules: RuleBook = DEFAULT_RULES,
     lock_timeout: float = 600.0,
+    deadline: float | None = None,
     log: Callable[[str], None] = print,
 ) -> JobResult:
     """Run every stage once for every source; with ``strict`` off a failing source never stops the others.
 
-    The reports folder is locked for the whole run, and its files change together at the end (or not
-    at all if the run dies before), so a killed run leaves it as it was.
+    The reports folder is locked for the whole run, and its files (figures, history, alerts, tables and
+    the snapshots of the data behind them) change together at the end, or not at all if the run dies
+    before; the site is built aside and swapped in only when the build succeeded. A source that has not
+    started ``deadline`` seconds after the run did fails with that reason (its last good data is kept).
     """
     started = time.perf_counter()
     now = now or utc_now()
     reports = Reports(Path(reports_dir))
     cache = Path(cache_dir)
-    reports.root.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(reports.root / LOCK_NAME), timeout=lock_timeout)
     try:
-        lock.acquire()
-    except Timeout:
-        held = reports.root / LOCK_NAME
-        raise BusyError(f"another benchwatch run holds {held}; gave up after {lock_timeout:g} s") from None
+        reports.root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(str(reports.root), f"cannot create the reports folder ({exc.strerror or exc})") from None
+    lock = _acquire(reports.root / LOCK_NAME, lock_timeout, log)
     try:
-        with reports.transaction():
+        with reports.transaction(on_commit=lambda: phase("commit swap")):
             previous = load_latest(reports)
             run = _Run(reports, previous, dict(previous), now, force, rules)
             ctx = {
@@ -463,6 +486,7 @@ def run_job(
                 "method": method,
                 "scale": scale,
                 "cache": cache,
+                "stop_at": None if deadline is None else time.monotonic() + deadline,
             }
             results = [_run_source(run, name, load, ctx) for name, load in sources]
             with stage("reports", log) as notes:
@@ -476,16 +500,16 @@ def run_job(
                 append_changelog(reports, run.changes)
                 write_sources(reports, ctx["statuses"])
                 notes.append(f"{len(run.new_rows)} new snapshots, {len(run.new_alerts)} alerts -> {reports.root}")
-        for bench, rows, kind in run.snapshots:
-            save_snapshot(cache, bench, rows, kind)
+            phase("staging")
         ok, failed = sum(results), len(results) - sum(results)
         pages = 0
         if site_out is not None:
             from bot.site import build_site
 
             with stage("site", log) as notes:
-                pages = build_site(reports.root, site_out, now=now)
+                pages = build_site(reports.root, site_out, now=now, phase=phase)
                 notes.append(f"{pages} pages -> {site_out}")
+        phase("run log")
         append_run(
             reports,
             {
@@ -501,3 +525,20 @@ def run_job(
         return JobResult(len(run.records), len(run.new_rows), len(run.new_alerts), pages, ok, failed)
     finally:
         lock.release()
+
+
+def _acquire(path: Path, timeout: float, log: Callable[[str], None]) -> FileLock:
+    """The reports folder's lock; says so when it has to wait for another run, gives up after ``timeout``."""
+    lock = FileLock(str(path), timeout=timeout)
+    try:
+        lock.acquire(timeout=0)
+        return lock
+    except Timeout:
+        log(f"lock      another benchwatch run holds {path}: waiting up to {timeout:g} s (--lock-timeout)")
+    except OSError as exc:
+        raise InputError(str(path), f"cannot take the lock ({exc.strerror or exc})") from None
+    try:
+        lock.acquire()
+    except Timeout:
+        raise BusyError(f"another benchwatch run holds {path}; gave up after {timeout:g} s") from None
+    return lock

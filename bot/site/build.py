@@ -6,6 +6,7 @@ import html
 import logging
 import shutil
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -47,6 +48,11 @@ def find_site_project(explicit: str | Path | None = None) -> Path:
     raise InputError(str(candidates[0]), "no MkDocs project here (site/mkdocs.yml not found)")
 
 
+def _shown(records: dict[str, dict]) -> dict[str, dict]:
+    """The records with figures to show (not the bare ones ``benchwatch repair`` rebuilt until their refit)."""
+    return {name: rec for name, rec in records.items() if not rec.get("rebuilt")}
+
+
 def _page_url(md_path: str) -> str:
     """The URL path MkDocs gives a page with use_directory_urls."""
     return md_path.removesuffix(".md") + "/"
@@ -54,7 +60,7 @@ def _page_url(md_path: str) -> str:
 
 def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = None) -> int:
     """Write the generated Markdown pages and feeds into ``docs``; returns the number of pages."""
-    records = load_latest(reports)
+    records = _shown(load_latest(reports))
     alerts = load_alerts(reports)
     history = load_history(reports)
     (docs / "benchmarks").mkdir(parents=True, exist_ok=True)
@@ -123,6 +129,15 @@ def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
         (docs / plot_path(name, "saturation")).write_text(saturation_svg(by_date, rec["top_models"]), encoding="utf-8")
 
 
+def restore_site(out: Path) -> bool:
+    """Put the last good site back when a run died in the middle of swapping it; True if it did."""
+    old = out.parent / f".{out.name}.old"
+    if old.is_dir() and not out.exists():
+        old.rename(out)
+        return True
+    return False
+
+
 def _nav(page_ids: list[str]) -> list:
     return [
         {"Home": "index.md"},
@@ -141,14 +156,20 @@ def build_site(
     project: str | Path | None = None,
     site_url: str | None = None,
     now: str | None = None,
+    phase: Callable[[str], None] = lambda name: None,
 ) -> int:
-    """Build the site from a reports folder into ``out_dir`` (replaced only when the build succeeds)."""
+    """Build the site from a reports folder into ``out_dir``, replaced only when the build succeeded.
+
+    The new site is built beside the old one and swapped in with two renames; a run that dies between
+    them leaves the old site under ``.NAME.old``, put back by the next build (or ``benchwatch repair``).
+    """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     project_dir = find_site_project(project)
     reports = Reports(Path(reports_dir))
     out = Path(out_dir).resolve()
+    restore_site(out)
     staging = out.parent / f".{out.name}.building"
     shutil.rmtree(staging, ignore_errors=True)
     mkdocs_log = logging.getLogger("mkdocs")
@@ -167,17 +188,19 @@ def build_site(
                 site_dir=str(staging),
                 site_url=url,
                 strict=True,
-                nav=_nav(list(page_groups(load_latest(reports)))),
+                nav=_nav(list(page_groups(_shown(load_latest(reports))))),
             )
             config.plugins.on_startup(command="build", dirty=False)
             try:
                 build(config)
             finally:
                 config.plugins.on_shutdown()
+        phase("site build")
         old = out.parent / f".{out.name}.old"
         shutil.rmtree(old, ignore_errors=True)
         if out.exists():
             out.rename(old)
+        phase("site swap")
         staging.rename(out)
         shutil.rmtree(old, ignore_errors=True)
     finally:

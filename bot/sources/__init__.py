@@ -2,7 +2,7 @@
 
 from bot.sources.adapters import ADAPTERS
 from bot.sources.config import DEFAULT_CONFIG, Config, SourceConfig, load_config
-from bot.sources.http import USER_AGENT, Download, Fetcher, FetchError
+from bot.sources.http import DEADLINE, USER_AGENT, Download, Fetcher, FetchError
 from bot.sources.live import load_source
 from bot.sources.local import fetch_csv_file, fetch_sample, read_csv_text
 from bot.sources.real_snapshot import snapshot_sources
@@ -11,6 +11,7 @@ from bot.sources.table import AGGREGATE_COLUMNS, LONG_COLUMNS, SourceTable
 __all__ = [
     "ADAPTERS",
     "AGGREGATE_COLUMNS",
+    "DEADLINE",
     "DEFAULT_CONFIG",
     "LONG_COLUMNS",
     "USER_AGENT",

@@ -18,6 +18,7 @@ import httpx
 
 USER_AGENT = "benchwatch/0.1 (+https://github.com/benchwatch/benchwatch; benchmark health monitor)"
 MAX_BYTES = 512 * 1024 * 1024
+DEADLINE = 600.0  # seconds for one download, retries included: a body trickled byte by byte ends here
 
 
 class FetchError(RuntimeError):
@@ -81,9 +82,13 @@ class Fetcher:
         backoff: float = 1.0,
         max_retry_after: float = 120.0,
         max_bytes: int = MAX_BYTES,
+        deadline: float = DEADLINE,
+        stop_at: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.cache = Path(cache_dir) / "http"
+        self.deadline, self.stop_at = deadline, stop_at  # seconds per download; time.monotonic() of the run's end
+        self._drop_parts()
         self.retries, self.backoff = retries, backoff
         self.max_retry_after, self.max_bytes = max_retry_after, max_bytes
         self.sleep = sleep
@@ -99,6 +104,37 @@ class Fetcher:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _drop_parts(self) -> None:
+        """Partial downloads left by a run that was killed (older than any live download could be)."""
+        if not self.cache.is_dir():
+            return
+        for part in self.cache.glob("*.part"):
+            try:
+                if time.time() - part.stat().st_mtime > self.deadline + 60:
+                    part.unlink()
+            except OSError:
+                pass
+
+    def forget(self, url: str) -> None:
+        """Drop the cached copy of ``url`` (a body that failed to parse): the next get fetches it whole."""
+        self._meta_path(url).unlink(missing_ok=True)
+        self._body_path(url).unlink(missing_ok=True)
+
+    def _cached(self, url: str) -> dict:
+        """The cached entry's metadata when the entry is whole and its body matches its hash; else none (dropped)."""
+        meta_path, body_path = self._meta_path(url), self._body_path(url)
+        if not meta_path.exists() and not body_path.exists():
+            return {}
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            whole = isinstance(meta, dict) and all(isinstance(meta.get(k), str) for k in ("sha256", "fetched_at"))
+            if whole and body_path.is_file() and _sha256_file(body_path) == meta["sha256"]:
+                return meta
+        except (OSError, ValueError):
+            pass
+        self.forget(url)
+        return {}
 
     def _meta_path(self, url: str) -> Path:
         return self.cache / f"{_cache_key(url)}.json"
@@ -125,19 +161,27 @@ class Fetcher:
             return self._local(url.removeprefix("file://"), source)
         self.cache.mkdir(parents=True, exist_ok=True)
         meta_path, body_path = self._meta_path(url), self._body_path(url)
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() and body_path.exists() else {}
+        meta = self._cached(url)
         headers = {}
         if meta.get("etag"):
             headers["If-None-Match"] = meta["etag"]
         if meta.get("last_modified"):
             headers["If-Modified-Since"] = meta["last_modified"]
         start = time.perf_counter()
+        limit = time.monotonic() + self.deadline
+        if self.stop_at is not None:
+            limit = min(limit, self.stop_at)
         last_error = "no attempt made"
         for attempt in range(self.retries + 1):
             response = None
+            if time.monotonic() > limit:
+                last_error = f"{last_error}; the deadline of {self._limit_text(start)} passed"
+                break
             try:
                 with self.client.stream("GET", url, headers=headers) as response:
-                    if response.status_code == 304 and meta:
+                    if response.status_code == 304 and not meta:
+                        raise FetchError(source, url, "HTTP 304 Not Modified to a request sent without a cached copy")
+                    if response.status_code == 304:
                         return Download(
                             url,
                             body_path,
@@ -153,16 +197,19 @@ class Fetcher:
                     elif response.status_code >= 400:
                         raise FetchError(source, url, f"HTTP {response.status_code}")
                     else:
-                        return self._store(url, source, response, meta_path, body_path, start)
+                        return self._store(url, source, response, meta_path, body_path, start, limit)
             except httpx.TimeoutException:
                 last_error = "timed out"
             except httpx.TransportError as exc:
                 last_error = f"connection failed ({type(exc).__name__})"
             if attempt < self.retries:
                 self._wait(attempt, response)
-        raise FetchError(source, url, f"{last_error} after {self.retries + 1} attempts")
+        raise FetchError(source, url, f"{last_error} after {attempt + 1} attempt(s)")
 
-    def _store(self, url, source, response, meta_path: Path, body_path: Path, start: float) -> Download:
+    def _limit_text(self, start: float) -> str:
+        return f"{self.deadline:g} s" + (" (or the run's)" if self.stop_at is not None else "")
+
+    def _store(self, url, source, response, meta_path: Path, body_path: Path, start: float, limit: float) -> Download:
         content_type = response.headers.get("Content-Type", "")
         if content_type.split(";")[0].strip().lower() == "text/html":
             raise FetchError(source, url, f"unexpected content type {content_type!r} (an HTML page, not data)")
@@ -175,6 +222,12 @@ class Fetcher:
         try:
             with os.fdopen(fd, "wb") as fh:
                 for chunk in response.iter_bytes():
+                    if time.monotonic() > limit:
+                        raise FetchError(
+                            source,
+                            url,
+                            f"the download took longer than {self._limit_text(start)} ({size:,} bytes read)",
+                        )
                     size += len(chunk)
                     if size > self.max_bytes:
                         raise FetchError(source, url, f"body exceeds the cap of {self.max_bytes:,} bytes")
@@ -193,7 +246,10 @@ class Fetcher:
             "content_type": content_type,
             "fetched_at": fetched_at,
         }
-        meta_path.write_text(json.dumps(meta, indent=2))
+        fd, tmp = tempfile.mkstemp(dir=self.cache, suffix=".part")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(meta, indent=2))
+        os.replace(tmp, meta_path)
         return Download(
             url, body_path, "fetched", meta["sha256"], size, content_type, fetched_at, time.perf_counter() - start
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import zlib
 
 from bot.sources.adapters import ADAPTERS
 from bot.sources.config import SourceConfig
@@ -10,10 +11,26 @@ from bot.sources.http import Fetcher
 from bot.sources.table import SourceTable
 
 
-def load_source(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
-    """The source's table, its provenance extended with every download (status, bytes, seconds)."""
+def _read(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
+    """The adapter's table; when it fails on a body the cache served, that copy is dropped and fetched again, once."""
+    fetcher.log.clear()
+    try:
+        return ADAPTERS[cfg.adapter](fetcher, cfg)
+    except (ValueError, KeyError, TypeError, OSError, EOFError, zlib.error) as exc:
+        cached = [d.url for d in fetcher.log if d.status == "not-modified"]
+        if not cached:
+            raise
+        for url in cached:
+            fetcher.forget(url)
+        note = f"{cfg.name}: a cached copy failed to parse ({type(exc).__name__}); fetched again without it"
     fetcher.log.clear()
     table = ADAPTERS[cfg.adapter](fetcher, cfg)
+    return dataclasses.replace(table, notes=(*table.notes, note))
+
+
+def load_source(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
+    """The source's table, its provenance extended with every download (status, bytes, seconds)."""
+    table = _read(fetcher, cfg)
     prefix = str(cfg.options.get("prefix", ""))
     if prefix:  # keeps two sources that publish the same benchmark name apart
         frame = table.frame.assign(benchmark=prefix + table.frame["benchmark"].astype(str))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from bot.errors import InputError
-from bot.store.responses import fail_rows
+from bot.store.responses import canonical_names, fail_rows, merged_names
 from bot.store.tables import require_columns
 
 AGGREGATE_COLUMNS = ("benchmark", "model", "score", "n_items")
@@ -15,8 +15,8 @@ def validate_aggregates(raw: pd.DataFrame, source: str, *, percent: bool = False
     """Typed aggregate rows with scores as proportions; one test-set size per benchmark."""
     require_columns(raw, source, AGGREGATE_COLUMNS)
     raw = raw.reset_index(drop=True)
-    out = pd.DataFrame({"benchmark": raw["benchmark"].astype(str).str.strip(), "model": raw["model"].astype(str)})
-    fail_rows(source, out["model"].str.strip().eq(""), "model", raw["model"], "empty value")
+    out = pd.DataFrame({"benchmark": canonical_names(raw["benchmark"]), "model": canonical_names(raw["model"])})
+    fail_rows(source, out["model"].eq(""), "model", raw["model"], "empty value")
     score = pd.to_numeric(raw["score"], errors="coerce")
     fail_rows(source, score.isna(), "score", raw["score"], "score is missing or not a number")
     top = 100.0 if percent else 1.0
@@ -42,6 +42,16 @@ def validate_aggregates(raw: pd.DataFrame, source: str, *, percent: bool = False
     for name in sizes[sizes > 1].index:
         values = sorted(out.loc[out["benchmark"] == name, "n_items"].unique())
         raise InputError(source, f"benchmark {name!r} has more than one test-set size", field="n_items", value=values)
+    merged = merged_names(raw, out, ["benchmark", "model"])
     dup = out.duplicated(["benchmark", "model"], keep="first")
-    fail_rows(source, dup, "model", raw["model"], "duplicate (benchmark, model)")
+    same = out.duplicated(keep="first")  # another spelling of a name, with the same figures: one row
+    respelled = raw["model"].astype(str).ne(out["model"]) | raw["benchmark"].astype(str).ne(out["benchmark"])
+    keep = ~(same & dup)
+    conflict = dup & keep
+    message = "duplicate (benchmark, model)"
+    if respelled.any():
+        message += " once names are normalised (Unicode NFKC, spaces), with different figures"
+    fail_rows(source, conflict, "model", raw["model"], message)
+    out = out[keep].reset_index(drop=True)
+    out.attrs["merged"] = merged
     return out

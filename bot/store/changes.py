@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from bot.store.snapshots import SNAPSHOT_DIGITS
+
 LISTED = 50  # names listed per change kind; the counts are always complete
 
 
@@ -11,9 +13,16 @@ def _changed_keys(old: pd.DataFrame, new: pd.DataFrame, keys: list[str], values:
     both = old.merge(new, on=keys, suffixes=("_old", "_new"))
     changed = pd.Series(False, index=both.index)
     for col in values:
-        a, b = both[f"{col}_old"], both[f"{col}_new"]
+        a, b = _published(both[f"{col}_old"]), _published(both[f"{col}_new"])
         changed |= ~((a == b) | (a.isna() & b.isna()))
     return set(both.loc[changed, by].astype(str))
+
+
+def _published(values: pd.Series) -> pd.Series:
+    """Scores at the precision a snapshot keeps (0.7559999999999999 and 0.756 are one score)."""
+    if pd.api.types.is_float_dtype(values):
+        return values.map(lambda v: v if pd.isna(v) else f"{v:.{SNAPSHOT_DIGITS}g}")
+    return values
 
 
 def _entry(names: set[str]) -> dict:

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from bot.errors import InputError
+from bot.store.naming import clean_name
 
 REQUIRED_COLUMNS = ("benchmark", "model", "item_id", "score")
 OPTIONAL_COLUMNS = ("date", "trials")
@@ -48,7 +49,7 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     raw = raw.reset_index(drop=True)
     out = pd.DataFrame(index=raw.index)
     for col in ("benchmark", "model", "item_id"):
-        text = raw[col].astype(str).str.strip()
+        text = canonical_names(raw[col])
         fail_rows(source, text.eq("") | raw[col].isna(), col, raw[col], "empty value")
         out[col] = text
 
@@ -75,20 +76,68 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     else:
         out["trials"] = pd.array([pd.NA] * len(raw), dtype="Int64")
 
-    dup = out.duplicated(KEY, keep=False)
+    merged = merged_names(raw, out, ["benchmark", "model"])
+    out, dup = _drop_agreeing_twins(out, raw)
     if dup.any():
         first = np.flatnonzero(dup.to_numpy())[0]
         key = tuple(out.loc[first, KEY])
         twin = out.index[(out[KEY] == pd.Series(key, index=KEY)).all(axis=1)]
         lines = ", ".join(str(_line(i)) for i in twin[:5])
+        forms = sorted({tuple(raw.loc[i, KEY].astype(str)) for i in twin})
+        what = f"duplicate (benchmark, model, item_id) on lines {lines}"
+        if len(forms) > 1:
+            spelled = " and ".join(repr(f) for f in forms)
+            what += f": {spelled} are one name once normalised (Unicode NFKC, spaces), with different results"
         raise InputError(
             source,
-            f"duplicate (benchmark, model, item_id) on lines {lines}",
+            what,
             field="item_id",
             value=key,
             row=_line(first),
         )
-    return out.sort_values(KEY, kind="stable").reset_index(drop=True)
+    out = out.sort_values(KEY, kind="stable").reset_index(drop=True)
+    out.attrs["merged"] = merged
+    return out
+
+
+def canonical_names(values: pd.Series) -> pd.Series:
+    """Each name in its canonical spelling (see ``clean_name``); the common all-ASCII case stays fast."""
+    text = values.astype(str)
+    plain = text.str.fullmatch(r"[ -~]*") & ~text.str.contains("  ", regex=False)
+    out = text.str.strip()
+    if not plain.all():
+        out[~plain] = [clean_name(v) for v in text[~plain]]
+    return out
+
+
+def merged_names(raw: pd.DataFrame, out: pd.DataFrame, columns: list[str]) -> list[dict]:
+    """The spellings that were merged into one name, for the provenance list: one entry per merged name."""
+    entries = []
+    for col in columns:
+        pairs = pd.DataFrame({"raw": raw[col].astype(str), "name": out[col], "benchmark": out["benchmark"]})
+        spellings = pairs.drop_duplicates().groupby(["benchmark", "name"])["raw"].agg(sorted)
+        for (bench, name), forms in spellings.items():
+            if len(forms) > 1 or forms[0] != name:
+                shown = ", ".join(repr(f) for f in forms)
+                label = name if col == "model" else "(the benchmark's name)"
+                reason = f"{col} spelled {shown} upstream: read as {name!r}"
+                entries.append({"benchmark": bench, "model": label, "reason": reason})
+    return entries
+
+
+def _drop_agreeing_twins(out: pd.DataFrame, raw: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
+    """Rows that name the same cell after normalisation: one kept when they agree; the duplicates otherwise."""
+    dup = out.duplicated(KEY, keep=False)
+    if not dup.any():
+        return out, dup
+    twins = out[dup]
+    values = [c for c in ("score", "trials", "date") if c in twins.columns]
+    agree = twins.groupby(KEY)[values].nunique(dropna=False).le(1).all(axis=1)
+    spelled = raw.loc[twins.index, ["benchmark", "model", "item_id"]].astype(str).drop_duplicates()
+    if agree.all() and len(spelled) == len(twins):  # distinct spellings, the same result: one row
+        out = out[~out.duplicated(KEY, keep="first")]
+        return out, out.duplicated(KEY, keep=False)
+    return out, dup
 
 
 def content_revision(df: pd.DataFrame) -> str:

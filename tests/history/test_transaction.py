@@ -60,13 +60,13 @@ def test_kill_while_writing_leaves_reports_as_they_were(before, tmp_path, writes
         import bot.history.reports as rep
         from bot.pipeline import run_job
         from bot.sources import SourceTable
-        real, count = rep.atomic_write_text, [0]
+        real, count = rep.atomic_write_bytes, [0]
         def dying(path, text):
             if ".staging" in str(path) and count[0] >= {writes_before_kill}:
                 os._exit(9)  # as abrupt as SIGKILL: no cleanup runs
             count[0] += 1
             real(path, text)
-        rep.atomic_write_text = dying
+        rep.atomic_write_bytes = dying
         df = pd.read_csv({str(tmp_path / "changed.csv")!r}, dtype=str, keep_default_na=False)
         run_job([("sim", lambda: SourceTable("sim", "simulated", df))], reports_dir={str(reports)!r},
                 site_out=None, cache_dir={str(tmp_path / "c")!r}, now="2026-01-02T00:00:00Z")

@@ -1,0 +1,25 @@
+"""``benchwatch repair``: rebuild what can be rebuilt of a damaged reports folder, keeping a backup."""
+
+from __future__ import annotations
+
+import argparse
+
+from bot.history.check import check_reports, repair_reports
+
+HELP = "Repair the reports folder from its other files (each replaced file backed up), then check it again."
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add this command's options."""
+    parser.add_argument("--reports", default="reports", help="the reports folder (default: reports)")
+    parser.add_argument("--site-out", default="_site", help="the built site to put back if a run died (default: _site)")
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Print what was done, then what is still wrong; exit 1 if anything is."""
+    done = repair_reports(args.reports, args.site_out)
+    left = check_reports(args.reports, args.site_out)
+    for line in left:
+        print(f"still wrong: {line}")
+    print(f"repaired {len(done)} file(s) in {args.reports}; {len(left)} problem(s) left")
+    return 1 if left else 0

@@ -1,0 +1,204 @@
+"""``check`` and ``repair`` of a reports folder: every file read through its one loader, the folder's
+files checked against each other, and what can be rebuilt from the rest rebuilt (after a backup)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+from bot.errors import InputError
+from bot.history.reports import (
+    COMMIT,
+    HISTORY_COLUMNS,
+    RUN_COLUMNS,
+    STAGING,
+    Reports,
+    csv_text,
+    history_rows,
+    load_alerts,
+    load_changelog,
+    load_history,
+    load_latest,
+    load_runs,
+    load_sources,
+    parse_csv,
+    parse_snapshot_file,
+    read_table,
+    recover,
+    to_json,
+)
+from bot.store import slug_collisions
+
+BACKUP = ".repair-backup"
+TABLES = ("items", "models", "by_date")
+
+
+def _problem(load: Callable[[], object]) -> str | None:
+    try:
+        load()
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def _file_loaders(reports: Reports) -> dict[Path, Callable[[], object]]:
+    loaders: dict[Path, Callable[[], object]] = {
+        reports.latest: lambda: load_latest(reports),
+        reports.alerts: lambda: load_alerts(reports),
+        reports.sources: lambda: load_sources(reports),
+        reports.changelog: lambda: load_changelog(reports),
+        reports.history: lambda: load_history(reports),
+        reports.runs: lambda: load_runs(reports),
+    }
+    for folder in TABLES:
+        for path in sorted((reports.root / folder).glob("*.csv")):
+            loaders[path] = lambda path=path: read_table(reports, path)
+    for kind in ("responses", "aggregates"):
+        for path in sorted((reports.root / "snapshots" / kind).glob("*.csv.gz")):
+            loaders[path] = lambda path=path, kind=kind: parse_snapshot_file(path, kind)
+    return loaders
+
+
+def check_reports(root: str | Path, site: str | Path | None = None) -> list[str]:
+    """Every problem of a reports folder (and of its built site), one line each; empty when all is well."""
+    reports = Reports(Path(root))
+    problems = []
+    if (reports.root / STAGING / COMMIT).exists():
+        problems.append(f"{reports.root / STAGING}: a committed run was interrupted while its files were swapped in")
+    damaged = set()
+    for path, load in _file_loaders(reports).items():
+        problem = _problem(load)
+        if problem:
+            problems.append(problem)
+            damaged.add(path)
+    latest = {} if reports.latest in damaged else load_latest(reports)
+    if reports.history not in damaged:
+        history = load_history(reports)
+        if latest and not reports.history.exists():
+            problems.append(f"{reports.history}: missing while latest.json lists {len(latest)} benchmark(s)")
+        have = set(zip(history["benchmark"], history["revision"], strict=True))
+        for name, rec in sorted(latest.items()):
+            if reports.history.exists() and (name, rec.get("revision")) not in have:
+                problems.append(f"{reports.history}: no row for {name!r} at revision {rec.get('revision')!r}")
+        twice = history[history.duplicated(["benchmark", "revision", "method", "scale"], keep="first")]
+        for row in twice.itertuples():
+            problems.append(f"{reports.history}: {row.benchmark!r} at revision {row.revision!r} appears twice")
+    for a, b in slug_collisions(set(latest)):
+        problems.append(f"{reports.latest}: benchmarks {a!r} and {b!r} share one file name")
+    if site is not None:
+        out = Path(site).resolve()
+        if not out.exists() and (out.parent / f".{out.name}.old").is_dir():
+            problems.append(f"{out}: missing; the last good site is at {out.parent / f'.{out.name}.old'}")
+    return problems
+
+
+def _salvage_csv(path: Path, columns: list[str]) -> tuple[pd.DataFrame, int]:
+    """The rows of a damaged CSV that have the header's fields (merge markers and cut rows left out)."""
+    import csv
+
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = [ln for ln in text.splitlines() if not ln.startswith(("<<<<<<< ", "=======", ">>>>>>> "))]
+    if text and not text.endswith("\n") and lines:
+        lines = lines[:-1]  # a cut last line
+    good, dropped = [], 0
+    for line in lines[1:]:
+        try:
+            row = next(csv.reader([line], strict=True))
+        except (csv.Error, StopIteration):
+            dropped += 1
+            continue
+        if len(row) == len(columns):
+            good.append(row)
+        else:
+            dropped += 1
+    frame = pd.DataFrame(good, columns=columns).drop_duplicates()
+    return parse_csv(path, csv_text(frame), columns, blanks=False), dropped
+
+
+def _replay_alerts(history: pd.DataFrame) -> list[dict]:
+    """The alerts of every change of state and flag in the history (the notices of held or gone data cannot be)."""
+    from bot.alerts import diff_alerts
+
+    alerts, before = [], {}
+    for row in history.to_dict(orient="records"):
+        fig = {**row, "flags": str(row.get("flags") or "").split()}
+        for k in ("ddm", "max_gap", "top5_gap_sum", "saturation_index", "top1", "top5", "top5_mean"):
+            fig[k] = pd.to_numeric(fig.get(k), errors="coerce")
+            fig[k] = None if pd.isna(fig[k]) else float(fig[k])
+        alerts += diff_alerts(before.get(row["benchmark"]), fig, row["snapshot_at"])
+        before[row["benchmark"]] = fig
+    seen, unique = set(), []
+    for a in alerts:
+        if a["id"] not in seen:
+            seen.add(a["id"])
+            unique.append(a)
+    return unique
+
+
+def _latest_from_history(history: pd.DataFrame) -> dict:
+    """Minimal records (the history's last row of each benchmark), marked ``rebuilt``: the next run refits them."""
+    records = []
+    for row in history.drop_duplicates("benchmark", keep="last").to_dict(orient="records"):
+        rec = {k: v for k, v in row.items() if v != ""}
+        rec["flags"] = str(row.get("flags") or "").split()
+        rec["rebuilt"] = True
+        records.append(rec)
+    return {"benchmarks": sorted(records, key=lambda r: r["benchmark"])}
+
+
+def repair_reports(root: str | Path, site: str | Path | None = None, log: Callable[[str], None] = print) -> list[str]:
+    """Fix what ``check_reports`` finds from the folder's other files; every file
+    replaced is first copied to ``.repair-backup/<time>/``. Returns what was done, one line each."""
+    from bot.site.build import restore_site
+
+    reports = Reports(Path(root))
+    done: list[str] = []
+    recover(reports.root)
+    backup = reports.root / BACKUP / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+    def replace(path: Path, text: str | bytes, how: str) -> None:
+        if path.exists():
+            (backup / path.relative_to(reports.root)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, backup / path.relative_to(reports.root))
+        reports.write_bytes(path, text if isinstance(text, bytes) else text.encode("utf-8"))
+        done.append(f"{path}: {how}" + (f" (the old file is in {backup})" if backup.exists() else ""))
+
+    loaders = _file_loaders(reports)
+    for path, load in loaders.items():
+        if _problem(load) is None:
+            continue
+        if path == reports.history:
+            history, dropped = _salvage_csv(path, HISTORY_COLUMNS)
+            replace(path, csv_text(history), f"kept {len(history)} good rows, dropped {dropped}")
+        elif path == reports.runs:
+            runs, dropped = _salvage_csv(path, RUN_COLUMNS)
+            replace(path, csv_text(runs), f"kept {len(runs)} good rows, dropped {dropped}")
+        elif path == reports.latest:
+            pass  # rebuilt below, from the history
+        elif path == reports.alerts:
+            replace(path, to_json({"alerts": _replay_alerts(load_history(reports))}), "rebuilt from history.csv")
+        elif path == reports.sources:
+            replace(path, to_json({"sources": {}}), "reset: the next run records every source again")
+        elif path == reports.changelog:
+            replace(path, to_json({"changes": []}), "reset: the next change of each benchmark is logged again")
+        else:  # a table or a snapshot: the next run of its benchmark writes it again
+            (backup / path.relative_to(reports.root)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(path, backup / path.relative_to(reports.root))
+            done.append(f"{path}: moved to {backup} (the next run of its benchmark writes it again)")
+    if _problem(lambda: load_latest(reports)) is not None:
+        history = load_history(reports)
+        replace(reports.latest, to_json(_latest_from_history(history)), "rebuilt from history.csv (refit next run)")
+    latest = load_latest(reports)
+    if latest and not reports.history.exists():
+        rows = [{**rec, "flags": " ".join(rec.get("flags", []))} for rec in latest.values()]
+        rows = [{**r, "snapshot_at": r.get("snapshot_at")} for r in rows]
+        replace(reports.history, csv_text(history_rows(rows)), "rebuilt from latest.json (one row per benchmark)")
+    if site is not None and restore_site(Path(site).resolve()):
+        done.append(f"{site}: the last good site put back")
+    for line in done:
+        log(line)
+    return done
