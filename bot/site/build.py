@@ -13,6 +13,7 @@ from pathlib import Path
 from bot.errors import InputError
 from bot.history import (
     Reports,
+    csv_text,
     load_alerts,
     load_changelog,
     load_history,
@@ -110,7 +111,7 @@ def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
     (docs / "downloads").mkdir(exist_ok=True)
     (docs / "downloads" / f"{slug}.json").write_text(to_json(rec), encoding="utf-8")
     if items is not None:
-        items.to_csv(docs / "downloads" / f"{slug}-items.csv", index=False, lineterminator="\n")
+        (docs / "downloads" / f"{slug}-items.csv").write_text(csv_text(items), encoding="utf-8")
         (docs / "downloads" / f"{slug}-items.json").write_text(
             to_json(items.to_dict(orient="records")), encoding="utf-8"
         )
@@ -125,7 +126,7 @@ def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
             encoding="utf-8",
         )
     if by_date is not None and not by_date.empty:
-        by_date.to_csv(docs / "downloads" / f"{slug}-by-date.csv", index=False, lineterminator="\n")
+        (docs / "downloads" / f"{slug}-by-date.csv").write_text(csv_text(by_date), encoding="utf-8")
         (docs / plot_path(name, "saturation")).write_text(saturation_svg(by_date, rec["top_models"]), encoding="utf-8")
 
 

@@ -1,15 +1,26 @@
-"""Escaping of untrusted upstream strings for Markdown pages rendered to HTML."""
+"""Escaping of untrusted upstream strings for Markdown pages, XML (RSS, SVG) and spreadsheets."""
 
 from __future__ import annotations
 
 import html
 import re
+import unicodedata
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
 
 
+def printable(text: object) -> str:
+    """The text without control or invisible format characters (never valid in XML 1.0, never wanted on
+    a page); tabs and line breaks become spaces."""
+    s = str(text)
+    if s.isprintable():
+        return s
+    kept = (ch for ch in s if ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs"))
+    return "".join(" " if ch in "\t\n\r" else ch for ch in kept)
+
+
 def md(text: object) -> str:
     """Text safe to place in Markdown (and table cells): no markup, no HTML, no line breaks."""
-    s = " ".join(str(text).split())
+    s = " ".join(printable(text).split())
     s = _MD_SPECIAL.sub(r"\\\1", s)
     return html.escape(s, quote=False)

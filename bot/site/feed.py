@@ -6,6 +6,8 @@ import xml.etree.ElementTree as ET
 from datetime import datetime
 from email.utils import format_datetime
 
+from bot.site.escape import printable
+
 
 def _rfc822(iso: str) -> str:
     return format_datetime(datetime.fromisoformat(iso.replace("Z", "+00:00")))
@@ -17,7 +19,7 @@ def rss_feed(alerts: list[dict], *, title: str, site_url: str, page_for: dict[st
     newest = sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True)
     rss = ET.Element("rss", {"version": "2.0", "xmlns:atom": "http://www.w3.org/2005/Atom"})
     channel = ET.SubElement(rss, "channel")
-    ET.SubElement(channel, "title").text = title
+    ET.SubElement(channel, "title").text = printable(title)
     ET.SubElement(channel, "link").text = base
     ET.SubElement(
         channel, "description"
@@ -27,11 +29,11 @@ def rss_feed(alerts: list[dict], *, title: str, site_url: str, page_for: dict[st
         ET.SubElement(channel, "lastBuildDate").text = _rfc822(newest[0]["raised_at"])
     for alert in newest:
         item = ET.SubElement(channel, "item")
-        ET.SubElement(item, "title").text = alert["title"]
+        ET.SubElement(item, "title").text = printable(alert["title"])
         ET.SubElement(item, "link").text = base + page_for[alert["benchmark"]]
         figures = ", ".join(f"{k} = {v:.3f}" for k, v in alert["figures"].items() if isinstance(v, float))
-        ET.SubElement(item, "description").text = f"{alert['title']}. {figures}".strip()
-        ET.SubElement(item, "guid", {"isPermaLink": "false"}).text = alert["id"]
+        ET.SubElement(item, "description").text = printable(f"{alert['title']}. {figures}".strip())
+        ET.SubElement(item, "guid", {"isPermaLink": "false"}).text = printable(alert["id"])
         ET.SubElement(item, "pubDate").text = _rfc822(alert["raised_at"])
     ET.indent(rss)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(rss, encoding="unicode") + "\n"

@@ -13,6 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from bot.metrics import BANDS
+from bot.site.escape import printable
 
 INK = "#8a8f98"  # mid grey: legible on white and on Material's slate
 MAIN = "#5c6bc0"
@@ -124,7 +125,7 @@ def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
         left.set_ylim(0, 1)
         left.set_ylabel("saturation index")
         left.set_title("saturation index by model publication date", loc="left")
-        names = [m["model"] for m in top_models][::-1]
+        names = [printable(m["model"]) for m in top_models][::-1]
         scores = np.array([m["score"] for m in top_models][::-1], float)
         lo = np.array([m.get("lo", m["score"]) if m.get("lo") is not None else m["score"] for m in top_models][::-1])
         hi = np.array([m.get("hi", m["score"]) if m.get("hi") is not None else m["score"] for m in top_models][::-1])

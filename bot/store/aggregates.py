@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from bot.errors import InputError
-from bot.store.responses import canonical_names, fail_rows, merged_names
+from bot.store.responses import canonical_names, fail_rows, iso_dates, merged_names
 from bot.store.tables import require_columns
 
 AGGREGATE_COLUMNS = ("benchmark", "model", "score", "n_items")
@@ -30,7 +30,7 @@ def validate_aggregates(raw: pd.DataFrame, source: str, *, percent: bool = False
     out["n_items"] = n.astype(int)
     if "date" in raw.columns:
         text = raw["date"].astype(str).str.strip()
-        date = pd.to_datetime(text.where(text.ne("")), format="ISO8601", errors="coerce")
+        date = iso_dates(text)
         fail_rows(source, date.isna() & text.ne(""), "date", raw["date"], "not an ISO date")
         out["date"] = date
     if "stderr" in raw.columns:  # optional: the source's own standard error of the score

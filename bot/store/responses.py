@@ -13,6 +13,12 @@ from bot.store.naming import clean_name
 REQUIRED_COLUMNS = ("benchmark", "model", "item_id", "score")
 OPTIONAL_COLUMNS = ("date", "trials")
 KEY = ["benchmark", "model", "item_id"]
+MAX_TRIALS = 1_000_000  # samples behind one score; more is a unit mistake (or an attack), not an evaluation
+
+
+def iso_dates(text: pd.Series) -> pd.Series:
+    """ISO 8601 dates as naive UTC timestamps (time zones, mixed or not, converted; a date alone is UTC)."""
+    return pd.to_datetime(text.where(text.ne("")), format="ISO8601", errors="coerce", utc=True).dt.tz_localize(None)
 
 
 def _line(index: int) -> int:
@@ -60,18 +66,19 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
 
     if "date" in raw.columns:
         text = raw["date"].astype(str).str.strip()
-        date = pd.to_datetime(text.where(text.ne("")), format="ISO8601", errors="coerce")
+        date = iso_dates(text)
         fail_rows(source, date.isna() & text.ne(""), "date", raw["date"], "not an ISO date")
-        out["date"] = date.dt.tz_localize(None) if date.dt.tz is not None else date
-        out["date"] = out["date"].dt.normalize()
+        out["date"] = date.dt.normalize()
     else:
         out["date"] = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns]")
 
     if "trials" in raw.columns:
         text = raw["trials"].astype(str).str.strip()
         trials = pd.to_numeric(text.where(text.ne("")), errors="coerce")
-        bad = (trials.isna() & text.ne("")) | (trials.notna() & ((trials < 1) | (trials % 1 != 0)))
-        fail_rows(source, bad, "trials", raw["trials"], "trials must be a whole number >= 1")
+        bad = (trials.isna() & text.ne("")) | (
+            trials.notna() & ((trials < 1) | (trials > MAX_TRIALS) | (trials % 1 != 0))
+        )
+        fail_rows(source, bad, "trials", raw["trials"], f"trials must be a whole number from 1 to {MAX_TRIALS:,}")
         out["trials"] = trials.astype("Int64")
     else:
         out["trials"] = pd.array([pd.NA] * len(raw), dtype="Int64")
