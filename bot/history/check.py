@@ -161,9 +161,10 @@ def repair_reports(root: str | Path, site: str | Path | None = None, log: Callab
     backup = reports.root / BACKUP / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
 
     def replace(path: Path, text: str | bytes, how: str) -> None:
-        if path.exists():
-            (backup / path.relative_to(reports.root)).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, backup / path.relative_to(reports.root))
+        kept = backup / path.relative_to(reports.root)
+        if path.exists() and not kept.exists():  # the file as it was before the repair, not a step of it
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, kept)
         reports.write_bytes(path, text if isinstance(text, bytes) else text.encode("utf-8"))
         done.append(f"{path}: {how}" + (f" (the old file is in {backup})" if backup.exists() else ""))
 
@@ -192,11 +193,23 @@ def repair_reports(root: str | Path, site: str | Path | None = None, log: Callab
     if _problem(lambda: load_latest(reports)) is not None:
         history = load_history(reports)
         replace(reports.latest, to_json(_latest_from_history(history)), "rebuilt from history.csv (refit next run)")
-    latest = load_latest(reports)
-    if latest and not reports.history.exists():
-        rows = [{**rec, "flags": " ".join(rec.get("flags", []))} for rec in latest.values()]
-        rows = [{**r, "snapshot_at": r.get("snapshot_at")} for r in rows]
-        replace(reports.history, csv_text(history_rows(rows)), "rebuilt from latest.json (one row per benchmark)")
+    latest = {k: r for k, r in load_latest(reports).items() if not r.get("rebuilt")}
+    history = load_history(reports)
+    have = set(zip(history["benchmark"], history["revision"], strict=True))
+    lost = [
+        {**r, "flags": " ".join(r.get("flags", []))}
+        for r in latest.values()
+        if (r["benchmark"], r.get("revision")) not in have
+    ]
+    if lost:
+        rows = (
+            pd.concat([history, history_rows(lost).astype(str)], ignore_index=True)
+            if len(history)
+            else history_rows(lost)
+        )
+        rows = rows.sort_values("snapshot_at", kind="stable")
+        how = f"{len(lost)} row(s) rebuilt from latest.json (the latest snapshot of each benchmark)"
+        replace(reports.history, csv_text(rows), how)
     if site is not None and restore_site(Path(site).resolve()):
         done.append(f"{site}: the last good site put back")
     for line in done:

@@ -22,7 +22,10 @@ from bot.history import (
     append_history,
     append_run,
     load_alerts,
+    load_changelog,
+    load_history,
     load_latest,
+    load_runs,
     load_snapshot,
     load_sources,
     load_table,
@@ -477,6 +480,8 @@ def run_job(
     try:
         with reports.transaction(on_commit=lambda: phase("commit swap")):
             previous = load_latest(reports)
+            for load in (load_history, load_alerts, load_changelog, load_runs):  # a damaged file stops the run here
+                load(reports)
             run = _Run(reports, previous, dict(previous), now, force, rules)
             ctx = {
                 "log": log,

@@ -17,35 +17,6 @@ def _board(shift: float = 0.0) -> bytes:
     return json.dumps({m: {"pass@1": {"humaneval": 90 - 5 * i + shift}} for i, m in enumerate(MODELS)}).encode()
 
 
-@pytest.fixture
-def setup(fixture_server, tmp_path):
-    (fixture_server.root / "good.json").write_bytes(_board())
-    (fixture_server.root / "flaky.json").write_bytes(_board(1.0))
-    config = tmp_path / "benchwatch.toml"
-
-    def write_config(**http):
-        settings = {"retries": 1, "backoff": 0.05, "read_timeout": 5, **http}
-        lines = ["[http]", *(f"{k} = {v}" for k, v in settings.items())]
-        for name in ("good", "flaky"):
-            lines += [f"[sources.{name}]", 'adapter = "evalplus"', f'url = "{fixture_server.url}{name}.json"']
-            lines += [f'prefix = "{name} "']
-        config.write_text("\n".join(lines) + "\n")
-
-    write_config()
-    argv = [
-        "run",
-        "--config",
-        str(config),
-        "--reports",
-        str(tmp_path / "r"),
-        "--cache",
-        str(tmp_path / "c"),
-        "--no-site",
-    ]
-    assert main(argv) == 0
-    return fixture_server, tmp_path, argv, write_config
-
-
 def _flaky_record(tmp_path) -> dict:
     latest = json.loads((tmp_path / "r" / "latest.json").read_text())["benchmarks"]
     return next(r for r in latest if r["source_name"] == "flaky")
@@ -97,7 +68,7 @@ def test_not_modified_costs_one_request_and_no_refit(setup, capsys):
     ("fault", "http", "words"),
     [
         ("truncated", {}, "invalid or truncated JSON"),
-        ("hang:2", {"read_timeout": 0.5, "retries": 0}, "timed out after 1 attempts"),
+        ("hang:2", {"read_timeout": 0.5, "retries": 0}, "timed out after 1 attempt"),
         ("html", {}, "unexpected content type"),
         ("ok", {"max_bytes": 100}, "exceeds the cap"),
     ],

@@ -57,6 +57,19 @@ class Upstream:
         if body:
             h.wfile.write(body)
 
+    def _trickle(self, h: BaseHTTPRequestHandler, body: bytes, every: float) -> None:
+        self.statuses.append((h.path, 200))
+        h.send_response(200)
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        try:
+            for k in range(len(body)):
+                h.wfile.write(body[k : k + 1])
+                h.wfile.flush()
+                time.sleep(every)
+        except OSError:  # the client gave up
+            pass
+
     def handle(self, h: BaseHTTPRequestHandler) -> None:
         path = unquote(h.path.split("?")[0])  # HELM's frontend encodes every path component
         self.hits[path] += 1
@@ -74,6 +87,10 @@ class Upstream:
             time.sleep(float(action.split(":")[1]))
         if action == "truncated":
             body = body[: len(body) // 2]
+        if action == "304":  # Not Modified, whatever the request said
+            return self._send(h, 304, headers={"ETag": '"stale"'})
+        if action.startswith("trickle:"):  # the whole body, one byte every so many seconds
+            return self._trickle(h, body, float(action.split(":")[1]))
         if action == "html":
             return self._send(h, 200, b"<html>rate limited</html>", {"Content-Type": "text/html; charset=utf-8"})
         etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'

@@ -1,0 +1,138 @@
+"""A damaged file in reports/ ends a run with one line naming it (exit 2, nothing written); `check` finds
+every damage, `repair` rebuilds from the rest with a backup, and the next run goes on (issue 12)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pandas as pd
+import pytest
+
+from bot.cli import main
+from tests.irt.test_rasch_map import simulate
+
+
+def _files(root) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.endswith(".lock") and ".repair-backup" not in p.parts
+    }
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory):
+    """A reports folder after two runs (two snapshots of one benchmark), and the data of a third."""
+    root = tmp_path_factory.mktemp("good")
+    df, _, _ = simulate(10, 40, seed=5)
+    first, second, third = root / "1.csv", root / "2.csv", root / "3.csv"
+    df.to_csv(first, index=False)
+    df.assign(score=lambda d: d["score"].where(d.index >= 20, 1 - d["score"])).to_csv(second, index=False)
+    df.assign(score=lambda d: d["score"].where(d.index >= 40, 1 - d["score"])).to_csv(third, index=False)
+    for data in (first, second):
+        argv = ["run", "--input", str(data), "--reports", str(root / "r"), "--cache", str(root / "c"), "--no-site"]
+        assert main(argv) == 0
+    return root, third
+
+
+def _cut(path):
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2])
+
+
+def _append(line):
+    return lambda path: path.write_text(path.read_text() + line)
+
+
+def _markers(path):
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join([lines[0], "<<<<<<< HEAD\n", *lines[1:], "=======\n", ">>>>>>> theirs\n"]))
+
+
+DAMAGE = {
+    "latest.json cut": ("latest.json", _cut),
+    "alerts.json cut": ("alerts.json", _cut),
+    "sources.json cut": ("sources.json", _cut),
+    "changelog.json cut": ("changelog.json", _cut),
+    "runs.csv unclosed quote": ("runs.csv", _append('2026-01-01T00:00:00Z,"1.0,1,1,1,ok,x\n')),
+    "history.csv extra field": ("history.csv", _append("a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,extra\n")),
+    "history.csv cut mid-row": ("history.csv", lambda p: p.write_text(p.read_text()[:-7])),
+    "history.csv merge markers": ("history.csv", _markers),
+    "latest.json merge markers": ("latest.json", _markers),
+    "latest.json not an object": ("latest.json", lambda p: p.write_text("[]\n")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_damage_is_one_line_then_check_finds_it_and_repair_fixes_it(good, tmp_path, capsys, case):
+    root, third = good
+    reports, cache = tmp_path / "r", tmp_path / "c"
+    shutil.copytree(root / "r", reports)
+    shutil.copytree(root / "c", cache) if (root / "c").exists() else cache.mkdir()
+    name, damage = DAMAGE[case]
+    damage(reports / name)
+    before = _files(reports)
+    argv = ["run", "--input", str(third), "--reports", str(reports), "--cache", str(cache), "--no-site"]
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and name in err[0] and "benchwatch repair" in err[0], err
+    assert _files(reports) == before  # the run changed nothing
+
+    assert main(["check", "--reports", str(reports)]) == 1
+    assert name in capsys.readouterr().out
+    assert main(["repair", "--reports", str(reports)]) == 0
+    out = capsys.readouterr().out
+    assert name in out and "0 problem(s) left" in out
+    backup = list((reports / ".repair-backup").rglob(name))
+    assert len(backup) == 1 and backup[0].read_bytes() == before[name]  # what was replaced is kept
+
+    assert main(argv) == 0  # the bot goes on
+    assert main(["check", "--reports", str(reports)]) == 0
+    history = pd.read_csv(reports / "history.csv", dtype=str)
+    assert not history.duplicated(["benchmark", "revision"]).any()
+    assert history["revision"].nunique() >= 2  # the third data set was recorded
+
+
+def test_a_rebuilt_latest_adds_no_history_row_and_no_alert_for_unchanged_data(good, tmp_path, capsys):
+    root, _ = good
+    reports, cache = tmp_path / "r", tmp_path / "c"
+    shutil.copytree(root / "r", reports)
+    shutil.copytree(root / "c", cache) if (root / "c").exists() else cache.mkdir()
+    (reports / "latest.json").unlink()
+    (reports / "latest.json").write_text("{")
+    history = (reports / "history.csv").read_bytes()
+    alerts = (reports / "alerts.json").read_bytes()
+    assert main(["repair", "--reports", str(reports)]) == 0
+    data = root / "2.csv"  # the data of the last snapshot
+    argv = ["run", "--input", str(data), "--reports", str(reports), "--cache", str(cache), "--no-site"]
+    assert main(argv) == 0
+    assert (reports / "history.csv").read_bytes() == history
+    assert (reports / "alerts.json").read_bytes() == alerts
+    latest = json.loads((reports / "latest.json").read_text())["benchmarks"]
+    assert all("rebuilt" not in r and "ddm" in r for r in latest)  # refitted in full
+
+
+def test_a_deleted_history_is_found_and_rebuilt_from_latest(good, tmp_path, capsys):
+    root, _ = good
+    reports = tmp_path / "r"
+    shutil.copytree(root / "r", reports)
+    (reports / "history.csv").unlink()
+    assert main(["check", "--reports", str(reports)]) == 1
+    assert "history.csv: missing while latest.json lists 1 benchmark" in capsys.readouterr().out
+    assert main(["repair", "--reports", str(reports)]) == 0
+    rows = pd.read_csv(reports / "history.csv", dtype=str)
+    latest = json.loads((reports / "latest.json").read_text())["benchmarks"]
+    assert rows[["benchmark", "revision"]].values.tolist() == [[r["benchmark"], r["revision"]] for r in latest]
+
+
+def test_alerts_are_rebuilt_from_the_history(good, tmp_path):
+    root, _ = good
+    reports = tmp_path / "r"
+    shutil.copytree(root / "r", reports)
+    original = json.loads((reports / "alerts.json").read_text())["alerts"]
+    _cut(reports / "alerts.json")
+    assert main(["repair", "--reports", str(reports)]) == 0
+    rebuilt = json.loads((reports / "alerts.json").read_text())["alerts"]
+    assert [a["id"] for a in rebuilt] == [a["id"] for a in original]  # every change of state and flag

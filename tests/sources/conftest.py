@@ -1,0 +1,37 @@
+"""The two-source setup of the fault tests: `good` and `flaky`, both EvalPlus boards over a local server."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.cli import main
+from tests.sources.test_faults import _board
+
+
+@pytest.fixture
+def setup(fixture_server, tmp_path):
+    (fixture_server.root / "good.json").write_bytes(_board())
+    (fixture_server.root / "flaky.json").write_bytes(_board(1.0))
+    config = tmp_path / "benchwatch.toml"
+
+    def write_config(**http):
+        settings = {"retries": 1, "backoff": 0.05, "read_timeout": 5, **http}
+        lines = ["[http]", *(f"{k} = {v}" for k, v in settings.items())]
+        for name in ("good", "flaky"):
+            lines += [f"[sources.{name}]", 'adapter = "evalplus"', f'url = "{fixture_server.url}{name}.json"']
+            lines += [f'prefix = "{name} "']
+        config.write_text("\n".join(lines) + "\n")
+
+    write_config()
+    argv = [
+        "run",
+        "--config",
+        str(config),
+        "--reports",
+        str(tmp_path / "r"),
+        "--cache",
+        str(tmp_path / "c"),
+        "--no-site",
+    ]
+    assert main(argv) == 0
+    return fixture_server, tmp_path, argv, write_config
