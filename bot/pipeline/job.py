@@ -74,8 +74,8 @@ class JobResult:
 
 
 def phase(name: str) -> None:
-    """A boundary between two phases of a run: fetch, fit, snapshot save, staging, commit swap, site build,
-    site swap, run log. Nothing happens here; the kill tests stop a run at each of them."""
+    """A boundary between two phases of a run: fetch, fit, snapshot save, staging, run log, commit swap, site
+    build, site swap. Nothing happens here; the kill tests stop a run at each of them."""
 
 
 def utc_now() -> str:
@@ -506,7 +506,20 @@ def run_job(
                 write_sources(reports, ctx["statuses"])
                 notes.append(f"{len(run.new_rows)} new snapshots, {len(run.new_alerts)} alerts -> {reports.root}")
             phase("staging")
-        ok, failed = sum(results), len(results) - sum(results)
+            ok, failed = sum(results), len(results) - sum(results)
+            append_run(  # in the same commit as what the run did: the log never misses a run that changed reports/
+                reports,
+                {
+                    "started_at": now,
+                    "seconds": f"{time.perf_counter() - started:.2f}",
+                    "benchmarks": len(run.records),
+                    "new_snapshots": len(run.new_rows),
+                    "alerts": len(run.new_alerts),
+                    "status": "ok" if not failed else ("failed" if not ok else f"{failed} source(s) failed"),
+                    "sources": " ".join(ctx["outcomes"]),
+                },
+            )
+            phase("run log")
         pages = 0
         if site_out is not None:
             from bot.site import build_site
@@ -514,19 +527,6 @@ def run_job(
             with stage("site", log) as notes:
                 pages = build_site(reports.root, site_out, now=now, phase=phase)
                 notes.append(f"{pages} pages -> {site_out}")
-        phase("run log")
-        append_run(
-            reports,
-            {
-                "started_at": now,
-                "seconds": f"{time.perf_counter() - started:.2f}",
-                "benchmarks": len(run.records),
-                "new_snapshots": len(run.new_rows),
-                "alerts": len(run.new_alerts),
-                "status": "ok" if not failed else ("failed" if not ok else f"{failed} source(s) failed"),
-                "sources": " ".join(ctx["outcomes"]),
-            },
-        )
         return JobResult(len(run.records), len(run.new_rows), len(run.new_alerts), pages, ok, failed)
     finally:
         lock.release()
