@@ -79,7 +79,7 @@ def csv_text(df: pd.DataFrame) -> str:
     """A table as CSV text: short floats, LF line ends, spreadsheet-safe text cells."""
     df = df.copy()
     for col in df.columns:
-        if df[col].dtype == object:
+        if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
             df[col] = df[col].map(sheet_safe)
     buf = io.StringIO()
     df.to_csv(buf, index=False, lineterminator="\n", float_format=f"%.{DIGITS}g")
@@ -140,7 +140,7 @@ def parse_csv(path: Path, text: str, columns: list[str] | None = None, *, blanks
         na_values=[""] if blanks else [],
     )
     for col in df.columns:
-        if df[col].dtype == object:
+        if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
             df[col] = df[col].map(sheet_text)
     return df
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
+import xml.etree.ElementTree as ET
 
 import feedparser
 import numpy as np
@@ -11,12 +15,16 @@ import pytest
 from scipy.special import expit
 
 from bot.cli import main
+from bot.history import load_table
 
 pytestmark = pytest.mark.slow
 
 EVIL_MODEL = "<script>alert(1)</script>"
 EVIL_ITEM = "../../[x](javascript:alert(1))"
 EVIL_BENCH = "evil **bench** | <b>x</b> ../../etc"
+CONTROL_MODEL = "bell\x07 esc\x1b[31m vt\x0b nul-free\x7f"
+CONTROL_BENCH = "ctrl\x1b[0m bench\x08"
+FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", "@SUM(1+1)*cmd"]
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +33,7 @@ def hostile_site(tmp_path_factory):
     rng = np.random.default_rng(7)
     # Abilities rise along the list: the hostile names are among the top five shown on the page.
     models = ["m_6_", "m`5`", "m&amp;4", "<img src=x onerror=alert(3)>", "[m](javascript:alert(2))", EVIL_MODEL]
+    models += [CONTROL_MODEL, *FORMULAS]
     items = [EVIL_ITEM, "<svg onload=alert(4)>", "../../../etc/passwd"] + [f"item-{k}" for k in range(27)]
     theta, b = np.linspace(-1, 2, len(models)), rng.normal(0, 1, len(items))
     rows = [
@@ -38,6 +47,7 @@ def hostile_site(tmp_path_factory):
         for j, (m, t) in enumerate(zip(models, theta, strict=True))
         for i, d in zip(items, b, strict=True)
     ]
+    rows += [{**r, "benchmark": CONTROL_BENCH} for r in rows]
     path = root / "hostile.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     site = root / "site"
@@ -75,3 +85,35 @@ def test_no_file_is_named_after_upstream_strings(hostile_site):
         assert ".." not in path.relative_to(root).parts
         assert set(path.name) <= set("abcdefghijklmnopqrstuvwxyz0123456789-_."), path
     assert not (root.parent / "etc").exists()
+
+
+NUMBER = re.compile(r"-?\d+(\.\d*)?(e-?\d+)?")
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def test_control_characters_reach_no_page_feed_picture_or_report(hostile_site):
+    root, site = hostile_site
+    kinds = {".html", ".xml", ".svg", ".json", ".csv", ".md", ".js"}
+    files = [p for p in [*site.rglob("*"), *(root / "r").rglob("*")] if p.is_file() and p.suffix in kinds]
+    texts = {p: p.read_text(encoding="utf-8") for p in files}
+    assert any(p.suffix == ".svg" for p in texts) and any(p.name.startswith("feed") for p in texts)
+    for path, text in texts.items():
+        assert not CONTROL.search(text), path
+        if path.suffix in (".xml", ".svg"):
+            ET.fromstring(text.encode("utf-8"))  # well-formed XML
+    latest = json.loads((root / "r" / "latest.json").read_text())["benchmarks"]
+    assert "ctrl[0m bench" in {r["benchmark"] for r in latest}  # the name, without its control characters
+    assert any("read as" in e["reason"] for r in latest for e in r["excluded"])  # the respelling is listed
+
+
+def test_no_csv_cell_starts_a_formula_and_the_names_read_back(hostile_site):
+    root, site = hostile_site
+    csvs = [*site.rglob("*.csv"), *(root / "r").rglob("*.csv")]
+    assert any("downloads" in p.parts for p in csvs)
+    for path in csvs:
+        for row in csv.reader(io.StringIO(path.read_text(encoding="utf-8"))):
+            for cell in row:
+                if cell[:1] in ("=", "+", "@") or (cell[:1] == "-" and not NUMBER.fullmatch(cell)):
+                    raise AssertionError(f"{path}: {cell!r}")
+    models = load_table(next((root / "r" / "models").glob("*.csv")))
+    assert set(FORMULAS) <= set(models["model"])  # reports/ reads back exactly what upstream said

@@ -82,3 +82,27 @@ def test_revision_ignores_row_order_but_not_scores(tmp_path):
     changed = df.copy()
     changed.loc[0, "score"] = 0.0
     assert content_revision(changed) != content_revision(df)
+
+
+def test_names_that_look_the_same_are_one_name_and_the_merge_is_listed():
+    spellings = ["GPT-4o", "GPT\u20114o", "GPT-\u200b4o", " GPT-4o ", "GPT\u00a0-4o"]
+    raw = pd.DataFrame(
+        {
+            "benchmark": "b",
+            "model": spellings + ["x", "x "],
+            "item_id": [f"i{k}" for k in range(5)] + ["i0", "i1"],
+            "score": ["1", "0", "1", "0", "1", "1", "0"],
+        }
+    )
+    out = validate_responses(raw, "src")
+    assert sorted(out["model"].unique()) == ["GPT -4o", "GPT-4o", "x"]  # a space inside a name is kept
+    merged = {e["model"]: e["reason"] for e in out.attrs["merged"]}
+    assert set(merged) == {"GPT-4o", "GPT -4o", "x"} and "'GPT\u20114o'" in merged["GPT-4o"]
+
+
+def test_look_alike_names_with_different_results_for_one_cell_are_refused():
+    raw = pd.DataFrame({"benchmark": "b", "model": ["GPT-4o", "GPT\u20114o"], "item_id": "i0", "score": ["1", "0"]})
+    with pytest.raises(InputError, match="are one name once normalised.*different results"):
+        validate_responses(raw, "src")
+    same = raw.assign(score="1")  # the same result under two spellings: one row
+    assert len(validate_responses(same, "src")) == 1
