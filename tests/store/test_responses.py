@@ -89,7 +89,7 @@ def test_names_that_look_the_same_are_one_name_and_the_merge_is_listed():
     raw = pd.DataFrame(
         {
             "benchmark": "b",
-            "model": spellings + ["x", "x "],
+            "model": [*spellings, "x", "x "],
             "item_id": [f"i{k}" for k in range(5)] + ["i0", "i1"],
             "score": ["1", "0", "1", "0", "1", "1", "0"],
         }
@@ -102,7 +102,7 @@ def test_names_that_look_the_same_are_one_name_and_the_merge_is_listed():
 
 def test_look_alike_names_with_different_results_for_one_cell_are_refused():
     raw = pd.DataFrame({"benchmark": "b", "model": ["GPT-4o", "GPT\u20114o"], "item_id": "i0", "score": ["1", "0"]})
-    with pytest.raises(InputError, match="are one name once normalised.*different results"):
+    with pytest.raises(InputError, match=r"are one name once normalised.*different results"):
         validate_responses(raw, "src")
     same = raw.assign(score="1")  # the same result under two spellings: one row
     assert len(validate_responses(same, "src")) == 1
