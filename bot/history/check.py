@@ -84,9 +84,10 @@ def check_reports(root: str | Path, site: str | Path | None = None) -> list[str]
         for name, rec in sorted(latest.items()):
             if reports.history.exists() and (name, rec.get("revision")) not in have:
                 problems.append(f"{reports.history}: no row for {name!r} at revision {rec.get('revision')!r}")
-        twice = history[history.duplicated(["benchmark", "revision", "method", "scale"], keep="first")]
-        for row in twice.itertuples():
-            problems.append(f"{reports.history}: {row.benchmark!r} at revision {row.revision!r} appears twice")
+        key = ["revision", "method", "scale"]
+        again = history[key].eq(history.groupby("benchmark")[key].shift()).all(axis=1)  # a row that changed nothing
+        for row in history[again].itertuples():
+            problems.append(f"{reports.history}: {row.benchmark!r} at revision {row.revision!r} twice in a row")
     for a, b in slug_collisions(set(latest)):
         problems.append(f"{reports.latest}: benchmarks {a!r} and {b!r} share one file name")
     if site is not None:

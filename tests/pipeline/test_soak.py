@@ -1,0 +1,115 @@
+"""Soak: 200 runs over a loopback upstream that changes, fails, trickles and corrupts at random (seeded,
+bounded in time). Afterwards `benchwatch check` finds nothing wrong, every published revision is one the
+upstream really served, and the history holds one row per real change (issue 12)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bot.cli import main
+from bot.history import Reports, load_history, load_latest
+from bot.sources import Fetcher, SourceConfig, load_source
+from bot.store import content_revision, validate_aggregates, validate_responses
+
+pytestmark = pytest.mark.slow
+
+RUNS = 200
+SEED = 20261130
+FAULTS = ["500", "truncated", "html", "trickle:0.05", "304", "hang:0.8"]
+
+
+def _board(rng, shift: np.ndarray) -> bytes:
+    models = {f"model-{k}": {"pass@1": {"humaneval": round(float(80 - 6 * k + shift[k]), 1)}} for k in range(6)}
+    return json.dumps(models).encode()
+
+
+def _cells(rng, flips: np.ndarray) -> bytes:
+    ability = np.linspace(-1.5, 1.5, 6)[:, None] - np.linspace(-2, 2, 24)[None, :]
+    y = (ability + flips > 0).astype(int)
+    rows = [f"m{m},i{i:02d},{y[m, i]}" for m in range(6) for i in range(24)]
+    return ("model,item_id,score\n" + "\n".join(rows) + "\n").encode()
+
+
+def _revisions(tmp_path, name: str, adapter: str, body: bytes) -> set[tuple[str, str]]:
+    """The (benchmark, revision) pairs of one genuine upstream body, read by the adapter from a local file."""
+    local = tmp_path / "genuine" / f"{hashlib.sha256(body).hexdigest()[:16]}-{name}"
+    local.parent.mkdir(exist_ok=True)
+    local.write_bytes(body)
+    cfg = SourceConfig(name, adapter, str(local), {"benchmark": "cells"} if adapter == "csv" else {})
+    with Fetcher(tmp_path / "genuine-cache") as fetcher:
+        table = load_source(fetcher, cfg)
+    if adapter == "csv":
+        frame = validate_responses(table.frame, name)
+    else:
+        frame = validate_aggregates(table.aggregates.astype(str), name)
+    return {(b, content_revision(rows)) for b, rows in frame.groupby("benchmark")}
+
+
+def test_two_hundred_runs_of_random_faults_leave_a_sound_record(fixture_server, tmp_path, capsys):
+    rng = np.random.default_rng(SEED)
+    root = fixture_server.root
+    files = {"board": ("evalplus", "board.json"), "cells": ("csv", "cells.csv")}
+    state = {"board": np.zeros(6), "cells": np.zeros((6, 24))}
+    bodies = {"board": _board(rng, state["board"]), "cells": _cells(rng, state["cells"])}
+    config = tmp_path / "benchwatch.toml"
+    lines = ["[http]", "retries = 1", "backoff = 0.01", "read_timeout = 0.4", "deadline = 0.6"]
+    for name, (adapter, file) in files.items():
+        lines += [f"[sources.{name}]", f'adapter = "{adapter}"', f'url = "{fixture_server.url}{file}"']
+    lines += ['benchmark = "cells"']
+    config.write_text("\n".join(lines) + "\n")
+    reports, cache, site = tmp_path / "r", tmp_path / "c", tmp_path / "_site"
+    argv = ["run", "--config", str(config), "--reports", str(reports), "--cache", str(cache)]
+    genuine: set[tuple[str, str]] = set()
+    published: dict[str, list[str]] = {}  # benchmark -> its revision in latest.json after each run
+    statuses = []
+    start = time.perf_counter()
+    for run in range(RUNS):
+        for name, (adapter, file) in files.items():
+            if rng.random() < 0.3:  # a real change upstream
+                if name == "board":
+                    k = rng.integers(6)
+                    state[name][k] += rng.choice([-0.4, 0.3])
+                    bodies[name] = _board(rng, state[name])
+                else:
+                    m, i = rng.integers(6), rng.integers(24)
+                    state[name][m, i] = 0 if state[name][m, i] else rng.choice([-9, 9])
+                    bodies[name] = _cells(rng, state[name])
+            (root / file).write_bytes(bodies[name])
+            genuine |= _revisions(tmp_path, name, adapter, bodies[name])
+            if rng.random() < 0.25:  # a fault on this run's requests
+                fixture_server.script[f"/{file}"] = [str(rng.choice(FAULTS))] * int(rng.integers(1, 3))
+            else:
+                fixture_server.script.pop(f"/{file}", None)
+            entries = list((cache / "http").glob("*.body")) if (cache / "http").is_dir() else []
+            if entries and rng.random() < 0.05:  # the cache is damaged between runs
+                victim = entries[int(rng.integers(len(entries)))]
+                victim.write_bytes(victim.read_bytes()[: max(1, victim.stat().st_size // 3)])
+        build = run % 50 == 49
+        status = main([*argv, "--site-out", str(site)] if build else [*argv, "--no-site"])
+        statuses.append(status)
+        assert status in (0, 1), capsys.readouterr().err  # every run ends; all sources failing is 1
+        for name, rec in load_latest(Reports(reports)).items():
+            published.setdefault(name, []).append(rec["revision"])
+        capsys.readouterr()
+    elapsed = time.perf_counter() - start
+    assert elapsed < 400, f"{RUNS} runs took {elapsed:.0f} s"
+
+    assert main(["check", "--reports", str(reports), "--site-out", str(site)]) == 0, capsys.readouterr().out
+    history = load_history(Reports(reports))
+    for name, seen in published.items():
+        assert {(name, r) for r in seen} <= genuine  # nothing corrupted was ever published
+        changes = [r for k, r in enumerate(seen) if k == 0 or r != seen[k - 1]]
+        rows = history.loc[history["benchmark"] == name, "revision"].tolist()
+        assert rows == changes, name  # one row per real change, in order, none twice
+    assert len(published) == 2 and all(len(set(v)) > 5 for v in published.values())  # the data did move
+    runs = pd.read_csv(reports / "runs.csv", dtype=str)
+    assert len(runs) == RUNS and statuses.count(0) > RUNS * 0.8
+    assert (runs["status"] != "ok").sum() > 10  # and the faults did bite
+    assert not list((cache / "http").glob("*.part"))
+    assert (site / "index.html").exists()
