@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bot.history.check import check_reports
+from bot.history import check_reports
 
 HELP = "Check the reports folder: every file readable, the files consistent with each other, the site in place."
 

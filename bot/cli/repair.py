@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from bot.history.check import check_reports, repair_reports
+from bot.history import check_reports, repair_reports
+from bot.site import restore_site
 
 HELP = "Repair the reports folder from its other files (each replaced file backed up), then check it again."
 
@@ -17,7 +19,10 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Print what was done, then what is still wrong; exit 1 if anything is."""
-    done = repair_reports(args.reports, args.site_out)
+    done = repair_reports(args.reports)
+    if restore_site(Path(args.site_out).resolve()):
+        done.append(f"{args.site_out}: the last good site put back")
+        print(done[-1])
     left = check_reports(args.reports, args.site_out)
     for line in left:
         print(f"still wrong: {line}")

@@ -1,5 +1,6 @@
 """Stage 6: the committed, machine-readable audit history in ``reports/``."""
 
+from bot.history.check import check_reports, repair_reports
 from bot.history.reports import (
     HISTORY_COLUMNS,
     Reports,
@@ -38,6 +39,7 @@ __all__ = [
     "append_changelog",
     "append_history",
     "append_run",
+    "check_reports",
     "csv_text",
     "history_rows",
     "load_alerts",
@@ -53,6 +55,7 @@ __all__ = [
     "parse_json",
     "read_table",
     "recover",
+    "repair_reports",
     "rounded",
     "sheet_safe",
     "to_json",

@@ -151,11 +151,9 @@ def _latest_from_history(history: pd.DataFrame) -> dict:
     return {"benchmarks": sorted(records, key=lambda r: r["benchmark"])}
 
 
-def repair_reports(root: str | Path, site: str | Path | None = None, log: Callable[[str], None] = print) -> list[str]:
+def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list[str]:
     """Fix what ``check_reports`` finds from the folder's other files; every file
     replaced is first copied to ``.repair-backup/<time>/``. Returns what was done, one line each."""
-    from bot.site.build import restore_site
-
     reports = Reports(Path(root))
     done: list[str] = []
     recover(reports.root)
@@ -211,8 +209,6 @@ def repair_reports(root: str | Path, site: str | Path | None = None, log: Callab
         rows = rows.sort_values("snapshot_at", kind="stable")
         how = f"{len(lost)} row(s) rebuilt from latest.json (the latest snapshot of each benchmark)"
         replace(reports.history, csv_text(rows), how)
-    if site is not None and restore_site(Path(site).resolve()):
-        done.append(f"{site}: the last good site put back")
     for line in done:
         log(line)
     return done

@@ -51,15 +51,24 @@ class ItemPosterior:
         return self._invert(rng.random((n, self.pattern.size)))
 
     def _invert(self, u: np.ndarray) -> np.ndarray:
-        """Inverse CDF of each item's posterior at u (any shape ending in items), linear within a grid cell."""
+        """Inverse CDF of each item's posterior at u (any shape ending in items), linear within a grid cell.
+
+        A binary search in each item's own CDF row, all items at once (one search over the whole table
+        would take its log of every pattern's cells, and miss the cache on each step)."""
         n_grid = self.grid.size
-        offset = 2.0 * self.pattern  # each pattern's CDF row laid end to end on one increasing axis
-        flat = (self.cdf + 2.0 * np.arange(self.n_patterns)[:, None]).ravel()
-        pos = np.searchsorted(flat, u + offset, side="left")
-        base = self.pattern * n_grid
-        cell = np.clip(pos - base, 0, n_grid - 1)
-        upper = flat[base + cell] - offset
-        lower = np.where(cell > 0, flat[base + np.maximum(cell - 1, 0)] - offset, 0.0)
+        flat = self.cdf.ravel()
+        base = np.broadcast_to(self.pattern * n_grid, u.shape)
+        lo = np.zeros(u.shape, dtype=np.intp)  # the count of CDF cells below u lies in [lo, hi]
+        hi = np.full(u.shape, n_grid, dtype=np.intp)
+        for _ in range(int(np.ceil(np.log2(n_grid + 1)))):
+            mid = (lo + hi) // 2
+            below = flat[base + np.minimum(mid, n_grid - 1)] < u
+            open_ = lo < hi
+            lo = np.where(open_ & below, mid + 1, lo)
+            hi = np.where(open_ & ~below, mid, hi)
+        cell = np.minimum(lo, n_grid - 1)
+        upper = flat[base + cell]
+        lower = np.where(cell > 0, flat[base + np.maximum(cell - 1, 0)], 0.0)
         frac = np.clip((u - lower) / np.maximum(upper - lower, 1e-300), 0.0, 1.0)
         step = self.grid[1] - self.grid[0]
         return self.grid[cell] - 0.5 * step + frac * step
@@ -165,22 +174,25 @@ def marginal_abilities(
     return theta, iterations
 
 
-def _marginal_loglik(loglik: np.ndarray, counts: np.ndarray, grid: np.ndarray, mu: float, log_sigma: float) -> float:
-    """Log marginal likelihood of all items under the prior N(mu, sigma^2) (on the grid)."""
+def _marginal_loglik(
+    loglik: np.ndarray, counts: np.ndarray, grid: np.ndarray, mu: float, log_sigma: float, like: np.ndarray
+) -> float:
+    """Log marginal likelihood of all items under the prior N(mu, sigma^2) (on the grid); ``like`` is
+    exp(loglik) scaled to 1 at each pattern's maximum."""
     log_prior = -0.5 * ((grid - mu) / np.exp(log_sigma)) ** 2
     log_prior -= np.logaddexp.reduce(log_prior)
-    joint = loglik + log_prior[None, :]
-    top = joint.max(axis=1, keepdims=True)
-    return float(counts @ (top[:, 0] + np.log(np.exp(joint - top).sum(axis=1))))
+    _, log_marginal = _pattern_mass(loglik, like, counts, grid, np.exp(log_prior))
+    return float(counts @ log_marginal)
 
 
 def _hyper_covariance(loglik: np.ndarray, counts: np.ndarray, grid: np.ndarray, mu: float, sigma: float) -> np.ndarray:
     """Covariance of (mu, log sigma) from the curvature of the marginal likelihood at its maximum."""
     x0 = np.array([mu, np.log(sigma)])
     h = np.array([1e-3 * max(1.0, sigma), 1e-3])
+    like = np.exp(loglik - loglik.max(axis=1, keepdims=True))
 
     def f(x: np.ndarray) -> float:
-        return -_marginal_loglik(loglik, counts, grid, x[0], x[1])
+        return -_marginal_loglik(loglik, counts, grid, x[0], x[1], like)
 
     hess = np.empty((2, 2))
     f0 = f(x0)
@@ -199,15 +211,32 @@ def _hyper_covariance(loglik: np.ndarray, counts: np.ndarray, grid: np.ndarray, 
     return cov if np.all(np.linalg.eigvalsh(cov) > 0) else np.zeros((2, 2))
 
 
+def _pattern_mass(loglik: np.ndarray, like: np.ndarray, counts: np.ndarray, grid: np.ndarray, prior: np.ndarray):
+    """Expected number of items at each grid point, and each pattern's log marginal, under ``prior`` (on the
+    grid, unnormalised). Two matrix products instead of a pass per step over the patterns x grid table;
+    a pattern whose marginal underflows is done in log space."""
+    norm = like @ prior
+    bad = norm < 1e-250
+    safe = np.where(bad, 1.0, norm)
+    mass = prior * ((np.where(bad, 0.0, counts) / safe) @ like)
+    log_marginal = np.log(safe) + loglik.max(axis=1)
+    if bad.any():
+        joint = loglik[bad] + np.log(np.maximum(prior, 1e-320))[None, :]
+        top = joint.max(axis=1, keepdims=True)
+        weight = np.exp(joint - top)
+        total = weight.sum(axis=1, keepdims=True)
+        mass += counts[bad] @ (weight / total)
+        log_marginal[bad] = top[:, 0] + np.log(total[:, 0])
+    return mass, log_marginal
+
+
 def _marginal_ml(loglik: np.ndarray, counts: np.ndarray, grid: np.ndarray) -> tuple[float, float]:
     """The normal prior (mu, sigma) that maximises the marginal likelihood of all items (EM on the grid)."""
     like = np.exp(loglik - loglik.max(axis=1, keepdims=True))
     mu, sigma = 0.0, 1.5
     floor = 2 * (grid[1] - grid[0])
     for _ in range(EM_MAX_ITER):
-        weight = like * np.exp(-0.5 * ((grid - mu) / sigma) ** 2)[None, :]
-        weight /= weight.sum(axis=1, keepdims=True)
-        mass = counts @ weight  # expected number of items at each grid point
+        mass, _ = _pattern_mass(loglik, like, counts, grid, np.exp(-0.5 * ((grid - mu) / sigma) ** 2))
         total = mass.sum()
         new_mu = float(mass @ grid / total)
         new_sigma = max(float(np.sqrt(mass @ (grid - new_mu) ** 2 / total)), floor)

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from bot.errors import InputError
 from bot.irt import DEFAULT_SCALE
 from bot.metrics import UNIFORM, Target, binomial_gap_interval, coverage, index_interval, saturation
-from bot.pipeline.audit import BenchmarkAudit, audit_benchmark
+from bot.pipeline.audit import BenchmarkAudit, audit_benchmark, unauditable
 from bot.pipeline.by_date import BY_DATE_COLUMNS, saturation_runs
 from bot.sources import fetch_csv_file
 from bot.store import content_revision, validate_difficulties, validate_responses
@@ -51,10 +52,17 @@ def audit_responses(
     """Full audits of each benchmark in a long-format responses file."""
     table = fetch_csv_file(path)
     df = validate_responses(table.frame, table.location)
-    return [
-        audit_benchmark(rows, source=table.location, method=method, scale=scale, target=target)
-        for _, rows in df.groupby("benchmark", sort=True)
-    ]
+    audits = []
+    for name, rows in df.groupby("benchmark", sort=True):
+        reason = unauditable(rows)
+        try:
+            if reason is None:
+                audits.append(audit_benchmark(rows, source=table.location, method=method, scale=scale, target=target))
+        except (ValueError, ArithmeticError) as exc:  # a data set the fit or the scale cannot take
+            reason = str(exc)
+        if reason is not None:
+            raise InputError(table.location, f"benchmark {name!r} cannot be audited: {reason}")
+    return audits
 
 
 def _leaderboard_figures(name: str, rows: pd.DataFrame, ceiling: float) -> dict:

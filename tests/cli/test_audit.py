@@ -112,3 +112,18 @@ def test_mbpp_plus_lines_up_with_the_paper(tmp_path, capsys):
     assert quantile["n_models"] == 59 and quantile["n_items"] == 378
     assert quantile["ddm"] == pytest.approx(0.163, abs=0.015)  # the paper reports 0.163 for MBPP+
     assert failure["ddm"] == pytest.approx(0.08, abs=0.015)
+
+
+@pytest.mark.parametrize(
+    ("rows", "words"),
+    [
+        ("b,m1,i1,1\nb,m1,i2,0\n", "only one model (m1)"),
+        ("b,m1,i1,1\nb,m2,i1,0\nb,m1,i2,0\nb,m2,i2,1\n", "two models of different ability"),
+    ],
+)
+def test_data_that_cannot_be_audited_is_one_line_and_status_2(tmp_path, capsys, rows, words):
+    path = tmp_path / "few.csv"
+    path.write_text("benchmark,model,item_id,score\n" + rows)
+    assert main(["audit", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "few.csv" in err[0] and "'b' cannot be audited" in err[0] and words in err[0]

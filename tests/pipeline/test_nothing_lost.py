@@ -255,3 +255,18 @@ def test_a_held_lock_is_announced_and_bounded_by_lock_timeout(tmp_path, capsys):
             _run(tmp_path, [("s", lambda: SourceTable("s", "s.csv", _per_item("sim").astype(str)))], lock_timeout=0.2)
         finally:
             lock.release()
+
+
+def test_sources_not_started_by_the_run_deadline_fail_and_keep_their_data(tmp_path):
+    first = _per_item("sim").astype(str)
+    _run(tmp_path, [("s", lambda: SourceTable("s", "s.csv", first))])
+    latest = (tmp_path / "r" / "latest.json").read_bytes()
+    loaded = []
+    changed = _per_item("sim", flip=20).astype(str)
+    result = _run(
+        tmp_path, [("s", lambda: loaded.append(1) or SourceTable("s", "s.csv", changed))], strict=False, deadline=0
+    )
+    assert result.sources_failed == 1 and loaded == []  # never even fetched
+    status = json.loads((tmp_path / "r" / "sources.json").read_text())["sources"]["s"]
+    assert "deadline passed before this source started" in status["error"]
+    assert (tmp_path / "r" / "latest.json").read_bytes() == latest

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 RUNS = 200
 SEED = 20261130
-FAULTS = ["500", "truncated", "html", "trickle:0.05", "304", "hang:0.8"]
+FAULTS = ["500", "truncated", "html", "trickle:0.05", "304", "hang:0.4"]
 
 
 def _board(rng, shift: np.ndarray) -> bytes:
@@ -58,7 +58,7 @@ def test_two_hundred_runs_of_random_faults_leave_a_sound_record(fixture_server, 
     state = {"board": np.zeros(6), "cells": np.zeros((6, 24))}
     bodies = {"board": _board(rng, state["board"]), "cells": _cells(rng, state["cells"])}
     config = tmp_path / "benchwatch.toml"
-    lines = ["[http]", "retries = 1", "backoff = 0.01", "read_timeout = 0.4", "deadline = 0.6"]
+    lines = ["[http]", "retries = 1", "backoff = 0.01", "read_timeout = 0.2", "deadline = 0.3"]
     for name, (adapter, file) in files.items():
         lines += [f"[sources.{name}]", f'adapter = "{adapter}"', f'url = "{fixture_server.url}{file}"']
     lines += ['benchmark = "cells"']
