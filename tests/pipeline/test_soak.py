@@ -117,3 +117,9 @@ def test_two_hundred_runs_of_random_faults_leave_a_sound_record(fixture_server, 
     assert (runs["status"] != "ok").sum() > 10  # and the faults did bite
     assert not list((cache / "http").glob("*.part"))
     assert (site / "index.html").exists()
+    print(  # the figures of the closing note (pytest -s)
+        f"soak: {RUNS} runs in {elapsed:.0f} s; exit 0: {statuses.count(0)}, exit 1: {statuses.count(1)}; "
+        f"runs with a failed source: {(runs['status'] != 'ok').sum()}; history rows: "
+        + ", ".join(f"{n} {len(history[history['benchmark'] == n])}" for n in sorted(published))
+        + f"; distinct genuine revisions served: {len(genuine)}"
+    )
