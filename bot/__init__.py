@@ -2,32 +2,44 @@
 
 The package is a pipeline of stages, each a subpackage with its own public API:
 sources -> store -> irt -> metrics -> rules/alerts -> history -> site, run in order by ``pipeline``.
+The names below are imported on first use, so that ``benchwatch --help`` does not load the numerical stack.
 """
 
-from bot.errors import InputError
-from bot.irt import difficulty_z, encode_responses, fit_map
-from bot.metrics import Target, coverage, ddm, max_gap, saturation, saturation_index, top_k_gap_sum
-from bot.pipeline import audit_benchmark, run_job
-from bot.site import build_site
-from bot.store import validate_responses
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "InputError",
-    "Target",
-    "__version__",
-    "audit_benchmark",
-    "build_site",
-    "coverage",
-    "ddm",
-    "difficulty_z",
-    "encode_responses",
-    "fit_map",
-    "max_gap",
-    "run_job",
-    "saturation",
-    "saturation_index",
-    "top_k_gap_sum",
-    "validate_responses",
-]
+_HOMES = {
+    "InputError": "bot.errors",
+    "Target": "bot.metrics",
+    "audit_benchmark": "bot.pipeline",
+    "build_site": "bot.site",
+    "coverage": "bot.metrics",
+    "ddm": "bot.metrics",
+    "difficulty_z": "bot.irt",
+    "encode_responses": "bot.irt",
+    "fit_map": "bot.irt",
+    "max_gap": "bot.metrics",
+    "run_job": "bot.pipeline",
+    "saturation": "bot.metrics",
+    "saturation_index": "bot.metrics",
+    "top_k_gap_sum": "bot.metrics",
+    "validate_responses": "bot.store",
+}
+
+__all__ = ["__version__", *sorted(_HOMES)]
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'bot' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})

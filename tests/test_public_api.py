@@ -62,3 +62,16 @@ def test_stages_never_reach_back_into_later_stages():
             if bits[0] == "bot" and len(bits) > 1 and bits[1] in order and order[bits[1]] > order[own]:
                 offenders.append(f"{own} imports the later stage {module}")
     assert offenders == []
+
+
+def test_the_command_line_loads_no_numerical_library_until_a_command_runs():
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from bot.cli import build_parser; build_parser(only='');"
+        "print(sorted(m for m in ('numpy', 'pandas', 'scipy', 'matplotlib', 'httpx', 'pymc') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=PACKAGE.parent)
+    assert done.stdout.strip() == "[]"
+    assert bot.fit_map.__module__.startswith("bot.irt")  # the public names still resolve, on first use

@@ -3,49 +3,52 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
-from bot.cli import audit as audit_command
-from bot.cli import calibrate as calibrate_command
-from bot.cli import check as check_command
-from bot.cli import repair as repair_command
-from bot.cli import run as run_command
-from bot.cli import saturation as saturation_command
-from bot.cli import schedule as schedule_command
 from bot.errors import InputError
-from bot.pipeline import BusyError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-COMMANDS = {
-    "run": run_command,
-    "audit": audit_command,
-    "calibrate": calibrate_command,
-    "saturation": saturation_command,
-    "schedule": schedule_command,
-    "check": check_command,
-    "repair": repair_command,
+COMMANDS = {  # name -> its one line of help; a command's module is imported only when it runs
+    "run": "Run the audit job: fetch, fit, measure, record, alert and build the site.",
+    "audit": "Audit a CSV of per-item responses (or of item difficulties z) and print coverage and saturation.",
+    "calibrate": "Calibrate new items (with --abilities model,theta) or new models (with --difficulties item_id,b).",
+    "saturation": "Saturation index of aggregate leaderboards (benchmark,model,score,n_items[,date]).",
+    "schedule": "Run the job on a schedule (APScheduler, cron in UTC); --once runs it once through the scheduler.",
+    "check": "Check the reports folder: every file readable, the files consistent with each other, the site in place.",
+    "repair": "Repair the reports folder from its other files (each replaced file backed up), then check it again.",
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every command registered."""
+def _module(name: str):
+    return importlib.import_module(f"bot.cli.{name}")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every command registered (or, with ``only``, that command's options alone)."""
     parser = argparse.ArgumentParser(
         prog="benchwatch",
         description="Audit public AI benchmarks: difficulty coverage and saturation, over time.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, module in COMMANDS.items():
-        module.register(sub.add_parser(name, help=module.HELP, description=module.HELP))
+    for name, text in COMMANDS.items():
+        command = sub.add_parser(name, help=text, description=text)
+        if only is None or name == only:
+            _module(name).register(command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    args = build_parser(only=chosen if chosen in COMMANDS else "").parse_args(argv)
+    from bot.pipeline import BusyError
+
     try:
-        return COMMANDS[args.command].handle(args)
+        return _module(args.command).handle(args)
     except InputError as exc:
         print(f"benchwatch: error: {exc}", file=sys.stderr)
         return 2

@@ -15,8 +15,6 @@ from bot.pipeline import audit_responses, coverage_only, is_difficulty_file
 from bot.sources import read_csv_text
 from bot.store import atomic_write_text
 
-HELP = "Audit a CSV of per-item responses (or of item difficulties z) and print coverage and saturation."
-
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""

@@ -10,8 +10,6 @@ from bot.irt import calibrate_items, calibrate_models, encode_responses
 from bot.sources import fetch_csv_file, read_csv_text
 from bot.store import atomic_write_text, validate_parameters, validate_responses
 
-HELP = "Calibrate new items (with --abilities model,theta) or new models (with --difficulties item_id,b)."
-
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""

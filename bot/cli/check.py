@@ -6,8 +6,6 @@ import argparse
 
 from bot.history import check_reports
 
-HELP = "Check the reports folder: every file readable, the files consistent with each other, the site in place."
-
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""

@@ -8,8 +8,6 @@ from pathlib import Path
 from bot.history import check_reports, repair_reports
 from bot.site import restore_site
 
-HELP = "Repair the reports folder from its other files (each replaced file backed up), then check it again."
-
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""

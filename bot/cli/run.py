@@ -22,7 +22,6 @@ from bot.sources import (
     snapshot_sources,
 )
 
-HELP = "Run the audit job: fetch, fit, measure, record, alert and build the site."
 SAMPLE_REPORTS = "_sample/reports"
 SAMPLE_CACHE = "_sample/cache"
 

@@ -11,8 +11,6 @@ from bot.pipeline import leaderboard_saturation
 from bot.sources import read_csv_text
 from bot.store import validate_aggregates
 
-HELP = "Saturation index of aggregate leaderboards (benchmark,model,score,n_items[,date])."
-
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""

@@ -8,8 +8,6 @@ from bot.cli import run as run_command
 from bot.errors import InputError
 from bot.pipeline import DEFAULT_CRON, run_schedule
 
-HELP = "Run the job on a schedule (APScheduler, cron in UTC); --once runs it once through the scheduler."
-
 
 def register(parser: argparse.ArgumentParser) -> None:
     """The run command's options, plus the schedule's."""
