@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 from dataclasses import dataclass, field, fields, replace
 
 from bot.errors import InputError
@@ -22,6 +25,11 @@ class RuleBook:
     pages: dict[str, str] = field(default_factory=dict)  # benchmark name -> the benchmark id whose page shows it
     max_shrink: float = 0.3  # new data that lost a larger share of its rows is held back
     expect_shrink: frozenset[str] = frozenset()  # benchmarks whose shrink is expected (published anyway)
+
+    def fingerprint(self) -> str:
+        """A short hash of every rule: records made under other rules are not kept as they are."""
+        text = json.dumps(dataclasses.asdict(self), sort_keys=True, default=sorted)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def page_for(self, benchmark: str, hint: str | None = None) -> str:
         """The benchmark id of a published benchmark: configured aliases first, then the source's hint."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import html
+import importlib.metadata
+import json
 import logging
 import shutil
 import tempfile
@@ -130,6 +133,34 @@ def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
         (docs / plot_path(name, "saturation")).write_text(saturation_svg(by_date, rec["top_models"]), encoding="utf-8")
 
 
+STAMP = ".benchwatch-inputs.json"  # in the built site: the digest of what it was built from
+
+
+def inputs_digest(reports_root: Path, project_dir: Path, site_url: str | None, now: str) -> str:
+    """A digest of everything a build reads: the reports it shows (not the run log or the snapshots), the
+    MkDocs project, the site code, the URL and the day (pages show the age of the data in days)."""
+    digest = hashlib.sha256()
+    for base in (reports_root, project_dir):
+        for path in sorted(base.rglob("*")):
+            rel = path.relative_to(base)
+            hidden = any(part.startswith(".") for part in rel.parts)
+            if not path.is_file() or hidden or rel.parts[0] == "snapshots" or rel.as_posix() == "runs.csv":
+                continue
+            digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    versions = [importlib.metadata.version(p) for p in ("mkdocs", "mkdocs-material", "matplotlib")]
+    digest.update(json.dumps([site_url, now[:10], versions]).encode())
+    return digest.hexdigest()
+
+
+def _stamp(out: Path) -> dict | None:
+    try:
+        return json.loads((out / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 def restore_site(out: Path) -> bool:
     """Put the last good site back when a run died in the middle of swapping it; True if it did."""
     old = out.parent / f".{out.name}.old"
@@ -171,6 +202,11 @@ def build_site(
     reports = Reports(Path(reports_dir))
     out = Path(out_dir).resolve()
     restore_site(out)
+    now = now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    digest = inputs_digest(reports.root, project_dir, site_url, now)
+    built = _stamp(out)
+    if built is not None and built.get("inputs") == digest:
+        return int(built["pages"])  # nothing the site shows has changed: the built one stands
     staging = out.parent / f".{out.name}.building"
     shutil.rmtree(staging, ignore_errors=True)
     mkdocs_log = logging.getLogger("mkdocs")
@@ -196,6 +232,7 @@ def build_site(
                 build(config)
             finally:
                 config.plugins.on_shutdown()
+        (staging / STAMP).write_text(json.dumps({"inputs": digest, "pages": n_pages}) + "\n", encoding="utf-8")
         phase("site build")
         old = out.parent / f".{out.name}.old"
         shutil.rmtree(old, ignore_errors=True)

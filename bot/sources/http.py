@@ -95,6 +95,7 @@ class Fetcher:
         timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         self.client = httpx.Client(timeout=timeout, headers={"User-Agent": USER_AGENT}, follow_redirects=True)
         self.log: list[Download] = []
+        self._got: dict[str, Download] = {}
 
     def close(self) -> None:
         self.client.close()
@@ -118,6 +119,7 @@ class Fetcher:
 
     def forget(self, url: str) -> None:
         """Drop the cached copy of ``url`` (a body that failed to parse): the next get fetches it whole."""
+        self._got.pop(url, None)
         self._meta_path(url).unlink(missing_ok=True)
         self._body_path(url).unlink(missing_ok=True)
 
@@ -151,8 +153,11 @@ class Fetcher:
         self.sleep(delay)
 
     def get(self, url: str, *, source: str) -> Download:
-        """GET ``url`` with retries; a cached copy answers a 304. Raises FetchError when it fails for good."""
-        download = self._get(url, source)
+        """GET ``url`` with retries; a cached copy answers a 304. Raises FetchError when it fails for good.
+
+        A URL is requested once per fetcher (one run): asking again gives the same download."""
+        download = self._got.get(url) or self._get(url, source)
+        self._got[url] = download
         self.log.append(download)
         return download
 

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import inspect
+import json
+import os
 import zlib
+from collections.abc import Callable
+from pathlib import Path
 
 from bot.sources.adapters import ADAPTERS
 from bot.sources.config import SourceConfig
 from bot.sources.http import Fetcher
-from bot.sources.table import SourceTable
+from bot.sources.table import SourceTable, empty_long
 
 
 def _read(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
@@ -28,8 +34,67 @@ def _read(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     return dataclasses.replace(table, notes=(*table.notes, note))
 
 
+def _key(cfg: SourceConfig) -> str:
+    """What the table read from a source depends on besides its downloads: its configuration and adapter code."""
+    code = Path(inspect.getfile(ADAPTERS[cfg.adapter])).read_bytes()
+    text = json.dumps([cfg.name, cfg.adapter, cfg.url, cfg.options], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode() + code).hexdigest()
+
+
+def _manifest_path(fetcher: Fetcher, cfg: SourceConfig) -> Path:
+    return fetcher.cache.parent / "manifests" / f"{hashlib.sha256(cfg.name.encode()).hexdigest()[:24]}.json"
+
+
+def _unchanged(fetcher: Fetcher, cfg: SourceConfig) -> bool:
+    """Whether every download of the source's last published table still answers 304 with the same body."""
+    try:
+        manifest = json.loads(_manifest_path(fetcher, cfg).read_text(encoding="utf-8"))
+        downloads, key = manifest["downloads"], manifest["key"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if key != _key(cfg) or not downloads:
+        return False
+    fetcher.log.clear()
+    for url, sha in downloads:
+        got = fetcher.get(url, source=cfg.name)
+        if got.status != "not-modified" or got.sha256 != sha:
+            return False
+    return True
+
+
+def _publisher(fetcher: Fetcher, cfg: SourceConfig) -> Callable[[], None]:
+    """Keeps the downloads of a table once it is published, so that the next run can tell nothing changed."""
+    path = _manifest_path(fetcher, cfg)
+    body = json.dumps({"key": _key(cfg), "downloads": [[d.url, d.sha256] for d in fetcher.log]})
+    remote = all("://" in d.url and not d.url.startswith("file://") for d in fetcher.log)
+
+    def publish() -> None:
+        if not remote:  # local files are read every run
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(body, encoding="utf-8")
+        os.replace(tmp, path)
+
+    return publish
+
+
 def load_source(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
-    """The source's table, its provenance extended with every download (status, bytes, seconds)."""
+    """The source's table, its provenance extended with every download (status, bytes, seconds).
+
+    When every download of the last published table answers 304 with the same body (and the configuration
+    and adapter are the same), nothing is parsed: the table comes back ``unchanged``, with ``reload`` to read
+    it all the same."""
+    if _unchanged(fetcher, cfg):
+        size = sum(d.size for d in fetcher.log)
+        provenance = {"adapter": cfg.adapter, "status": "not-modified", "bytes": size, "downloads": len(fetcher.log)}
+        return SourceTable(
+            cfg.name, cfg.url, empty_long(), provenance=provenance, unchanged=True, reload=lambda: _load(fetcher, cfg)
+        )
+    return _load(fetcher, cfg)
+
+
+def _load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     table = _read(fetcher, cfg)
     prefix = str(cfg.options.get("prefix", ""))
     if prefix:  # keeps two sources that publish the same benchmark name apart
@@ -60,4 +125,4 @@ def load_source(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         "bytes": sum(d["bytes"] for d in downloads),
         "downloads": len(downloads),
     }
-    return dataclasses.replace(table, provenance=provenance)
+    return dataclasses.replace(table, provenance=provenance, published=_publisher(fetcher, cfg))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -24,6 +25,10 @@ class SourceTable:
     notes: tuple[str, ...] = ()  # what the run log should say about this source (unknown boards, ...)
     gone: tuple[str, ...] = ()  # configured or known benchmarks that the upstream no longer has
     pages: dict[str, str] = field(default_factory=dict)  # benchmark -> the benchmark id whose page shows it
+    # Every download answered as in the last published run: there is nothing new to read (frame left empty).
+    unchanged: bool = False
+    reload: Callable[[], SourceTable] | None = None  # read it all the same (when the last records cannot be kept)
+    published: Callable[[], None] | None = None  # to call once the reports that hold this table are committed
 
 
 def empty_long() -> pd.DataFrame:

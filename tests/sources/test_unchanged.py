@@ -1,0 +1,76 @@
+"""A source whose downloads all answer 304 with the bodies of its last published run is not parsed again;
+anything that could change its records makes it read again (issue 13)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.cli import main
+from bot.sources import ADAPTERS
+from tests.sources.test_faults import _board, _line
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """How many times the EvalPlus adapter parsed a body (requested before `setup`: its first run counts too)."""
+    calls = []
+    real = ADAPTERS["evalplus"]
+
+    def counting(fetcher, cfg):
+        calls.append(cfg.name)
+        return real(fetcher, cfg)
+
+    monkeypatch.setitem(ADAPTERS, "evalplus", counting)
+    return calls
+
+
+def _reports(tmp_path) -> dict[str, bytes]:
+    root = tmp_path / "r"
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file() and "lock" not in p.name}
+
+
+def test_an_unchanged_source_costs_one_request_and_no_parse(reads, setup, capsys):
+    reads.clear()  # forget the first run's reads
+    server, tmp_path, argv, _ = setup
+    before = _reports(tmp_path)
+    hits = server.hits["/good.json"]
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert reads == []  # neither source was parsed
+    assert server.hits["/good.json"] == hits + 1
+    assert "nothing read" in _line(capsys.readouterr().out, "good")
+    after = _reports(tmp_path)
+    assert {k for k in after if after[k] != before.get(k)} == {"runs.csv"}
+    assert after["runs.csv"].decode().splitlines()[-1].endswith("good:not-modified flaky:not-modified")
+
+
+def test_a_changed_source_is_read_with_one_request(reads, setup):
+    reads.clear()  # forget the first run's reads
+    server, _, argv, _ = setup
+    (server.root / "flaky.json").write_bytes(_board(7.0))
+    hits = server.hits["/flaky.json"]
+    assert main(argv) == 0
+    assert reads == ["flaky"] and server.hits["/flaky.json"] == hits + 1  # the check's download is reused
+
+
+@pytest.mark.parametrize("why", ["rules", "method", "force", "failed before"])
+def test_whatever_could_change_the_records_reads_the_source_again(reads, setup, why):
+    reads.clear()  # forget the first run's reads
+    _, tmp_path, argv, _ = setup
+    if why == "rules":
+        config = next(a for a in argv if a.endswith(".toml"))
+        with open(config, "a") as fh:
+            fh.write('[rules]\nexpect_shrink = ["good humaneval"]\n')
+    elif why == "force":
+        argv = [*argv, "--force"]
+    elif why == "failed before":
+        status = json.loads((tmp_path / "r" / "sources.json").read_text())
+        status["sources"]["good"]["status"] = "failed"
+        (tmp_path / "r" / "sources.json").write_text(json.dumps(status))
+    if why == "method":  # boards have no fit: the method does not matter to them
+        assert main([*argv, "--method", "nuts"]) == 0 and reads == []
+        return
+    assert main(argv) == 0
+    assert "good" in reads
