@@ -161,6 +161,7 @@ def test_a_failed_site_build_keeps_the_last_good_site_and_says_why_in_one_line(t
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "docs" / "index.md"))
 
     monkeypatch.setattr("bot.site.build.write_pages", full)
+    _per_item("sim", flip=20).to_csv(data, index=False)  # new data: the site must be built again
     capsys.readouterr()
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
