@@ -3,6 +3,7 @@ files checked against each other, and what can be rebuilt from the rest rebuilt 
 
 from __future__ import annotations
 
+import csv
 import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -19,6 +20,7 @@ from bot.history.reports import (
     Reports,
     csv_text,
     history_rows,
+    is_merge_marker,
     load_alerts,
     load_changelog,
     load_history,
@@ -99,10 +101,8 @@ def check_reports(root: str | Path, site: str | Path | None = None) -> list[str]
 
 def _salvage_csv(path: Path, columns: list[str]) -> tuple[pd.DataFrame, int]:
     """The rows of a damaged CSV that have the header's fields (merge markers and cut rows left out)."""
-    import csv
-
     text = path.read_text(encoding="utf-8", errors="replace")
-    lines = [ln for ln in text.splitlines() if not ln.startswith(("<<<<<<< ", "=======", ">>>>>>> "))]
+    lines = [ln for ln in text.splitlines() if not is_merge_marker(ln)]
     if text and not text.endswith("\n") and lines:
         lines = lines[:-1]  # a cut last line
     good, dropped = [], 0
@@ -201,11 +201,7 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
         if (r["benchmark"], r.get("revision")) not in have
     ]
     if lost:
-        rows = (
-            pd.concat([history, history_rows(lost).astype(str)], ignore_index=True)
-            if len(history)
-            else history_rows(lost)
-        )
+        rows = pd.concat([history, history_rows(lost)], ignore_index=True) if len(history) else history_rows(lost)
         rows = rows.sort_values("snapshot_at", kind="stable")
         how = f"{len(lost)} row(s) rebuilt from latest.json (the latest snapshot of each benchmark)"
         replace(reports.history, csv_text(rows), how)

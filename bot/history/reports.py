@@ -86,7 +86,9 @@ def csv_text(df: pd.DataFrame) -> str:
     return buf.getvalue()
 
 
-MERGE_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ")
+def is_merge_marker(line: str) -> bool:
+    """A line git writes around a merge conflict."""
+    return line.startswith(("<<<<<<< ", ">>>>>>> ")) or line.rstrip() == "======="
 
 
 def _damaged(path: Path, problem: str) -> InputError:
@@ -95,7 +97,7 @@ def _damaged(path: Path, problem: str) -> InputError:
 
 def _merge_marker(path: Path, text: str) -> None:
     for number, line in enumerate(text.splitlines(), 1):
-        if line.startswith(MERGE_MARKERS) and (line.strip() == "=======" or line.startswith(MERGE_MARKERS[::2])):
+        if is_merge_marker(line):
             raise _damaged(path, f"a git merge conflict marker on line {number} ({line[:20]!r})")
 
 
@@ -328,17 +330,14 @@ def history_rows(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame([{c: rounded(r.get(c)) for c in HISTORY_COLUMNS} for r in rows], columns=HISTORY_COLUMNS)
 
 
-def write_history(reports: Reports, history: pd.DataFrame) -> None:
-    _write_if_changed(reports, reports.history, csv_text(history[HISTORY_COLUMNS]))
-
-
 def append_history(reports: Reports, rows: list[dict]) -> None:
     """Append snapshot rows to history.csv."""
     if not rows:
         return
     old = load_history(reports)
     new = history_rows(rows)
-    write_history(reports, new if old.empty else pd.concat([old, new], ignore_index=True))
+    both = new if old.empty else pd.concat([old, new], ignore_index=True)
+    _write_if_changed(reports, reports.history, csv_text(both))
 
 
 def append_run(reports: Reports, row: dict) -> None:
@@ -369,18 +368,17 @@ def load_snapshot(reports: Reports, benchmark: str, kind: str = "responses") -> 
     """A benchmark's last good data as this run sees it, or None (a damaged snapshot is an error)."""
     path = reports.snapshot(benchmark, kind)
     data = reports.read_bytes(path)
-    if data is None:
-        return None
-    try:
-        return parse_snapshot(data, str(path), kind)
-    except ValueError as exc:
-        raise _damaged(path, str(exc).removeprefix(f"{path}: ")) from None
+    return None if data is None else _snapshot(path, data, kind)
 
 
 def parse_snapshot_file(path: Path, kind: str) -> pd.DataFrame:
     """A snapshot file read on its own (by ``check``); damage names the file."""
+    return _snapshot(path, path.read_bytes(), kind)
+
+
+def _snapshot(path: Path, data: bytes, kind: str) -> pd.DataFrame:
     try:
-        return parse_snapshot(path.read_bytes(), str(path), kind)
+        return parse_snapshot(data, str(path), kind)
     except ValueError as exc:
         raise _damaged(path, str(exc).removeprefix(f"{path}: ")) from None
 

@@ -181,7 +181,7 @@ def _marginal_loglik(
     exp(loglik) scaled to 1 at each pattern's maximum."""
     log_prior = -0.5 * ((grid - mu) / np.exp(log_sigma)) ** 2
     log_prior -= np.logaddexp.reduce(log_prior)
-    _, log_marginal = _pattern_mass(loglik, like, counts, grid, np.exp(log_prior))
+    _, log_marginal = _pattern_mass(loglik, like, counts, np.exp(log_prior))
     return float(counts @ log_marginal)
 
 
@@ -211,7 +211,7 @@ def _hyper_covariance(loglik: np.ndarray, counts: np.ndarray, grid: np.ndarray, 
     return cov if np.all(np.linalg.eigvalsh(cov) > 0) else np.zeros((2, 2))
 
 
-def _pattern_mass(loglik: np.ndarray, like: np.ndarray, counts: np.ndarray, grid: np.ndarray, prior: np.ndarray):
+def _pattern_mass(loglik: np.ndarray, like: np.ndarray, counts: np.ndarray, prior: np.ndarray):
     """Expected number of items at each grid point, and each pattern's log marginal, under ``prior`` (on the
     grid, unnormalised). Two matrix products instead of a pass per step over the patterns x grid table;
     a pattern whose marginal underflows is done in log space."""
@@ -236,7 +236,7 @@ def _marginal_ml(loglik: np.ndarray, counts: np.ndarray, grid: np.ndarray) -> tu
     mu, sigma = 0.0, 1.5
     floor = 2 * (grid[1] - grid[0])
     for _ in range(EM_MAX_ITER):
-        mass, _ = _pattern_mass(loglik, like, counts, grid, np.exp(-0.5 * ((grid - mu) / sigma) ** 2))
+        mass, _ = _pattern_mass(loglik, like, counts, np.exp(-0.5 * ((grid - mu) / sigma) ** 2))
         total = mass.sum()
         new_mu = float(mass @ grid / total)
         new_sigma = max(float(np.sqrt(mass @ (grid - new_mu) ** 2 / total)), floor)

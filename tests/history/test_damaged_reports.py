@@ -122,7 +122,8 @@ def test_a_deleted_history_is_found_and_rebuilt_from_latest(good, tmp_path, caps
     assert main(["check", "--reports", str(reports)]) == 1
     assert "history.csv: missing while latest.json lists 1 benchmark" in capsys.readouterr().out
     assert main(["repair", "--reports", str(reports)]) == 0
-    rows = pd.read_csv(reports / "history.csv", dtype=str)
+    rows = pd.read_csv(reports / "history.csv", dtype=str, keep_default_na=False)
+    assert "None" not in (reports / "history.csv").read_text() and (rows["ddm"] != "").all()
     latest = json.loads((reports / "latest.json").read_text())["benchmarks"]
     assert rows[["benchmark", "revision"]].values.tolist() == [[r["benchmark"], r["revision"]] for r in latest]
 

@@ -99,3 +99,21 @@ def test_difficulty_b_inverts_difficulty_z(scale):
     theta = np.random.default_rng(1).normal(0.5, 1.4, 30)
     z = np.linspace(0.01, 0.99, 99)
     assert difficulty_z(difficulty_b(z, theta, scale), theta, scale) == pytest.approx(z, abs=1e-9)
+
+
+def test_pattern_mass_matches_the_log_space_sums_even_where_the_prior_underflows():
+    from bot.irt.item_posterior import _pattern_mass
+
+    rng = np.random.default_rng(3)
+    grid = np.linspace(-12, 12, 200)
+    loglik = -0.5 * ((grid[None, :] - rng.uniform(-11, 11, (40, 1))) / 0.2) ** 2 - rng.uniform(0, 50, (40, 1))
+    counts = rng.integers(1, 5, 40).astype(float)
+    prior = np.exp(-0.5 * (grid / 0.05) ** 2)  # a narrow prior: far patterns' marginals underflow in linear space
+    like = np.exp(loglik - loglik.max(axis=1, keepdims=True))
+    mass, log_marginal = _pattern_mass(loglik, like, counts, prior)
+    joint = loglik + np.log(np.maximum(prior, 1e-320))[None, :]  # the direct computation, all in log space
+    top = joint.max(axis=1, keepdims=True)
+    weight = np.exp(joint - top)
+    assert ((like @ prior) < 1e-250).sum() >= 10  # the fallback is exercised
+    np.testing.assert_allclose(log_marginal, top[:, 0] + np.log(weight.sum(axis=1)), rtol=1e-9)
+    np.testing.assert_allclose(mass, counts @ (weight / weight.sum(axis=1, keepdims=True)), rtol=1e-9, atol=1e-12)
