@@ -65,7 +65,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         "(default: [http] run_deadline of the configuration, else none)",
     )
     parser.add_argument(
-        "--cache", default=None, help=f"downloads and last good data (default: .cache, or {SAMPLE_CACHE} with --sample)"
+        "--cache",
+        default=None,
+        help=f"downloads, resolution floors and source manifests (default: .cache, or {SAMPLE_CACHE} with --sample)",
     )
 
 
