@@ -1,11 +1,19 @@
-"""MAP fit of the 1PL (Rasch) model by Newton's method on the exact log posterior.
+"""MAP fit of the 1PL (Rasch) model by Newton's method on the exact log posterior, over the observed cells.
 
 The model: P(y_ij = 1) = sigmoid(theta_j - b_i), theta_j ~ N(0, sd_theta^2), and difficulties b that
 sum to zero with density N(0, sd_b^2) on that subspace (a ZeroSumNormal), which pins the logit scale's
-location exactly. The Hessian is [[D_theta, -C], [-C', D_b]] with diagonal D blocks, so every Newton
-step is solved exactly through the Schur complement over the smaller block: one pass over the response
-matrix and one small dense factorisation per step, quadratic convergence, and the same factorisation
-gives the Laplace standard deviations and draws.
+location exactly. The Hessian is [[D_theta, -C], [-C', D_b]] with diagonal D blocks and C as sparse as
+the responses. Each Newton step is solved through the Schur complement over the smaller block,
+S = D_u - C D_v^-1 C', by preconditioned conjugate gradients: every product with S is one pass over
+the observed cells (``bot.irt.kernels``), so the cost of an iteration is linear in the cells and no
+model x item array is ever formed. The steps are exact Newton steps (CG to a relative residual of
+1e-10) with the same convergence test as before, so the optimum is the same.
+
+Standard deviations (Laplace, on the constraint sum(b) = 0) are exact where the dense Schur complement
+is cheap to form (``EXACT_SD_WORK``): S is built from the cells grouped by the larger block and
+inverted. Beyond that they use the diagonal of S in place of S (each block's own curvature plus the
+first-order coupling through the other block); ``tests/irt/test_rasch_map.py`` checks that
+approximation against the exact SDs where both run.
 """
 
 from __future__ import annotations
@@ -14,13 +22,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import linalg
-from scipy.special import expit
 
+from bot.irt import kernels
 from bot.irt.responses import ResponseArrays
 
 PRIOR_SD_THETA = 3.0
 PRIOR_SD_B = 3.0
-CHUNK_CELLS = 4_000_000  # cells per block of rows: bounds the temporaries of one pass
 
 
 @dataclass(frozen=True)
@@ -40,73 +47,82 @@ class RaschFit:
     b_draws: np.ndarray | None = None  # draws x items
 
 
-def _softplus(x: np.ndarray) -> np.ndarray:
-    return np.logaddexp(0.0, x)
+_CG_RTOL = 1e-10
+_CG_MAX_ITER = 1000
+EXACT_SD_WORK = 3e8  # pairs of cells sharing a column of the larger block: the cost of the dense Schur complement
+EXACT_SD_SIZE = 4000  # and the size of the smaller block (the dense factorisation is its cube)
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """The observed cells as flat arrays: model and item index, trials and successes."""
+
+    m: np.ndarray
+    i: np.ndarray
+    w: np.ndarray
+    s: np.ndarray
+    n_m: int
+    n_i: int
+
+
+def _cells(data: ResponseArrays) -> _Cells:
+    w = np.ascontiguousarray(data.weight, dtype=float)
+    return _Cells(
+        m=np.ascontiguousarray(data.model_idx, dtype=np.int32),
+        i=np.ascontiguousarray(data.item_idx, dtype=np.int32),
+        w=w,
+        s=w * np.asarray(data.y, dtype=float),
+        n_m=data.n_models,
+        n_i=data.n_items,
+    )
 
 
 @dataclass
 class _Pass:
-    """Everything one pass over the matrix yields at a point."""
+    """Everything one pass over the cells yields at a point."""
 
     value: float
     g_theta: np.ndarray
     g_b: np.ndarray
     d_theta: np.ndarray
     d_b: np.ndarray
-    cross: np.ndarray | None  # C[j, i] = W p (1 - p)
+    info: np.ndarray  # per cell: W p (1 - p), the cross block's entries (empty without curvature)
 
 
 def _evaluate(
-    theta: np.ndarray,
-    b: np.ndarray,
-    trials: np.ndarray,
-    successes: np.ndarray,
-    sd_theta: float,
-    sd_b: float,
-    curvature: bool = True,
+    theta: np.ndarray, b: np.ndarray, cells: _Cells, sd_theta: float, sd_b: float, curvature: bool = True
 ) -> _Pass:
-    """Negative log posterior, gradient and (optionally) curvature, a block of rows at a time."""
-    n_m, n_i = trials.shape
+    """Negative log posterior, gradient and (optionally) curvature in one pass over the cells."""
     value = 0.5 * (theta @ theta) / sd_theta**2 + 0.5 * (b @ b) / sd_b**2
     g_theta = theta / sd_theta**2
     g_b = b / sd_b**2
-    d_theta = np.full(n_m, 1 / sd_theta**2)
-    d_b = np.full(n_i, 1 / sd_b**2)
-    cross = np.empty((n_m, n_i)) if curvature else None
-    step = max(1, CHUNK_CELLS // max(1, n_i))
-    for lo in range(0, n_m, step):
-        rows = slice(lo, min(n_m, lo + step))
-        w, s = trials[rows], successes[rows]
-        eta = theta[rows, None] - b[None, :]
-        # -log p = softplus(-eta), -log(1 - p) = softplus(eta)
-        value += float(np.sum(s * _softplus(-eta) + (w - s) * _softplus(eta)))
-        p = expit(eta)
-        resid = s - w * p
-        g_theta[rows] -= resid.sum(axis=1)
-        g_b += resid.sum(axis=0)
-        if curvature:
-            info = w * p * (1 - p)
-            cross[rows] = info
-            d_theta[rows] += info.sum(axis=1)
-            d_b += info.sum(axis=0)
-    return _Pass(value, g_theta, g_b, d_theta, d_b, cross)
+    d_theta = np.full(cells.n_m, 1 / sd_theta**2)
+    d_b = np.full(cells.n_i, 1 / sd_b**2)
+    info = np.empty(cells.m.size if curvature else 0)
+    for part in kernels.split(kernels.evaluate, cells.m.size, theta, b, cells.m, cells.i, cells.w, cells.s, info):
+        value += part[0]
+        g_theta += part[1]
+        g_b += part[2]
+        d_theta += part[3]
+        d_b += part[4]
+    return _Pass(float(value), g_theta, g_b, d_theta, d_b, info)
 
 
 class _Curvature:
-    """The inverse Hessian in factored form, through the Schur complement over the smaller block."""
+    """The Hessian at a point, solved through the Schur complement over the smaller block."""
 
-    def __init__(self, d_theta: np.ndarray, d_b: np.ndarray, cross: np.ndarray) -> None:
-        self.small_is_theta = d_theta.size <= d_b.size
-        c = cross if self.small_is_theta else cross.T
-        self.d_u, self.d_v = (d_theta, d_b) if self.small_is_theta else (d_b, d_theta)
-        self.a = c / self.d_v  # C D_v^-1
-        schur = np.diag(self.d_u) - self.a @ c.T
-        self.chol = linalg.cho_factor(schur, lower=True)
-        self.n_theta = d_theta.size
-        # The constraint sum(b) = 0 is the direction `ones` on the b block.
-        ones = np.concatenate([np.zeros(d_theta.size), np.ones(d_b.size)])
-        self.sigma_ones = self.solve(ones)
-        self.ones_sigma_ones = float(self.sigma_ones[d_theta.size :].sum())
+    def __init__(self, cells: _Cells, cur: _Pass) -> None:
+        self.small_is_theta = cells.n_m <= cells.n_i
+        self.n_theta = cells.n_m
+        if self.small_is_theta:
+            self.u, self.v, self.d_u, self.d_v = cells.m, cells.i, cur.d_theta, cur.d_b
+        else:
+            self.u, self.v, self.d_u, self.d_v = cells.i, cells.m, cur.d_b, cur.d_theta
+        self.info = cur.info
+        # The diagonal of S: the preconditioner of CG, and the approximate SDs beyond EXACT_SD_WORK.
+        self.s_diag = self.d_u - self._sum_sq(self.u, self.v, self.d_v, self.d_u.size)
+        self.cg_iterations = 0
+        self._factor = None
 
     def _split(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         t, b = x[: self.n_theta], x[self.n_theta :]
@@ -115,43 +131,130 @@ class _Curvature:
     def _join(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         return np.concatenate([u, v] if self.small_is_theta else [v, u])
 
-    def solve(self, r: np.ndarray) -> np.ndarray:
-        """H^-1 r, unconstrained."""
+    def _sum_sq(self, src: np.ndarray, dst: np.ndarray, d_dst: np.ndarray, n: int) -> np.ndarray:
+        return sum(kernels.split(kernels.sum_sq_over, self.info.size, self.info, src, dst, d_dst, n))
+
+    def _times(self, src: np.ndarray, dst: np.ndarray, x: np.ndarray, n: int) -> np.ndarray:
+        x = np.ascontiguousarray(x)
+        return sum(kernels.split(kernels.cross_times, self.info.size, self.info, src, dst, x, n))
+
+    def _c(self, x_v: np.ndarray) -> np.ndarray:
+        """C x_v (u-indexed) for the columns of x_v."""
+        return self._times(self.v, self.u, x_v, self.d_u.size)
+
+    def _ct(self, x_u: np.ndarray) -> np.ndarray:
+        """C' x_u (v-indexed)."""
+        return self._times(self.u, self.v, x_u, self.d_v.size)
+
+    def _schur_times(self, x: np.ndarray) -> np.ndarray:
+        return self.d_u[:, None] * x - self._c(self._ct(x) / self.d_v[:, None])
+
+    def _schur_solve(self, rhs: np.ndarray, rtol: float) -> np.ndarray:
+        """S^-1 rhs for each column, by preconditioned conjugate gradients (one recurrence per column) to a
+        relative residual of ``rtol``."""
+        x = np.zeros_like(rhs)
+        r = rhs.copy()
+        z = r / self.s_diag[:, None]
+        p = z.copy()
+        rz = np.einsum("ij,ij->j", r, z)
+        goal = rtol * np.linalg.norm(rhs, axis=0)
+        for _ in range(_CG_MAX_ITER):
+            if np.all(np.linalg.norm(r, axis=0) <= goal):
+                break
+            self.cg_iterations += 1
+            q = self._schur_times(p)
+            alpha = rz / np.maximum(np.einsum("ij,ij->j", p, q), 1e-300)
+            x += alpha * p
+            r -= alpha * q
+            z = r / self.s_diag[:, None]
+            rz_new = np.einsum("ij,ij->j", r, z)
+            p = z + (rz_new / np.maximum(rz, 1e-300)) * p
+            rz = rz_new
+        return x
+
+    def solve(self, r: np.ndarray, rtol: float = _CG_RTOL) -> np.ndarray:
+        """H^-1 r for each column of r (parameters x k), unconstrained."""
         r_u, r_v = self._split(r)
-        x_u = linalg.cho_solve(self.chol, r_u + self.a @ r_v)
-        return self._join(x_u, r_v / self.d_v + self.a.T @ x_u)
+        x_u = self._schur_solve(r_u + self._c(r_v / self.d_v[:, None]), rtol)
+        x_v = (r_v + self._ct(x_u)) / self.d_v[:, None]
+        return self._join(x_u, x_v)
 
-    def solve_constrained(self, r: np.ndarray) -> np.ndarray:
-        """H^-1 r projected so that the b block sums to zero (the KKT solution)."""
-        x = self.solve(r)
-        return x - self.sigma_ones * (x[self.n_theta :].sum() / self.ones_sigma_ones)
+    def solve_constrained(self, g: np.ndarray, rtol: float = _CG_RTOL) -> tuple[np.ndarray, np.ndarray, float]:
+        """H^-1 g projected so that the b block sums to zero (the KKT solution), with H^-1 [0, 1_b] and
+        1_b' H^-1 1_b (one batched solve for both). The projection keeps sum(b) = 0 exactly whatever
+        ``rtol``; a looser one only makes the step less than a full Newton step."""
+        ones = np.concatenate([np.zeros(self.n_theta), np.ones(g.size - self.n_theta)])
+        both = self.solve(np.column_stack([g, ones]), rtol)
+        x, sigma_ones = both[:, 0], both[:, 1]
+        ones_sigma_ones = float(sigma_ones[self.n_theta :].sum())
+        return x - sigma_ones * (x[self.n_theta :].sum() / ones_sigma_ones), sigma_ones, ones_sigma_ones
 
-    def marginal_sds(self) -> tuple[np.ndarray, np.ndarray]:
+    def _grouped(self) -> tuple[np.ndarray, np.ndarray]:
+        order = np.argsort(self.v, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(np.bincount(self.v, minlength=self.d_v.size))])
+        return order, starts
+
+    def exact_affordable(self) -> bool:
+        per_v = np.bincount(self.v, minlength=self.d_v.size).astype(float)
+        return self.d_u.size <= EXACT_SD_SIZE and float(per_v @ per_v) <= EXACT_SD_WORK
+
+    def factor(self):
+        """The Cholesky factor of the dense S, and the cells grouped by v (built once, on demand)."""
+        if self._factor is None:
+            order, starts = self._grouped()
+            schur = np.diag(self.d_u) - kernels.schur_dense(
+                self.info, self.u, self.v, order, starts, self.d_v, self.d_u.size
+            )
+            self._factor = (linalg.cho_factor(schur, lower=True), order, starts)
+        return self._factor
+
+    def marginal_sds(
+        self, sigma_ones: np.ndarray, ones_sigma_ones: float, exact: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Posterior SDs of theta and b under the Laplace approximation, with sum(b) = 0."""
-        inv_schur = linalg.cho_solve(self.chol, np.eye(self.d_u.size))
-        var_u = np.diag(inv_schur)
-        var_v = 1 / self.d_v + np.einsum("uv,uv->v", self.a, inv_schur @ self.a)
-        var = self._join(var_u, var_v) - self.sigma_ones**2 / self.ones_sigma_ones
+        if exact:
+            chol, order, starts = self.factor()
+            inv_s = linalg.cho_solve(chol, np.eye(self.d_u.size))
+            var_u = np.diag(inv_s).copy()
+            var_v = 1 / self.d_v + kernels.quad_over(self.info, self.u, self.v, order, starts, self.d_v, inv_s)
+            var = self._join(var_u, var_v) - sigma_ones**2 / ones_sigma_ones
+        else:  # S replaced by its diagonal: no shift mode left to project out
+            var_u = 1 / self.s_diag
+            var_v = (1 + self._sum_sq(self.v, self.u, self.s_diag, self.d_v.size) / self.d_v) / self.d_v
+            var = self._join(var_u, var_v)
         sd = np.sqrt(np.maximum(var, 0.0))
         return sd[: self.n_theta], sd[self.n_theta :]
 
-    def draws(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """Zero-mean draws from the constrained Laplace approximation (n x parameters)."""
-        low = self.chol[0] if self.chol[1] else self.chol[0].T
+    def draws(self, n: int, rng: np.random.Generator, sigma_ones: np.ndarray, ones_sigma_ones: float) -> np.ndarray:
+        """Zero-mean draws from the constrained Laplace approximation (n x parameters); needs the dense S."""
+        (low, lower), _, _ = self.factor()
+        low = low if lower else low.T
         e_u = rng.standard_normal((self.d_u.size, n))
         x_u = linalg.solve_triangular(low.T, e_u, lower=False)  # N(0, S^-1)
         e_v = rng.standard_normal((self.d_v.size, n))
         # v given u has precision D_v and mean D_v^-1 C' u.
-        x_v = self.a.T @ x_u + e_v / np.sqrt(self.d_v)[:, None]
+        x_v = (self._ct(x_u) + e_v * np.sqrt(self.d_v)[:, None]) / self.d_v[:, None]
         x = self._join(x_u, x_v).T
-        return x - np.outer(x[:, self.n_theta :].sum(axis=1) / self.ones_sigma_ones, self.sigma_ones)
+        return x - np.outer(x[:, self.n_theta :].sum(axis=1) / ones_sigma_ones, sigma_ones)
 
 
 def neg_log_posterior(x: np.ndarray, data: ResponseArrays, sd_theta: float, sd_b: float) -> tuple[float, np.ndarray]:
     """Negative log posterior (up to a constant) and its gradient at x = [theta, b]."""
-    trials, successes = data.dense()
-    res = _evaluate(x[: data.n_models], x[data.n_models :], trials, successes, sd_theta, sd_b, curvature=False)
+    res = _evaluate(x[: data.n_models], x[data.n_models :], _cells(data), sd_theta, sd_b, curvature=False)
     return res.value, np.concatenate([res.g_theta, res.g_b])
+
+
+def _start(cells: _Cells) -> tuple[np.ndarray, np.ndarray]:
+    """A cold start from the margins: each model's and each item's log-odds of success (shrunk by half a
+    success and half a failure), difficulties centred. Newton takes it from there."""
+
+    def log_odds(index: np.ndarray, n: int) -> np.ndarray:
+        trials = np.bincount(index, cells.w, minlength=n)
+        wins = np.bincount(index, cells.s, minlength=n)
+        return np.log((wins + 0.5) / (trials - wins + 0.5))
+
+    theta, b = log_odds(cells.m, cells.n_m), -log_odds(cells.i, cells.n_i)
+    return theta, b - b.mean()
 
 
 def fit_map(
@@ -164,40 +267,49 @@ def fit_map(
     max_iter: int = 100,
     n_draws: int = 0,
     seed: int = 0,
+    exact_sd: bool | None = None,
 ) -> RaschFit:
-    """Newton's method with backtracking from zeros or a warm start ``init`` = (theta, b)."""
-    trials, successes = data.dense()
+    """Newton's method with backtracking from the margins or a warm start ``init`` = (theta, b).
+
+    ``exact_sd``: True forces the exact Laplace SDs, False the diagonal approximation; None (default)
+    chooses exact where the dense Schur complement is affordable. Draws always use the exact factor.
+    """
+    cells = _cells(data)
     n_m = data.n_models
     if init is None:
-        theta, b = np.zeros(n_m), np.zeros(data.n_items)
+        theta, b = _start(cells)
     else:
         theta, b = np.asarray(init[0], float).copy(), np.asarray(init[1], float).copy()
         theta += -b.mean()  # keep the warm start's differences, move it onto sum(b) = 0
         b -= b.mean()
-    cur = _evaluate(theta, b, trials, successes, sd_theta, sd_b)
-    converged, iterations, decrement = False, 0, np.inf
+    cur = _evaluate(theta, b, cells, sd_theta, sd_b)
+    converged, iterations, decrement, cg = False, 0, np.inf, 0
     for iterations in range(1, max_iter + 1):  # noqa: B007 (reported after the loop)
-        curv = _Curvature(cur.d_theta, cur.d_b, cur.cross)
+        curv = _Curvature(cells, cur)
         grad = np.concatenate([cur.g_theta, cur.g_b])
-        step = -curv.solve_constrained(grad)
+        step, _, _ = curv.solve_constrained(grad)
+        step = -step
+        cg += curv.cg_iterations
         decrement = float(-grad @ step)
         if decrement < tol * max(1.0, abs(cur.value) * 1e-6):
             converged = True
             break
         t = 1.0
-        while True:
+        while True:  # the candidate's curvature comes with its value: an accepted full step costs one pass
             cand_theta, cand_b = theta + t * step[:n_m], b + t * step[n_m:]
-            trial = _evaluate(cand_theta, cand_b, trials, successes, sd_theta, sd_b, curvature=False)
+            trial = _evaluate(cand_theta, cand_b, cells, sd_theta, sd_b)
             if trial.value <= cur.value - 0.25 * t * decrement or t < 1e-8:
                 break
             t *= 0.5
-        theta, b = cand_theta, cand_b
-        cur = _evaluate(theta, b, trials, successes, sd_theta, sd_b)
-    curv = _Curvature(cur.d_theta, cur.d_b, cur.cross)
-    theta_sd, b_sd = curv.marginal_sds()
+        theta, b, cur = cand_theta, cand_b, trial
+    curv = _Curvature(cells, cur)
+    grad = np.concatenate([cur.g_theta, cur.g_b])
+    _, sigma_ones, ones_sigma_ones = curv.solve_constrained(grad)
+    exact = curv.exact_affordable() if exact_sd is None else exact_sd
+    theta_sd, b_sd = curv.marginal_sds(sigma_ones, ones_sigma_ones, exact)
     theta_draws = b_draws = None
     if n_draws:
-        x = curv.draws(n_draws, np.random.default_rng(seed))
+        x = curv.draws(n_draws, np.random.default_rng(seed), sigma_ones, ones_sigma_ones)
         theta_draws, b_draws = theta + x[:, :n_m], b + x[:, n_m:]
     projected = np.concatenate([cur.g_theta, cur.g_b - cur.g_b.mean()])
     return RaschFit(
@@ -211,8 +323,10 @@ def fit_map(
         converged=converged,
         diagnostics={
             "iterations": iterations,
+            "cg_iterations": cg + curv.cg_iterations,
             "newton_decrement": decrement,
             "max_abs_gradient": float(np.max(np.abs(projected))),
+            "sd": "exact" if exact else "diagonal approximation",
         },
         theta_draws=theta_draws,
         b_draws=b_draws,

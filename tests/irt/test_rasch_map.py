@@ -147,3 +147,84 @@ def test_laplace_draws_have_the_laplace_sds_and_keep_difficulties_summing_to_zer
     np.testing.assert_allclose(fit.theta_draws.std(axis=0), fit.theta_sd, rtol=0.08)
     np.testing.assert_allclose(fit.b_draws.mean(axis=0), fit.b, atol=0.1)
     assert np.max(np.abs(fit.b_draws.sum(axis=1))) < 1e-8
+
+
+def _dense_kkt_newton(data: ResponseArrays, sd: float = 3.0) -> tuple[np.ndarray, np.ndarray]:
+    """An independent reference: Newton on the full dense Hessian with the constraint sum(b) = 0 as a
+    Lagrange row, from zeros, until the step is below 1e-13."""
+    n_m, n_i = data.n_models, data.n_items
+    w = np.zeros((n_m, n_i))
+    s = np.zeros((n_m, n_i))
+    np.add.at(w, (data.model_idx, data.item_idx), data.weight)
+    np.add.at(s, (data.model_idx, data.item_idx), data.weight * data.y)
+    x = np.zeros(n_m + n_i)
+    for _ in range(100):
+        theta, b = x[:n_m], x[n_m:]
+        p = expit(theta[:, None] - b[None, :])
+        r = s - w * p
+        g = np.concatenate([-r.sum(axis=1), r.sum(axis=0)]) + x / sd**2
+        c = w * p * (1 - p)
+        h = np.zeros((n_m + n_i + 1, n_m + n_i + 1))
+        h[:n_m, :n_m] = np.diag(c.sum(axis=1))
+        h[n_m:-1, n_m:-1] = np.diag(c.sum(axis=0))
+        h[:n_m, n_m:-1] = -c
+        h[n_m:-1, :n_m] = -c.T
+        h[: n_m + n_i, : n_m + n_i] += np.eye(n_m + n_i) / sd**2
+        h[-1, n_m:-1] = h[n_m:-1, -1] = 1.0
+        step = np.linalg.solve(h, -np.concatenate([g, [b.sum()]]))[:-1]
+        x += step
+        if np.max(np.abs(step)) < 1e-13:
+            break
+    return x[:n_m], x[n_m:]
+
+
+@pytest.mark.parametrize(("n_models", "n_items", "missing"), [(6, 9, 0.2), (40, 300, 0.3), (250, 30, 0.1)])
+def test_sparse_newton_reaches_the_dense_newton_optimum(n_models, n_items, missing):
+    df, _, _ = simulate(n_models, n_items, seed=n_models, missing=missing)
+    df["trials"] = np.where(np.arange(len(df)) % 3 == 0, 4, 1)  # some Binomial cells
+    df["score"] = np.where(df["trials"] > 1, (np.arange(len(df)) % 5) / 4, df["score"])
+    data = encode_responses(df)
+    theta, b = _dense_kkt_newton(data)
+    fit = fit_map(data)
+    assert fit.converged
+    np.testing.assert_allclose(fit.b, b, atol=1e-6)
+    np.testing.assert_allclose(fit.theta, theta, atol=1e-6)
+
+
+def test_the_fit_never_forms_a_dense_matrix(monkeypatch):
+    df, _, _ = simulate(30, 200, seed=4, missing=0.4)
+    data = encode_responses(df)
+
+    def refuse(self):
+        raise AssertionError("dense model x item matrix formed")
+
+    monkeypatch.setattr(ResponseArrays, "dense", refuse)
+    fit = fit_map(data, n_draws=10)
+    assert fit.converged and fit.b_draws.shape == (10, data.n_items)
+
+
+def test_approximate_sds_track_the_exact_ones_where_both_run():
+    df, _, _ = simulate(80, 1500, seed=12, missing=0.3)
+    data = encode_responses(df)
+    exact, approx = fit_map(data, exact_sd=True), fit_map(data, exact_sd=False)
+    assert exact.diagnostics["sd"] == "exact" and approx.diagnostics["sd"] == "diagonal approximation"
+    np.testing.assert_array_equal(exact.b, approx.b)
+    np.testing.assert_allclose(approx.b_sd, exact.b_sd, rtol=0.01)
+    np.testing.assert_allclose(approx.theta_sd, exact.theta_sd, rtol=0.02)
+
+
+def test_the_passes_split_across_threads_give_the_same_fit(monkeypatch):
+    from bot.irt import kernels
+
+    df, _, _ = simulate(50, 400, seed=5, missing=0.2)
+    data = encode_responses(df)
+    one = fit_map(data)
+    monkeypatch.setattr(kernels, "MIN_CELLS_PER_THREAD", 1000)
+    monkeypatch.setattr(kernels, "THREADS", 3)
+    calls = []
+    real = kernels.split
+    monkeypatch.setattr(kernels, "split", lambda *a: calls.append(len(out := real(*a))) or out)
+    parts = fit_map(data)
+    assert max(calls) == 3  # the passes really were shared out
+    np.testing.assert_allclose(parts.b, one.b, atol=1e-10)
+    np.testing.assert_allclose(parts.b_sd, one.b_sd, rtol=1e-10)

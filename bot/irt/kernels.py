@@ -1,0 +1,130 @@
+"""Compiled passes over the observed cells of a response matrix (numba, a dependency of PyMC's PyTensor).
+
+Every function walks the cells once, in their stored order, and scatters into per-model and per-item
+arrays: memory is the cells themselves plus O(models + items), and the cost is linear in the cells.
+Sums of many cells are accumulated in blocks (pairwise), so a value over tens of millions of cells keeps
+its precision for the line search. Each pass takes a range of cells and returns fresh accumulators, so
+that ``split`` can run it on both cores (the kernels release the GIL) and add the parts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import njit
+
+_BLOCK = 4096
+MIN_CELLS_PER_THREAD = 250_000  # below this a second thread costs more than it saves
+THREADS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+_pool: ThreadPoolExecutor | None = None
+
+
+def split(kernel, n_cells: int, *args):
+    """Run ``kernel(*args, lo, hi)`` over the cells in up to ``THREADS`` ranges at once; returns the list of
+    the parts' results in order (one element when the cells are too few to share)."""
+    global _pool
+    parts = max(1, min(THREADS, n_cells // MIN_CELLS_PER_THREAD))
+    bounds = np.linspace(0, n_cells, parts + 1).astype(np.int64)
+    if parts == 1:
+        return [kernel(*args, 0, n_cells)]
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="benchwatch-irt")
+    futures = [_pool.submit(kernel, *args, int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds)]
+    return [f.result() for f in futures]
+
+
+@njit(cache=True, nogil=True)
+def evaluate(theta, b, m, i, w, s, info, lo, hi):  # pragma: no cover (compiled)
+    """Cells lo..hi: negative log likelihood, gradient and diagonal curvature of theta and b (returned as
+    fresh arrays), and each cell's information w p (1 - p) stored in ``info`` (skipped when it is empty)."""
+    g_theta = np.zeros(theta.size)
+    g_b = np.zeros(b.size)
+    d_theta = np.zeros(theta.size)
+    d_b = np.zeros(b.size)
+    total = 0.0
+    block = 0.0
+    keep = info.size > 0
+    for k in range(lo, hi):
+        j, t = m[k], i[k]
+        eta = theta[j] - b[t]
+        e = np.exp(-abs(eta))
+        if eta >= 0.0:
+            p = 1.0 / (1.0 + e)
+            soft = eta + np.log1p(e)  # softplus(eta) = -log(1 - p)
+        else:
+            p = e / (1.0 + e)
+            soft = np.log1p(e)
+        block += w[k] * soft - s[k] * eta
+        resid = s[k] - w[k] * p
+        g_theta[j] -= resid
+        g_b[t] += resid
+        if keep:
+            c = w[k] * p * (1.0 - p)
+            info[k] = c
+            d_theta[j] += c
+            d_b[t] += c
+        if (k - lo + 1) % _BLOCK == 0:
+            total += block
+            block = 0.0
+    return total + block, g_theta, g_b, d_theta, d_b
+
+
+@njit(cache=True, nogil=True)
+def cross_times(info, src, dst, x, n_out, lo, hi):  # pragma: no cover (compiled)
+    """y[dst] = sum over cells lo..hi of info * x[src]: the cross block of the Hessian (or its transpose)
+    times the columns of x (rows indexed by ``src``)."""
+    out = np.zeros((n_out, x.shape[1]))
+    for k in range(lo, hi):
+        c = info[k]
+        a, z = src[k], dst[k]
+        for col in range(x.shape[1]):
+            out[z, col] += c * x[a, col]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def sum_sq_over(info, src, dst, d_dst, n_src, lo, hi):  # pragma: no cover (compiled)
+    """For each src index: sum over its cells lo..hi of info^2 / d_dst[dst] (the diagonal of C D^-1 C')."""
+    out = np.zeros(n_src)
+    for k in range(lo, hi):
+        out[src[k]] += info[k] * info[k] / d_dst[dst[k]]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def schur_dense(info, u, v, order, starts, d_v, n_u):  # pragma: no cover (compiled)
+    """sum over v of C[:, v] C[:, v]' / d_v for cells grouped by v (``order`` sorted by v, ``starts`` the
+    offsets of each v's run): the dense coupling of the Schur complement over the u block."""
+    out = np.zeros((n_u, n_u))
+    for col in range(starts.size - 1):
+        lo, hi = starts[col], starts[col + 1]
+        scale = 1.0 / d_v[col]
+        for a in range(lo, hi):
+            ka = order[a]
+            ca = info[ka] * scale
+            ua = u[ka]
+            for z in range(lo, hi):
+                kz = order[z]
+                out[ua, u[kz]] += ca * info[kz]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def quad_over(info, u, v, order, starts, d_v, inv_s):  # pragma: no cover (compiled)
+    """For each v: a_v' S^-1 a_v with a_v = C[:, v] / d_v (cells grouped by v as in ``schur_dense``)."""
+    n_v = starts.size - 1
+    out = np.zeros(n_v)
+    for col in range(n_v):
+        lo, hi = starts[col], starts[col + 1]
+        total = 0.0
+        for a in range(lo, hi):
+            ka = order[a]
+            ua = u[ka]
+            for z in range(lo, hi):
+                kz = order[z]
+                total += info[ka] * info[kz] * inv_s[ua, u[kz]]
+        out[col] = total / (d_v[col] * d_v[col])
+    return out
