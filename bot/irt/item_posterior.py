@@ -51,27 +51,14 @@ class ItemPosterior:
         return self._invert(rng.random((n, self.pattern.size)))
 
     def _invert(self, u: np.ndarray) -> np.ndarray:
-        """Inverse CDF of each item's posterior at u (any shape ending in items), linear within a grid cell.
+        """Inverse CDF of each item's posterior at u (any shape ending in items), linear within a grid cell:
+        a binary search in each item's own CDF row (compiled: ``bot.irt.kernels.invert_cdf``)."""
+        from bot.irt.kernels import invert_cdf
 
-        A binary search in each item's own CDF row, all items at once (one search over the whole table
-        would take its log of every pattern's cells, and miss the cache on each step)."""
-        n_grid = self.grid.size
-        flat = self.cdf.ravel()
-        base = np.broadcast_to(self.pattern * n_grid, u.shape)
-        lo = np.zeros(u.shape, dtype=np.intp)  # the count of CDF cells below u lies in [lo, hi]
-        hi = np.full(u.shape, n_grid, dtype=np.intp)
-        for _ in range(int(np.ceil(np.log2(n_grid + 1)))):
-            mid = (lo + hi) // 2
-            below = flat[base + np.minimum(mid, n_grid - 1)] < u
-            open_ = lo < hi
-            lo = np.where(open_ & below, mid + 1, lo)
-            hi = np.where(open_ & ~below, mid, hi)
-        cell = np.minimum(lo, n_grid - 1)
-        upper = flat[base + cell]
-        lower = np.where(cell > 0, flat[base + np.maximum(cell - 1, 0)], 0.0)
-        frac = np.clip((u - lower) / np.maximum(upper - lower, 1e-300), 0.0, 1.0)
-        step = self.grid[1] - self.grid[0]
-        return self.grid[cell] - 0.5 * step + frac * step
+        flat = np.ascontiguousarray(u, dtype=float).reshape(-1, self.pattern.size)
+        out = np.empty_like(flat)
+        invert_cdf(self.cdf, self.pattern.astype(np.int64), flat, self.grid, out)
+        return out.reshape(np.shape(u))
 
 
 def _patterns(trials: np.ndarray, successes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -230,10 +217,12 @@ def _pattern_mass(loglik: np.ndarray, like: np.ndarray, counts: np.ndarray, prio
     return mass, log_marginal
 
 
-def _marginal_ml(loglik: np.ndarray, counts: np.ndarray, grid: np.ndarray) -> tuple[float, float]:
+def _marginal_ml(
+    loglik: np.ndarray, counts: np.ndarray, grid: np.ndarray, start: tuple[float, float] = (0.0, 1.5)
+) -> tuple[float, float]:
     """The normal prior (mu, sigma) that maximises the marginal likelihood of all items (EM on the grid)."""
     like = np.exp(loglik - loglik.max(axis=1, keepdims=True))
-    mu, sigma = 0.0, 1.5
+    mu, sigma = start
     floor = 2 * (grid[1] - grid[0])
     for _ in range(EM_MAX_ITER):
         mass, _ = _pattern_mass(loglik, like, counts, np.exp(-0.5 * ((grid - mu) / sigma) ** 2))
@@ -245,3 +234,117 @@ def _marginal_ml(loglik: np.ndarray, counts: np.ndarray, grid: np.ndarray) -> tu
         if done:
             break
     return mu, sigma
+
+
+def _loglik(
+    m: np.ndarray, i: np.ndarray, trials: np.ndarray, successes: np.ndarray, theta, grid, n_items: int
+) -> np.ndarray:
+    """Sum over the cells of s log sigmoid(theta - g) + (w - s) log sigmoid(g - theta), per item (items x G)."""
+    from bot.irt.kernels import rows_add
+
+    eta = theta[:, None] - grid[None, :]
+    out = np.zeros((n_items, grid.size))
+    rows_add(out, i, m, successes, log_expit(eta))
+    return rows_add(out, i, m, trials - successes, log_expit(-eta))
+
+
+def cell_loglik(
+    model_idx: np.ndarray,
+    item_idx: np.ndarray,
+    trials: np.ndarray,
+    successes: np.ndarray,
+    theta: np.ndarray,
+    grid: np.ndarray,
+    n_items: int,
+) -> np.ndarray:
+    """Each item's log likelihood on the grid (items x G) from the observed cells alone (no model x item
+    array): a sparse product of the cells with the models' log-sigmoid curves."""
+    return _loglik(np.asarray(model_idx), np.asarray(item_idx), trials, successes, theta, grid, n_items)
+
+
+def grid_posterior(loglik: np.ndarray, grid: np.ndarray, *, start: tuple[float, float] = (0.0, 1.5)) -> ItemPosterior:
+    """Every item's exact grid posterior from its log likelihood (items x G), under the normal prior of
+    maximum marginal likelihood (EM from ``start``: a warm start makes a small change cheap)."""
+    mu, sigma = _marginal_ml(loglik, np.ones(loglik.shape[0]), grid, start)
+    post = loglik - 0.5 * ((grid - mu) / sigma) ** 2
+    post = np.exp(post - post.max(axis=1, keepdims=True))
+    cdf = np.cumsum(post, axis=1)
+    cdf /= cdf[:, -1:]
+    return ItemPosterior(grid, cdf, np.arange(loglik.shape[0]), float(mu), float(sigma))
+
+
+def marginal_abilities_cells(
+    model_idx: np.ndarray,
+    item_idx: np.ndarray,
+    trials: np.ndarray,
+    successes: np.ndarray,
+    theta: np.ndarray,
+    grid: np.ndarray,
+    *,
+    base: np.ndarray | None = None,
+    prior: tuple[float, float] | None = None,
+    anchor: float | None = None,
+    tol: float = 1e-5,
+    max_iter: int = 300,
+    sd_theta: float = 3.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """``marginal_abilities`` over a set of observed cells, never a model x item array.
+
+    The models that have cells here are fitted (EM on the grid, items integrated out); the others keep
+    their ``theta``. ``base`` (all items x G) adds the log likelihood of cells held fixed, so that new
+    models are calibrated against everything already known at the cost of their own cells. With
+    ``prior`` = (mu, sigma) the items' prior is held there and the location is set by the fixed models;
+    without it the prior is re-estimated at each step and the fitted models keep their mean (``anchor``,
+    by default that of their start), as ``marginal_abilities`` does.
+
+    Returns (theta, the touched items, the touched items' log likelihood from these cells at the fitted
+    theta (touched x G), mu, sigma).
+    """
+    from bot.irt.kernels import rows_add
+
+    theta = np.asarray(theta, float).copy()
+    models, m_local = np.unique(model_idx, return_inverse=True)
+    items, i_local = np.unique(item_idx, return_inverse=True)
+    trials, successes = np.asarray(trials, float), np.asarray(successes, float)
+    observed = np.bincount(m_local, successes, minlength=models.size)
+    fixed = np.zeros((items.size, grid.size)) if base is None else base[items]
+    th = theta[models]
+    free_prior = prior is None
+    anchor = th.mean() if anchor is None else anchor
+    mu, sigma = (th.mean(), max(th.std(), 0.5)) if free_prior else prior
+    floor = 2 * (grid[1] - grid[0])
+    if not free_prior:
+        fixed = fixed - 0.5 * ((grid - mu) / sigma) ** 2
+    for _ in range(max_iter):
+        joint = fixed + _loglik(m_local, i_local, trials, successes, th, grid, items.size)
+        if free_prior:
+            joint -= 0.5 * ((grid - mu) / sigma) ** 2
+        post = np.exp(joint - joint.max(axis=1, keepdims=True))
+        post /= post.sum(axis=1, keepdims=True)
+        if free_prior:
+            mass = post.sum(axis=0)
+            mu = float(mass @ grid / mass.sum())
+            sigma = max(float(np.sqrt(mass @ (grid - mu) ** 2 / mass.sum())), floor)
+        exposure = rows_add(np.zeros((models.size, grid.size)), m_local, i_local, trials, post)  # expected trials
+        p = expit(th[:, None] - grid[None, :])
+        gradient = observed - (exposure * p).sum(axis=1) - (th - anchor) / sd_theta**2
+        curvature = (exposure * p * (1 - p)).sum(axis=1) + 1 / sd_theta**2
+        if not free_prior:  # the items' prior held: each model's exact second derivative (Newton, not EM)
+            cell_post, cell_p = post[i_local], p[m_local]
+            expected = np.einsum("kg,kg->k", cell_post, cell_p)  # per cell: E[p] under the item's posterior
+            cell_p *= cell_p
+            second = np.einsum("kg,kg->k", cell_post, cell_p) - expected**2
+            curvature -= np.bincount(m_local, trials**2 * second, minlength=models.size)
+            curvature = np.maximum(curvature, 1 / sd_theta**2)
+        step = np.clip(gradient / curvature, -1.0, 1.0)
+        th = th + step
+        moved = step
+        if free_prior:  # the location is free: keep the fitted models' mean
+            shift = th.mean() - anchor
+            th -= shift
+            mu -= shift
+            moved = step - step.mean()
+        if np.max(np.abs(moved)) < tol:
+            break
+    theta[models] = th
+    return theta, items, _loglik(m_local, i_local, trials, successes, th, grid, items.size), float(mu), float(sigma)

@@ -45,31 +45,28 @@ def evaluate(theta, b, m, i, w, s, info, lo, hi):  # pragma: no cover (compiled)
     d_theta = np.zeros(theta.size)
     d_b = np.zeros(b.size)
     total = 0.0
-    block = 0.0
     keep = info.size > 0
-    for k in range(lo, hi):
-        j, t = m[k], i[k]
-        eta = theta[j] - b[t]
-        e = np.exp(-abs(eta))
-        if eta >= 0.0:
+    for start in range(lo, hi, _BLOCK):  # pairwise summation: one partial sum per block of cells
+        block = 0.0
+        for k in range(start, min(hi, start + _BLOCK)):
+            j, t = m[k], i[k]
+            eta = theta[j] - b[t]
+            e = np.exp(-abs(eta))
             p = 1.0 / (1.0 + e)
-            soft = eta + np.log1p(e)  # softplus(eta) = -log(1 - p)
-        else:
-            p = e / (1.0 + e)
-            soft = np.log1p(e)
-        block += w[k] * soft - s[k] * eta
-        resid = s[k] - w[k] * p
-        g_theta[j] -= resid
-        g_b[t] += resid
-        if keep:
-            c = w[k] * p * (1.0 - p)
-            info[k] = c
-            d_theta[j] += c
-            d_b[t] += c
-        if (k - lo + 1) % _BLOCK == 0:
-            total += block
-            block = 0.0
-    return total + block, g_theta, g_b, d_theta, d_b
+            if eta < 0.0:
+                p = e * p
+            # w softplus(eta) - s eta, with softplus(eta) = max(eta, 0) + log1p(exp(-|eta|)) = -log(1 - p)
+            block += w[k] * (max(eta, 0.0) + np.log1p(e)) - s[k] * eta
+            resid = s[k] - w[k] * p
+            g_theta[j] -= resid
+            g_b[t] += resid
+            if keep:
+                c = w[k] * p * (1.0 - p)
+                info[k] = c
+                d_theta[j] += c
+                d_b[t] += c
+        total += block
+    return total, g_theta, g_b, d_theta, d_b
 
 
 @njit(cache=True, nogil=True)
@@ -127,4 +124,44 @@ def quad_over(info, u, v, order, starts, d_v, inv_s):  # pragma: no cover (compi
                 kz = order[z]
                 total += info[ka] * info[kz] * inv_s[ua, u[kz]]
         out[col] = total / (d_v[col] * d_v[col])
+    return out
+
+
+@njit(cache=True, nogil=True)
+def rows_add(out, dst, src, weight, table):  # pragma: no cover (compiled)
+    """out[dst[k], :] += weight[k] * table[src[k], :] for every cell k: a sparse product row by row,
+    without building a sparse matrix (for many small products, where that costs more than the sum)."""
+    for k in range(dst.size):
+        c = weight[k]
+        if c == 0.0:
+            continue
+        row, from_ = dst[k], src[k]
+        for g in range(table.shape[1]):
+            out[row, g] += c * table[from_, g]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def invert_cdf(cdf, pattern, u, grid, out):  # pragma: no cover (compiled)
+    """Inverse CDF on a grid, linear within a cell: for each row r of u (draws x items) and item t, the
+    value where the CDF row ``pattern[t]`` of ``cdf`` crosses u[r, t] (a binary search per value)."""
+    n_grid = grid.size
+    step = grid[1] - grid[0]
+    for r in range(u.shape[0]):
+        for t in range(u.shape[1]):
+            row = pattern[t]
+            x = u[r, t]
+            lo, hi = 0, n_grid  # the count of CDF cells below x lies in [lo, hi]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if cdf[row, min(mid, n_grid - 1)] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            cell = min(lo, n_grid - 1)
+            upper = cdf[row, cell]
+            lower = cdf[row, cell - 1] if cell > 0 else 0.0
+            frac = (x - lower) / max(upper - lower, 1e-300)
+            frac = min(max(frac, 0.0), 1.0)
+            out[r, t] = grid[cell] - 0.5 * step + frac * step
     return out

@@ -283,14 +283,25 @@ def fit_map(
         theta += -b.mean()  # keep the warm start's differences, move it onto sum(b) = 0
         b -= b.mean()
     cur = _evaluate(theta, b, cells, sd_theta, sd_b)
-    converged, iterations, decrement, cg = False, 0, np.inf, 0
+    converged, iterations, decrement, cg, first = False, 0, np.inf, 0, 0.0
     for iterations in range(1, max_iter + 1):  # noqa: B007 (reported after the loop)
         curv = _Curvature(cells, cur)
-        grad = np.concatenate([cur.g_theta, cur.g_b])
-        step, _, _ = curv.solve_constrained(grad)
-        step = -step
+        # The gradient less its component along the constraint (the Lagrange part): the same constrained
+        # step, without the cancellation between two large terms that the raw gradient brings near the
+        # optimum, where it is almost all Lagrange part.
+        grad = np.concatenate([cur.g_theta, cur.g_b - cur.g_b.mean()])
+        norm = float(np.linalg.norm(grad))
+        first = first or norm
+        # Inexact Newton: far from the optimum a rough solve does as well as an exact one; the tolerance
+        # falls with the gradient, so the last steps are exact Newton steps.
+        rtol = max(_CG_RTOL, min(0.1, norm / first))
+        step, sigma_ones, ones_sigma_ones = curv.solve_constrained(grad, rtol)
+        decrement = float(grad @ step)
+        if decrement < tol * max(1.0, abs(cur.value) * 1e-6) and rtol > 1e-6:
+            step, sigma_ones, ones_sigma_ones = curv.solve_constrained(grad)  # confirm at full precision
+            decrement = float(grad @ step)
         cg += curv.cg_iterations
-        decrement = float(-grad @ step)
+        step = -step
         if decrement < tol * max(1.0, abs(cur.value) * 1e-6):
             converged = True
             break
@@ -302,9 +313,9 @@ def fit_map(
                 break
             t *= 0.5
         theta, b, cur = cand_theta, cand_b, trial
-    curv = _Curvature(cells, cur)
-    grad = np.concatenate([cur.g_theta, cur.g_b])
-    _, sigma_ones, ones_sigma_ones = curv.solve_constrained(grad)
+    if not converged:  # the loop's last curvature is at the previous point
+        curv = _Curvature(cells, cur)
+        _, sigma_ones, ones_sigma_ones = curv.solve_constrained(np.concatenate([cur.g_theta, cur.g_b]))
     exact = curv.exact_affordable() if exact_sd is None else exact_sd
     theta_sd, b_sd = curv.marginal_sds(sigma_ones, ones_sigma_ones, exact)
     theta_draws = b_draws = None
@@ -323,7 +334,7 @@ def fit_map(
         converged=converged,
         diagnostics={
             "iterations": iterations,
-            "cg_iterations": cg + curv.cg_iterations,
+            "cg_iterations": cg + (0 if converged else curv.cg_iterations),
             "newton_decrement": decrement,
             "max_abs_gradient": float(np.max(np.abs(projected))),
             "sd": "exact" if exact else "diagonal approximation",

@@ -5,21 +5,29 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bot.irt import DEFAULT_SCALE, encode_responses, fit_map, marginal_abilities
+from bot.irt import (
+    DEFAULT_SCALE,
+    cell_loglik,
+    difficulty_z,
+    encode_responses,
+    fit_map,
+    grid_posterior,
+    marginal_abilities_cells,
+)
+from bot.irt.item_posterior import GRID_SIZE
 from bot.metrics import (
     SATURATION_THRESHOLD,
     UNIFORM,
     Target,
     binomial_gap_interval,
-    figures_from_draws,
     index_interval,
     paired_difference,
-    posterior_z_draws,
     saturation,
-    target_reference,
 )
+from bot.metrics.coverage import coverage_draws
 
 BY_DATE_DRAWS = 50  # joint draws behind each date's coverage figures (posterior medians)
+REFIT_GROWTH = 2.0  # every ability is refitted when the pool has doubled since the last refit
 BY_DATE_COLUMNS = [
     "date",
     "n_models",
@@ -38,15 +46,16 @@ BY_DATE_COLUMNS = [
 ]
 
 
-def _index_bounds(pool: pd.DataFrame, sat) -> dict:
-    """The index's 95% interval at one date: the paired interval of the top-1 minus top-5 gap."""
+def _index_bounds(m: np.ndarray, i: np.ndarray, score: np.ndarray, models: np.ndarray, sat) -> dict:
+    """The index's 95% interval at one date: the paired interval of the top-1 minus top-5 gap (on the
+    items both answered), else the binomial one."""
     if sat.saturation_index is None:
         return {}
-    first, fifth = sat.top_models[0][0], sat.top_models[4][0]
-    wide = pool[pool["model"].isin([first, fifth])].pivot(index="item_id", columns="model", values="score")
-    both = wide.dropna()
-    if len(both) >= 2:
-        diff = paired_difference(both[first].to_numpy(), both[fifth].to_numpy())
+    index = {str(name): k for k, name in enumerate(models)}
+    first, fifth = index[sat.top_models[0][0]], index[sat.top_models[4][0]]
+    _, a, c = np.intersect1d(i[m == first], i[m == fifth], assume_unique=True, return_indices=True)
+    if len(a) >= 2:
+        diff = paired_difference(score[m == first][a], score[m == fifth][c])
         lo, hi = diff["lo"], diff["hi"]
     else:
         lo, hi = binomial_gap_interval(sat.top1, sat.top5, sat.n_items)
@@ -55,40 +64,91 @@ def _index_bounds(pool: pd.DataFrame, sat) -> dict:
 
 
 def history_by_date(
-    responses: pd.DataFrame, *, scale: str = DEFAULT_SCALE, target: Target = UNIFORM, ceiling: float = 1.0
+    responses: pd.DataFrame,
+    *,
+    scale: str = DEFAULT_SCALE,
+    target: Target = UNIFORM,
+    ceiling: float = 1.0,
+    refit_growth: float = REFIT_GROWTH,
 ) -> pd.DataFrame:
-    """For every distinct publication date d, the figures over the models published on or before d."""
+    """For every distinct publication date d, the figures over the responses dated on or before d.
+
+    One pass over the dates. Each date adds its cells to a running table of every item's log likelihood
+    on the grid; the models it brings are calibrated against what is already known (their abilities by
+    marginal likelihood, the items integrated out, the earlier models held), so a date costs about what
+    it adds. Every earlier ability is refitted whenever the pool has grown by ``refit_growth`` since the
+    last refit, and at the last date, so the drift of held abilities stays small and the last row is
+    the same estimator on the whole pool; refits at geometrically spaced sizes keep the total cost
+    linear in the number of dates. ``refit_growth=1`` refits at every date (the reference).
+    """
     dated = responses.dropna(subset=["date"])
+    days = np.sort(dated["date"].unique())
+    if len(days) == 0:
+        return pd.DataFrame(columns=BY_DATE_COLUMNS)
+    data = encode_responses(dated)  # one index of models and items for all dates
+    day_of = np.searchsorted(days, dated["date"].to_numpy())
+    order = np.argsort(day_of, kind="stable")
+    ends = np.searchsorted(day_of[order], np.arange(len(days)), side="right")
+    m, i = data.model_idx[order], data.item_idx[order]
+    w = data.weight[order]
+    s = w * data.y[order]
+    score = dated["score"].to_numpy(dtype=float)[order]
+    # The grid spans the abilities of the whole pool (a joint fit: wider than the marginal abilities).
+    joint = fit_map(data).theta
+    grid = np.linspace(joint.min() - 8.0, joint.max() + 8.0, GRID_SIZE)
+    theta = np.zeros(data.n_models)
+    seen = np.zeros(data.n_models, bool)
+    loglik = np.zeros((data.n_items, grid.size))
+    answered = np.zeros(data.n_items, bool)
+    score_sum = np.zeros(data.n_models)
+    score_n = np.zeros(data.n_models)
+    prior = (0.0, 1.5)
+    refitted_at = 0
     rows = []
-    init = None
-    marginal = pd.Series(dtype=float)  # the previous date's abilities by marginal likelihood: a warm start
-    references: dict[int, dict] = {}
-    for day in sorted(dated["date"].unique()):
-        pool = dated[dated["date"] <= day]
-        if pool["model"].nunique() < 2:
+    for d, day in enumerate(days):
+        lo, hi = (ends[d - 1] if d else 0), ends[d]
+        new = slice(lo, hi)
+        np.add.at(score_sum, m[new], score[new])
+        np.add.at(score_n, m[new], 1.0)
+        answered[i[new]] = True
+        newcomers = np.unique(m[new][~seen[m[new]]])
+        seen[m[new]] = True
+        n_seen = int(seen.sum())
+        if n_seen < 2:
             continue
-        data = encode_responses(pool)
-        if init is not None:  # warm start from the previous date's estimates
-            init = (
-                init[0].reindex(data.models).fillna(0.0).to_numpy(),
-                init[1].reindex(data.items).fillna(0.0).to_numpy(),
-            )
-        fit = fit_map(data, init=init)
-        init = (pd.Series(fit.theta, index=fit.models), pd.Series(fit.b, index=fit.items))
-        if np.ptp(fit.theta) == 0:
+        last = d == len(days) - 1
+        if last or refitted_at < 2 or n_seen >= refit_growth * refitted_at:
+            start = np.where(seen, theta, 0.0)
+            theta, items, cells_ll, *_ = marginal_abilities_cells(m[:hi], i[:hi], w[:hi], s[:hi], start, grid)
+            loglik[:] = 0.0
+            loglik[items] = cells_ll
+            refitted_at = n_seen
+        else:
+            held = np.isin(m[new], newcomers, invert=True)  # new cells of models already calibrated
+            if held.any():
+                k = np.arange(lo, hi)[held]
+                loglik += cell_loglik(m[k], i[k], w[k], s[k], theta, grid, data.n_items)
+            if newcomers.size:
+                k = np.arange(lo, hi)[~held]
+                centre = float(theta[seen & ~np.isin(np.arange(data.n_models), newcomers)].mean())
+                start = theta.copy()
+                start[newcomers] = centre
+                theta, items, cells_ll, *_ = marginal_abilities_cells(
+                    m[k], i[k], w[k], s[k], start, grid, base=loglik, prior=prior, anchor=centre
+                )
+                loglik[items] += cells_ll
+        pool_theta = theta[seen]
+        if np.ptp(pool_theta) == 0:
             continue  # a pool of models of identical ability has no ability-quantile scale yet
-        trials, successes = data.dense()
-        start = marginal.reindex(data.models).fillna(pd.Series(fit.theta, index=data.models)).to_numpy()
-        theta, _ = marginal_abilities(trials, successes, start)
-        marginal = pd.Series(theta, index=data.models)
+        post = grid_posterior(loglik[answered], grid, start=prior)
+        prior = (post.prior_mean, post.prior_sd)
         rng = np.random.default_rng(0)  # the same draws at every date: a date's figures do not depend on the others
-        draws = posterior_z_draws(trials, successes, theta, scale, BY_DATE_DRAWS, rng, hyper=1)
-        if data.n_items not in references:
-            references[data.n_items] = target_reference(data.n_items, target, replicates=400)
-        reference = references[data.n_items]
-        figs = figures_from_draws(draws, target, reference=reference).median
-        scores = pool.groupby("model")["score"].mean()
-        sat = saturation(scores.index.to_numpy(), scores.to_numpy(), data.n_items, ceiling)
+        b = post.draws(BY_DATE_DRAWS, rng)
+        draws = difficulty_z(b.ravel(), pool_theta, scale).reshape(b.shape)
+        figs = {k: float(np.median(v)) for k, v in coverage_draws(draws, target).items()}  # medians only
+        n_items = int(answered.sum())
+        names = data.models[seen]
+        sat = saturation(names, score_sum[seen] / score_n[seen], n_items, ceiling)
         rows.append(
             {
                 "date": pd.Timestamp(day).strftime("%Y-%m-%d"),
@@ -96,7 +156,7 @@ def history_by_date(
                 "max_gap": figs["max_gap"],
                 "top5_gap_sum": figs["top5_gap_sum"],
                 **sat.summary(),
-                **_index_bounds(pool, sat),
+                **_index_bounds(m[:hi], i[:hi], score[:hi], data.models, sat),
             }
         )
     return pd.DataFrame(rows, columns=BY_DATE_COLUMNS)

@@ -30,7 +30,7 @@ def test_one_row_per_date_with_the_pool_of_that_date(dated):
 
 
 def test_each_date_equals_an_independent_fit_of_its_pool(dated):
-    out = history_by_date(dated)
+    out = history_by_date(dated, refit_growth=1.0)  # every ability refitted at every date
     for _, row in out.iterrows():
         pool = dated[dated["date"] <= row["date"]]
         data = encode_responses(pool)  # a cold fit of this date's pool alone, by the same estimator
@@ -41,6 +41,15 @@ def test_each_date_equals_an_independent_fit_of_its_pool(dated):
         if row["n_models"] >= 5:
             top = np.sort(pool.groupby("model")["score"].mean().to_numpy())[::-1]
             assert row["saturation_index"] == pytest.approx(saturation_index(top[0], top[4], pool["item_id"].nunique()))
+
+
+def test_held_abilities_stay_within_a_small_drift_of_refitting_every_date(dated):
+    every = history_by_date(dated, refit_growth=1.0)
+    one_pass = history_by_date(dated)  # refits only when the pool has doubled, and at the last date
+    for fig in ("ddm", "max_gap", "top5_gap_sum"):
+        np.testing.assert_allclose(one_pass[fig], every[fig], atol=2e-3)
+    assert not np.allclose(one_pass["ddm"], every["ddm"], atol=1e-7, rtol=0)  # it really held some abilities
+    np.testing.assert_allclose(one_pass["ddm"].iloc[-1], every["ddm"].iloc[-1], atol=1e-4)  # last date refitted
 
 
 def test_time_to_saturation_is_the_first_date_at_07():
