@@ -18,6 +18,7 @@ COMMANDS = {  # name -> its one line of help; a command's module is imported onl
     "saturation": "Saturation index of aggregate leaderboards (benchmark,model,score,n_items[,date]).",
     "schedule": "Run the job on a schedule (APScheduler, cron in UTC); --once runs it once through the scheduler.",
     "check": "Check the reports folder: every file readable, the files consistent with each other, the site in place.",
+    "merge": "Merge the parts of a fan-out (run --reports-out on several runners) into reports/, then build the site.",
     "repair": "Repair the reports folder from its other files (each replaced file backed up), then check it again.",
 }
 

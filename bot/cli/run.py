@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import time
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from bot.sources import (
     snapshot_sources,
 )
 
+NOW = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 SAMPLE_REPORTS = "_sample/reports"
 SAMPLE_CACHE = "_sample/cache"
 
@@ -65,13 +67,26 @@ def register(parser: argparse.ArgumentParser) -> None:
         "(default: [http] run_deadline of the configuration, else none)",
     )
     parser.add_argument(
+        "--reports-out",
+        default=None,
+        metavar="PART",
+        help="fan-out: write what these sources produced to the folder PART instead of into the reports "
+        "folder (read, not changed), for `benchwatch merge` to combine with the other runners' parts",
+    )
+    parser.add_argument(
+        "--now",
+        default=None,
+        metavar="YYYY-MM-DDTHH:MM:SSZ",
+        help="the run's timestamp in UTC (default: now); the runners of one fan-out share one",
+    )
+    parser.add_argument(
         "--cache",
         default=None,
         help=f"downloads, resolution floors and source manifests (default: .cache, or {SAMPLE_CACHE} with --sample)",
     )
 
 
-def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, RuleBook, float | None]:
+def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, RuleBook, float | None, int]:
     config = load_config(args.config, adapters=tuple(ADAPTERS))
     rules = rules_from_config(config.rules, str(config.path), config.benchmarks)
     chosen = list(config.sources)
@@ -94,7 +109,9 @@ def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, 
         stop_at=None if deadline is None else time.monotonic() + deadline,
     )
     loads = [(name, lambda cfg=config.sources[name]: load_source(fetcher, cfg)) for name in chosen]
-    return loads, fetcher, rules, deadline
+    order = list(config.sources)
+    position = min((order.index(name) for name in chosen), default=0)  # a part's place in a merge
+    return loads, fetcher, rules, deadline, position
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -102,7 +119,9 @@ def handle(args: argparse.Namespace) -> int:
     local = args.sample or args.input
     reports = args.reports or (SAMPLE_REPORTS if args.sample else "reports")
     cache = args.cache or (SAMPLE_CACHE if args.sample else ".cache")
-    fetcher, rules, deadline = None, RuleBook(), args.deadline
+    fetcher, rules, deadline, position = None, RuleBook(), args.deadline, 0
+    if args.now is not None and not NOW.fullmatch(args.now):
+        raise InputError("--now", f"expected a UTC time like 2026-01-31T06:00:00Z, got {args.now!r}", field="--now")
     if local:
         sources = []
         if args.sample:
@@ -111,7 +130,7 @@ def handle(args: argparse.Namespace) -> int:
             sources.append(("sample", fetch_sample))
         sources += [(Path(p).name, lambda p=p: fetch_csv_file(p)) for p in args.input]
     else:
-        sources, fetcher, rules, deadline = _live_sources(args, cache)
+        sources, fetcher, rules, deadline, position = _live_sources(args, cache)
     try:
         result = run_job(
             sources,
@@ -124,15 +143,21 @@ def handle(args: argparse.Namespace) -> int:
             rules=rules,
             lock_timeout=args.lock_timeout,
             deadline=deadline,
+            now=args.now,
+            part_out=args.reports_out,
+            position=position,
         )
     finally:
         if fetcher is not None:
             fetcher.close()
-    print(
-        f"done: {result.benchmarks} benchmarks, {result.new_snapshots} new snapshots, "
-        f"{result.alerts} alerts; reports in {reports}"
-        + ("" if args.no_site else f", site in {args.site_out}/index.html")
-    )
+    if args.reports_out:
+        print(f"done: {result.benchmarks} benchmarks, {result.new_snapshots} new snapshots; part in {args.reports_out}")
+    else:
+        print(
+            f"done: {result.benchmarks} benchmarks, {result.new_snapshots} new snapshots, "
+            f"{result.alerts} alerts; reports in {reports}"
+            + ("" if args.no_site else f", site in {args.site_out}/index.html")
+        )
     if result.sources_failed and not result.sources_ok:
         return 1
     return 0

@@ -3,6 +3,7 @@
 from bot.irt.calibrate import calibrate_items, calibrate_models
 from bot.irt.fit import METHODS, fit_rasch
 from bot.irt.item_posterior import (
+    GRID_SIZE,
     ItemPosterior,
     cell_loglik,
     grid_posterior,
@@ -18,6 +19,7 @@ from bot.irt.scale import DEFAULT_SCALE, SCALES, difficulty_b, difficulty_z
 
 __all__ = [
     "DEFAULT_SCALE",
+    "GRID_SIZE",
     "METHODS",
     "SCALES",
     "ItemPosterior",

@@ -2,7 +2,7 @@
 
 from bot.pipeline.audit import BenchmarkAudit, audit_benchmark, measure
 from bot.pipeline.files import audit_responses, coverage_only, is_difficulty_file, leaderboard_saturation
-from bot.pipeline.job import BusyError, JobResult, run_job
+from bot.pipeline.job import BusyError, JobResult, merge_parts, run_job
 from bot.pipeline.schedule import DEFAULT_CRON, JOB_OPTIONS, add_job, run_schedule
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "is_difficulty_file",
     "leaderboard_saturation",
     "measure",
+    "merge_parts",
     "run_job",
     "run_schedule",
 ]

@@ -7,6 +7,7 @@ import pandas as pd
 
 from bot.irt import (
     DEFAULT_SCALE,
+    GRID_SIZE,
     cell_loglik,
     difficulty_z,
     encode_responses,
@@ -14,17 +15,16 @@ from bot.irt import (
     grid_posterior,
     marginal_abilities_cells,
 )
-from bot.irt.item_posterior import GRID_SIZE
 from bot.metrics import (
     SATURATION_THRESHOLD,
     UNIFORM,
     Target,
     binomial_gap_interval,
+    coverage_draws,
     index_interval,
     paired_difference,
     saturation,
 )
-from bot.metrics.coverage import coverage_draws
 
 BY_DATE_DRAWS = 50  # joint draws behind each date's coverage figures (posterior medians)
 REFIT_GROWTH = 2.0  # every ability is refitted when the pool has doubled since the last refit

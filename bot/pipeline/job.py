@@ -21,6 +21,7 @@ from bot.history import (
     append_changelog,
     append_history,
     append_run,
+    csv_text,
     load_alerts,
     load_changelog,
     load_history,
@@ -32,9 +33,7 @@ from bot.history import (
     read_table,
     write_alerts,
     write_latest,
-    write_snapshot,
     write_sources,
-    write_table,
 )
 from bot.irt import DEFAULT_SCALE, encode_responses, fit_rasch
 from bot.metrics import UNIFORM, Target
@@ -49,6 +48,7 @@ from bot.store import (
     diff_snapshots,
     safe_slug,
     slug_collisions,
+    snapshot_bytes,
     validate_aggregates,
     validate_responses,
 )
@@ -164,6 +164,7 @@ class _Run:
     force: bool
     rules: RuleBook
     owners: dict[str, str] = field(default_factory=dict)  # benchmark -> the source that produced it this run
+    files: dict[str, bytes] = field(default_factory=dict)  # per-benchmark tables and snapshots, by path in reports/
     new_rows: list = field(default_factory=list)
     new_alerts: list = field(default_factory=list)
     changes: list = field(default_factory=list)
@@ -261,17 +262,18 @@ class _Run:
         return gone
 
     def commit(self, batch: _Batch, source: str, names: list[str]) -> None:
-        """Publish what a source that succeeded produced."""
+        """Publish what a source that succeeded produced (its files are written with the reports)."""
         for name in names:
             self.owners.setdefault(name, source)
         self.records.update(batch.records)
         self.new_rows += batch.new_rows
         self.new_alerts += batch.new_alerts
         self.changes += batch.changes
+        root = self.reports.root
         for path, frame in batch.tables:
-            write_table(self.reports, path, frame)
+            self.files[str(path.relative_to(root))] = csv_text(frame).encode("utf-8")
         for bench, rows, kind in batch.snapshots:
-            write_snapshot(self.reports, bench, rows, kind)
+            self.files[str(self.reports.snapshot(bench, kind).relative_to(root))] = snapshot_bytes(rows)
 
 
 def _widths(t) -> dict[str, float]:
@@ -473,6 +475,131 @@ def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict
     return True
 
 
+@dataclass
+class Delta:
+    """What a run's sources produced, before any of it is written: what ``apply_delta`` writes into
+    reports/, and what a fan-out part carries from its runner to the merge."""
+
+    sources: list[str]
+    records: dict[str, dict]  # the benchmarks whose record these sources set (new, changed, carried, gone)
+    new_rows: list[dict]
+    new_alerts: list[dict]
+    changes: list[dict]
+    statuses: dict[str, dict]
+    outcomes: list[str]
+    files: dict[str, bytes]  # per-benchmark tables and snapshots, by path relative to reports/
+    ok: int
+    failed: int
+
+
+def gather(
+    sources: list[tuple[str, Callable[[], SourceTable]]],
+    reports: Reports,
+    *,
+    now: str,
+    cache: Path,
+    force: bool = False,
+    strict: bool = True,
+    method: str = "map",
+    scale: str = DEFAULT_SCALE,
+    rules: RuleBook = DEFAULT_RULES,
+    deadline: float | None = None,
+    log: Callable[[str], None] = print,
+) -> tuple[Delta, list[Callable[[], None]]]:
+    """Fetch and audit every source against the reports as they stand, writing nothing; returns the
+    delta and the callbacks to run once it has been committed (the sources' unchanged-run manifests)."""
+    previous = load_latest(reports)
+    for load in (load_history, load_alerts, load_changelog, load_runs):  # a damaged file stops the run here
+        load(reports)
+    run = _Run(reports, previous, dict(previous), now, force, rules)
+    statuses = load_sources(reports)
+    ctx = {
+        "log": log,
+        "statuses": statuses,
+        "outcomes": [],
+        "strict": strict,
+        "method": method,
+        "scale": scale,
+        "cache": cache,
+        "stop_at": None if deadline is None else time.monotonic() + deadline,
+        "published": [],
+    }
+    results = [_run_source(run, name, load, ctx) for name, load in sources]
+    names = [name for name, _ in sources]
+    changed = {k: v for k, v in run.records.items() if previous.get(k) is not v}
+    delta = Delta(
+        sources=names,
+        records=changed,
+        new_rows=run.new_rows,
+        new_alerts=run.new_alerts,
+        changes=run.changes,
+        statuses={n: statuses[n] for n in names if n in statuses},
+        outcomes=ctx["outcomes"],
+        files=run.files,
+        ok=sum(results),
+        failed=len(results) - sum(results),
+    )
+    return delta, ctx["published"]
+
+
+def apply_delta(reports: Reports, delta: Delta, *, now: str, started: float, log: Callable[[str], None]) -> JobResult:
+    """Write a delta into reports/ (inside its transaction): figures, history, alerts, changelog, source
+    statuses, per-benchmark files and the run log's row. Returns the run's counts (no pages)."""
+    records = {**load_latest(reports), **delta.records}
+    new_alerts = list(delta.new_alerts)
+    with stage("reports", log) as notes:
+        for rel, data in sorted(delta.files.items()):
+            path = reports.root / rel
+            if reports.read_bytes(path) != data:
+                reports.write_bytes(path, data)
+        compare_pages(records, lambda name: read_table(reports, reports.models(name)))
+        write_latest(reports, records)
+        append_history(reports, delta.new_rows)
+        old_alerts = load_alerts(reports)
+        seen = {a["id"] for a in old_alerts}
+        new_alerts = [a for a in new_alerts if a["id"] not in seen]
+        write_alerts(reports, old_alerts + new_alerts)
+        append_changelog(reports, delta.changes)
+        write_sources(reports, {**load_sources(reports), **delta.statuses})
+        notes.append(f"{len(delta.new_rows)} new snapshots, {len(new_alerts)} alerts -> {reports.root}")
+    phase("staging")
+    ok, failed = delta.ok, delta.failed
+    append_run(  # in the same commit as what the run did: the log never misses a run that changed reports/
+        reports,
+        {
+            "started_at": now,
+            "seconds": f"{time.perf_counter() - started:.2f}",
+            "benchmarks": len(records),
+            "new_snapshots": len(delta.new_rows),
+            "alerts": len(new_alerts),
+            "status": "ok" if not failed else ("failed" if not ok else f"{failed} source(s) failed"),
+            "sources": " ".join(delta.outcomes),
+        },
+    )
+    phase("run log")
+    return JobResult(len(records), len(delta.new_rows), len(new_alerts), 0, ok, failed)
+
+
+def _build(reports: Reports, site_out: str | Path | None, now: str, log: Callable[[str], None]) -> int:
+    if site_out is None:
+        return 0
+    from bot.site import build_site
+
+    with stage("site", log) as notes:
+        pages = build_site(reports.root, site_out, now=now, phase=phase)
+        notes.append(f"{pages} pages -> {site_out}")
+    return pages
+
+
+def _open_reports(reports_dir: str | Path) -> Reports:
+    reports = Reports(Path(reports_dir))
+    try:
+        reports.root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(str(reports.root), f"cannot create the reports folder ({exc.strerror or exc})") from None
+    return reports
+
+
 def run_job(
     sources: list[tuple[str, Callable[[], SourceTable]]],
     *,
@@ -487,6 +614,8 @@ def run_job(
     rules: RuleBook = DEFAULT_RULES,
     lock_timeout: float = 600.0,
     deadline: float | None = None,
+    part_out: str | Path | None = None,
+    position: int = 0,
     log: Callable[[str], None] = print,
 ) -> JobResult:
     """Run every stage once for every source; with ``strict`` off a failing source never stops the others.
@@ -495,72 +624,71 @@ def run_job(
     the snapshots of the data behind them) change together at the end, or not at all if the run dies
     before; the site is built aside and swapped in only when the build succeeded. A source that has not
     started ``deadline`` seconds after the run did fails with that reason (its last good data is kept).
+
+    With ``part_out`` the run writes nothing into the reports folder: what its sources produced goes to
+    that folder as a part (``bot.pipeline.parts``), for ``merge_parts`` to combine with the others'.
     """
     started = time.perf_counter()
     now = now or utc_now()
-    reports = Reports(Path(reports_dir))
-    cache = Path(cache_dir)
+    reports = _open_reports(reports_dir)
+    options = {"now": now, "cache": Path(cache_dir), "force": force, "strict": strict, "method": method}
+    options.update({"scale": scale, "rules": rules, "deadline": deadline, "log": log})
+    lock = _acquire(reports.root / LOCK_NAME, lock_timeout, log)
     try:
-        reports.root.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(str(reports.root), f"cannot create the reports folder ({exc.strerror or exc})") from None
+        if part_out is not None:
+            from bot.pipeline.parts import write_part
+
+            delta, published = gather(sources, reports, **options)
+            write_part(part_out, delta, reports, now=now, position=position)
+            log(f"part      {len(delta.records)} benchmarks of {', '.join(delta.sources)} -> {part_out}")
+            counts = (len(delta.records), len(delta.new_rows), len(delta.new_alerts))
+            result = JobResult(*counts, 0, delta.ok, delta.failed)
+        else:
+            with reports.transaction(on_commit=lambda: phase("commit swap")):
+                delta, published = gather(sources, reports, **options)
+                result = apply_delta(reports, delta, now=now, started=started, log=log)
+    finally:
+        lock.release()
+    for callback in published:  # after the commit: a run killed before this only reads again
+        callback()
+    if part_out is None:
+        result = dataclasses.replace(result, pages=_build(reports, site_out, now, log))
+    return result
+
+
+def merge_parts(
+    part_dirs: list[str | Path],
+    *,
+    reports_dir: str | Path,
+    site_out: str | Path | None,
+    now: str | None = None,
+    lock_timeout: float = 600.0,
+    log: Callable[[str], None] = print,
+) -> JobResult:
+    """Combine the parts of a fan-out (``run_job(part_out=...)`` on several runners) into reports/ in one
+    commit, as one run over all their sources would have written it, then build the site.
+
+    Refused, with nothing written: a part computed from other reports than these (the parts of one
+    fan-out start from one commit), two parts that carry one source or one benchmark, names that would
+    share a file.
+    """
+    from bot.pipeline.parts import combine, read_part
+
+    started = time.perf_counter()
+    parts = [read_part(p) for p in part_dirs]
+    reports = _open_reports(reports_dir)
     lock = _acquire(reports.root / LOCK_NAME, lock_timeout, log)
     try:
         with reports.transaction(on_commit=lambda: phase("commit swap")):
-            previous = load_latest(reports)
-            for load in (load_history, load_alerts, load_changelog, load_runs):  # a damaged file stops the run here
+            for load in (load_history, load_alerts, load_changelog, load_runs):
                 load(reports)
-            run = _Run(reports, previous, dict(previous), now, force, rules)
-            ctx = {
-                "log": log,
-                "statuses": load_sources(reports),
-                "outcomes": [],
-                "strict": strict,
-                "method": method,
-                "scale": scale,
-                "cache": cache,
-                "stop_at": None if deadline is None else time.monotonic() + deadline,
-                "published": [],
-            }
-            results = [_run_source(run, name, load, ctx) for name, load in sources]
-            with stage("reports", log) as notes:
-                compare_pages(run.records, lambda name: read_table(reports, reports.models(name)))
-                write_latest(reports, run.records)
-                append_history(reports, run.new_rows)
-                old_alerts = load_alerts(reports)
-                seen = {a["id"] for a in old_alerts}
-                run.new_alerts = [a for a in run.new_alerts if a["id"] not in seen]
-                write_alerts(reports, old_alerts + run.new_alerts)
-                append_changelog(reports, run.changes)
-                write_sources(reports, ctx["statuses"])
-                notes.append(f"{len(run.new_rows)} new snapshots, {len(run.new_alerts)} alerts -> {reports.root}")
-            phase("staging")
-            ok, failed = sum(results), len(results) - sum(results)
-            append_run(  # in the same commit as what the run did: the log never misses a run that changed reports/
-                reports,
-                {
-                    "started_at": now,
-                    "seconds": f"{time.perf_counter() - started:.2f}",
-                    "benchmarks": len(run.records),
-                    "new_snapshots": len(run.new_rows),
-                    "alerts": len(run.new_alerts),
-                    "status": "ok" if not failed else ("failed" if not ok else f"{failed} source(s) failed"),
-                    "sources": " ".join(ctx["outcomes"]),
-                },
-            )
-            phase("run log")
-        for published in ctx["published"]:  # after the commit: a run killed before this only reads again
-            published()
-        pages = 0
-        if site_out is not None:
-            from bot.site import build_site
-
-            with stage("site", log) as notes:
-                pages = build_site(reports.root, site_out, now=now, phase=phase)
-                notes.append(f"{pages} pages -> {site_out}")
-        return JobResult(len(run.records), len(run.new_rows), len(run.new_alerts), pages, ok, failed)
+            delta, when = combine(parts, reports)
+            for a, b in slug_collisions(set(delta.records) | set(load_latest(reports))):
+                raise InputError(str(reports.root), f"benchmarks {a!r} and {b!r} would share one file name")
+            result = apply_delta(reports, delta, now=now or when, started=started, log=log)
     finally:
         lock.release()
+    return dataclasses.replace(result, pages=_build(reports, site_out, now or when, log))
 
 
 def _acquire(path: Path, timeout: float, log: Callable[[str], None]) -> FileLock:

@@ -80,3 +80,20 @@ def test_the_job_that_reads_upstream_data_holds_no_write_token():
 def test_lock_file_is_ignored_by_git():
     ignored = (ROOT / "reports" / ".gitignore").read_text().split()
     assert ".benchwatch.lock" in ignored and ".staging/" in ignored
+
+
+def test_audit_fans_out_one_job_per_source_and_merges_whatever_parts_exist():
+    wf = yaml.safe_load((WORKFLOWS / "audit.yml").read_text())
+    jobs = wf["jobs"]
+    audit = jobs["audit"]
+    assert audit["needs"] == "plan" and audit["strategy"]["fail-fast"] is False
+    assert "needs.plan.outputs.sources" in audit["strategy"]["matrix"]["source"]
+    run = next(s["run"] for s in audit["steps"] if "benchwatch run" in s.get("run", ""))
+    assert "--reports-out" in run and "--now" in run and "--sources" in run
+    upload = next(s for s in audit["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["if"] == "always()" and "matrix.source" in upload["with"]["name"]  # a failed source's part too
+    merge = jobs["merge"]
+    assert set(merge["needs"]) == {"plan", "audit"} and merge["if"].startswith("always()")
+    assert merge["permissions"] == {"contents": "read"}
+    assert any("benchwatch merge parts/*" in s.get("run", "") for s in merge["steps"])
+    assert jobs["commit"]["needs"] == "merge" and set(jobs["deploy"]["needs"]) == {"merge", "commit"}

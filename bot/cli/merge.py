@@ -1,0 +1,38 @@
+"""``benchwatch merge``: combine the parts of a fan-out into the reports folder, then build the site."""
+
+from __future__ import annotations
+
+import argparse
+
+from bot.pipeline import merge_parts
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add this command's options."""
+    parser.add_argument("parts", nargs="+", metavar="PART", help="folders written by `benchwatch run --reports-out`")
+    parser.add_argument("--reports", default="reports", help="the reports folder to merge into (default: reports)")
+    parser.add_argument("--site-out", default="_site", help="where the built site goes (default: _site)")
+    parser.add_argument("--no-site", action="store_true", help="skip building the site")
+    parser.add_argument(
+        "--lock-timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="how long to wait for another run that holds the reports folder (default: 600)",
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Merge and build; exit 1 when every source of every part failed, as `run` does."""
+    result = merge_parts(
+        args.parts,
+        reports_dir=args.reports,
+        site_out=None if args.no_site else args.site_out,
+        lock_timeout=args.lock_timeout,
+    )
+    print(
+        f"done: {len(args.parts)} part(s), {result.benchmarks} benchmarks, {result.new_snapshots} new snapshots, "
+        f"{result.alerts} alerts; reports in {args.reports}"
+        + ("" if args.no_site else f", site in {args.site_out}/index.html")
+    )
+    return 1 if result.sources_failed and not result.sources_ok else 0
