@@ -294,7 +294,7 @@ def fit_map(
         first = first or norm
         # Inexact Newton: far from the optimum a rough solve does as well as an exact one; the tolerance
         # falls with the gradient, so the last steps are exact Newton steps.
-        rtol = max(_CG_RTOL, min(0.1, norm / first))
+        rtol = max(_CG_RTOL, min(0.1, norm / first)) if first > 0 else _CG_RTOL
         step, sigma_ones, ones_sigma_ones = curv.solve_constrained(grad, rtol)
         decrement = float(grad @ step)
         if decrement < tol * max(1.0, abs(cur.value) * 1e-6) and rtol > 1e-6:

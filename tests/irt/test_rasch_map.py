@@ -228,3 +228,19 @@ def test_the_passes_split_across_threads_give_the_same_fit(monkeypatch):
     assert max(calls) == 3  # the passes really were shared out
     np.testing.assert_allclose(parts.b, one.b, atol=1e-10)
     np.testing.assert_allclose(parts.b_sd, one.b_sd, rtol=1e-10)
+
+
+def test_a_start_that_is_already_the_optimum_converges_at_once():
+    # two models and two items in a perfectly balanced pattern: the margins are the optimum
+    data = ResponseArrays(
+        models=np.array(["a", "b"], dtype=object),
+        items=np.array(["x", "y"], dtype=object),
+        model_idx=np.array([0, 0, 1, 1], np.int32),
+        item_idx=np.array([0, 1, 0, 1], np.int32),
+        y=np.array([1.0, 0.0, 0.0, 1.0]),
+        weight=np.ones(4),
+    )
+    fit = fit_map(data)
+    assert fit.converged and fit.diagnostics["iterations"] == 1
+    np.testing.assert_allclose(fit.theta, 0.0, atol=1e-12)
+    np.testing.assert_allclose(fit.b, 0.0, atol=1e-12)
