@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from bot.history import Reports, rounded, write_table
-from bot.irt import METHODS, SCALES
+from bot.irt import METHODS, SAMPLERS, SCALES
 from bot.pipeline import audit_responses, coverage_only, is_difficulty_file
 from bot.sources import read_csv_text
 from bot.store import atomic_write_text
@@ -20,6 +20,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
     parser.add_argument("file", metavar="FILE.csv", help="responses (benchmark,model,item_id,score) or item_id,z")
     parser.add_argument("--method", choices=METHODS, default="map", help="fitting method (default: map)")
+    parser.add_argument(
+        "--sampler", choices=SAMPLERS, default="auto", help="NUTS sampler with --method nuts (see `run --help`)"
+    )
     parser.add_argument("--scale", choices=SCALES, default=SCALES[0], help="difficulty scale (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print JSON (an object, or a list for several)")
     parser.add_argument("--items-out", metavar="FILE.csv", help="write item_id,b,b_sd,z for every item")
@@ -63,7 +66,7 @@ def handle(args: argparse.Namespace) -> int:
     if is_difficulty_file(columns):
         records, items = coverage_only(args.file), None
     else:
-        audits = audit_responses(args.file, method=args.method, scale=args.scale)
+        audits = audit_responses(args.file, method=args.method, scale=args.scale, sampler=args.sampler)
         records = [a.figures() for a in audits]
         items = pd.concat([a.items.assign(benchmark=a.benchmark) for a in audits], ignore_index=True)
         for a in audits:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from bot.errors import InputError
-from bot.irt import METHODS
+from bot.irt import METHODS, SAMPLERS
 from bot.pipeline import run_job
 from bot.rules import RuleBook, rules_from_config
 from bot.sources import (
@@ -51,6 +51,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
     parser.add_argument("--force", action="store_true", help="refit benchmarks whose data did not change")
     parser.add_argument("--method", choices=METHODS, default="map", help="fitting method (default: map)")
+    parser.add_argument(
+        "--sampler",
+        choices=SAMPLERS,
+        default="auto",
+        help="NUTS sampler with --method nuts: numpyro or blackjax run through JAX, on a GPU where JAX has one "
+        '(pip install ".[jax]"); auto: nutpie where installed, else PyMC\'s own',
+    )
     parser.add_argument(
         "--lock-timeout",
         type=float,
@@ -138,6 +145,7 @@ def handle(args: argparse.Namespace) -> int:
             site_out=None if args.no_site else args.site_out,
             force=args.force,
             method=args.method,
+            sampler=args.sampler,
             cache_dir=cache,
             strict=bool(local),
             rules=rules,

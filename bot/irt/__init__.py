@@ -13,7 +13,7 @@ from bot.irt.item_posterior import (
     marginal_abilities_cells,
 )
 from bot.irt.rasch_map import RaschFit, fit_map, neg_log_posterior
-from bot.irt.rasch_nuts import fit_nuts, nutpie_available
+from bot.irt.rasch_nuts import SAMPLERS, fit_nuts, nutpie_available
 from bot.irt.responses import ResponseArrays, arrays_from_dense, encode_responses
 from bot.irt.scale import DEFAULT_SCALE, SCALES, difficulty_b, difficulty_z
 
@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_SCALE",
     "GRID_SIZE",
     "METHODS",
+    "SAMPLERS",
     "SCALES",
     "ItemPosterior",
     "RaschFit",

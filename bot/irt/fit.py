@@ -18,14 +18,17 @@ def fit_rasch(
     method: str = "map",
     *,
     init: tuple[np.ndarray, np.ndarray] | None = None,
-    n_draws: int = 200,
+    n_draws: int = 0,
     seed: int = 0,
+    sampler: str = "auto",
 ) -> RaschFit:
-    """Fit by ``map`` (Newton, Laplace draws) or ``nuts`` (PyMC); ``init`` warm-starts ``map``."""
+    """Fit by ``map`` (Newton; ``n_draws`` Laplace draws) or ``nuts`` (PyMC, with ``sampler``: nutpie, PyMC's
+    own, or a JAX sampler, numpyro or blackjax, for a GPU); ``init`` warm-starts ``map``."""
     if method == "map":
         return fit_map(data, init=init, n_draws=n_draws, seed=seed)
     if method == "nuts":
-        fit = fit_nuts(data, seed=seed)
+        fit = fit_nuts(data, seed=seed, sampler=sampler)
+        n_draws = n_draws or 200
         keep = np.linspace(0, fit.b_draws.shape[0] - 1, min(n_draws, fit.b_draws.shape[0])).astype(int)
         return dataclasses.replace(fit, theta_draws=fit.theta_draws[keep], b_draws=fit.b_draws[keep])
     raise ValueError(f"unknown fitting method {method!r}; choose one of {', '.join(METHODS)}")

@@ -23,8 +23,19 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import linalg
 
-from bot.irt import kernels
 from bot.irt.responses import ResponseArrays
+
+
+class _Kernels:
+    """``bot.irt.kernels``, imported on first use: numba loads only when a fit runs, not with the CLI."""
+
+    def __getattr__(self, name: str):
+        from bot.irt import kernels as module
+
+        return getattr(module, name)
+
+
+kernels = _Kernels()
 
 PRIOR_SD_THETA = 3.0
 PRIOR_SD_B = 3.0

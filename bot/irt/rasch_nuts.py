@@ -48,6 +48,23 @@ def nutpie_available() -> bool:
     return importlib.util.find_spec("nutpie") is not None
 
 
+SAMPLERS = ("auto", "nutpie", "pymc", "numpyro", "blackjax")
+_NEEDS = {"nutpie": ("nutpie", ".[nuts]"), "numpyro": ("numpyro", ".[jax]"), "blackjax": ("blackjax", ".[jax]")}
+
+
+def check_sampler(sampler: str) -> str:
+    """The sampler to use (``auto``: nutpie where installed, else PyMC's own), or a ValueError that says what
+    to install. numpyro and blackjax run PyMC's model through JAX: on a GPU when JAX has one."""
+    if sampler not in SAMPLERS:
+        raise ValueError(f"unknown NUTS sampler {sampler!r}; choose one of {', '.join(SAMPLERS)}")
+    if sampler == "auto":
+        return "nutpie" if nutpie_available() else "pymc"
+    module, extra = _NEEDS.get(sampler, (None, None))
+    if module is not None and importlib.util.find_spec(module) is None:
+        raise ValueError(f'the {sampler} sampler is not installed: pip install "{extra}"')
+    return sampler
+
+
 def fit_nuts(
     data: ResponseArrays,
     *,
@@ -63,8 +80,7 @@ def fit_nuts(
     import arviz as az
     import pymc as pm
 
-    if sampler == "auto":
-        sampler = "nutpie" if nutpie_available() else "pymc"
+    sampler = check_sampler(sampler)
     model = build_model(data, sd_theta, sd_b)
     start = time.perf_counter()
     logging.getLogger("pymc").setLevel(logging.ERROR)

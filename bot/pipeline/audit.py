@@ -274,9 +274,10 @@ def audit_benchmark(
     target: Target = UNIFORM,
     ceiling: float = 1.0,
     init: tuple[np.ndarray, np.ndarray] | None = None,
+    sampler: str = "auto",
 ) -> BenchmarkAudit:
     """Fit the 1PL model to one benchmark's responses and compute its coverage and saturation."""
-    fit = fit_rasch(encode_responses(responses), method, init=init)
+    fit = fit_rasch(encode_responses(responses), method, init=init, sampler=sampler)
     return measure(responses, fit, source=source, synthetic=synthetic, scale=scale, target=target, ceiling=ceiling)
 
 

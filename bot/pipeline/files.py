@@ -47,7 +47,12 @@ def coverage_only(path: str | Path, target: Target = UNIFORM) -> list[dict]:
 
 
 def audit_responses(
-    path: str | Path, *, method: str = "map", scale: str = DEFAULT_SCALE, target: Target = UNIFORM
+    path: str | Path,
+    *,
+    method: str = "map",
+    scale: str = DEFAULT_SCALE,
+    target: Target = UNIFORM,
+    sampler: str = "auto",
 ) -> list[BenchmarkAudit]:
     """Full audits of each benchmark in a long-format responses file."""
     table = fetch_csv_file(path)
@@ -57,7 +62,11 @@ def audit_responses(
         reason = unauditable(rows)
         try:
             if reason is None:
-                audits.append(audit_benchmark(rows, source=table.location, method=method, scale=scale, target=target))
+                audits.append(
+                    audit_benchmark(
+                        rows, source=table.location, method=method, scale=scale, target=target, sampler=sampler
+                    )
+                )
         except (ValueError, ArithmeticError) as exc:  # a data set the fit or the scale cannot take
             reason = str(exc)
         if reason is not None:

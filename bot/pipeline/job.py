@@ -110,6 +110,7 @@ def audit_with_history(
     method: str,
     scale: str,
     reports: Reports,
+    sampler: str = "auto",
     cache_dir: Path,
     target: Target = UNIFORM,
     ceiling: float = 1.0,
@@ -124,7 +125,7 @@ def audit_with_history(
         how = f"calibrated {len(update.new_models) or len(update.new_items)} new {update.kind.split('-')[1]}"
     else:
         init = _warm_start(items, models, rows) if method == "map" else None
-        fit = fit_rasch(encode_responses(rows), method, init=init)
+        fit = fit_rasch(encode_responses(rows), method, init=init, sampler=sampler)
         how = f"{method} fit" + (" (warm start)" if init is not None else "")
     audit = measure(
         rows,
@@ -332,6 +333,7 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
                 rows,
                 table,
                 method=method,
+                sampler=ctx["sampler"],
                 scale=scale,
                 reports=run.reports,
                 cache_dir=cache,
@@ -501,6 +503,7 @@ def gather(
     force: bool = False,
     strict: bool = True,
     method: str = "map",
+    sampler: str = "auto",
     scale: str = DEFAULT_SCALE,
     rules: RuleBook = DEFAULT_RULES,
     deadline: float | None = None,
@@ -519,6 +522,7 @@ def gather(
         "outcomes": [],
         "strict": strict,
         "method": method,
+        "sampler": sampler,
         "scale": scale,
         "cache": cache,
         "stop_at": None if deadline is None else time.monotonic() + deadline,
@@ -610,6 +614,7 @@ def run_job(
     force: bool = False,
     strict: bool = True,
     method: str = "map",
+    sampler: str = "auto",
     scale: str = DEFAULT_SCALE,
     rules: RuleBook = DEFAULT_RULES,
     lock_timeout: float = 600.0,
@@ -632,6 +637,7 @@ def run_job(
     now = now or utc_now()
     reports = _open_reports(reports_dir)
     options = {"now": now, "cache": Path(cache_dir), "force": force, "strict": strict, "method": method}
+    options["sampler"] = sampler
     options.update({"scale": scale, "rules": rules, "deadline": deadline, "log": log})
     lock = _acquire(reports.root / LOCK_NAME, lock_timeout, log)
     try:
