@@ -315,6 +315,11 @@ def marginal_abilities_cells(
     floor = 2 * (grid[1] - grid[0])
     if not free_prior:
         fixed = fixed - 0.5 * ((grid - mu) / sigma) ** 2
+        binary = np.all(trials == 1.0) and np.all((successes == 0.0) | (successes == 1.0))
+        if binary and np.bincount(i_local).max(initial=0) <= 1:  # one 0/1 cell per item: moments, no grid pass
+            th = _calibrate_binary(fixed, m_local, successes, th, grid, models.size, anchor, tol, max_iter, sd_theta)
+            theta[models] = th
+            return theta, items, _loglik(m_local, i_local, trials, successes, th, grid, items.size), mu, sigma
     for _ in range(max_iter):
         joint = fixed + _loglik(m_local, i_local, trials, successes, th, grid, items.size)
         if free_prior:
@@ -348,3 +353,42 @@ def marginal_abilities_cells(
             break
     theta[models] = th
     return theta, items, _loglik(m_local, i_local, trials, successes, th, grid, items.size), float(mu), float(sigma)
+
+
+def _calibrate_binary(
+    fixed: np.ndarray,
+    m_local: np.ndarray,
+    successes: np.ndarray,
+    th: np.ndarray,
+    grid: np.ndarray,
+    n_models: int,
+    anchor: float,
+    tol: float,
+    max_iter: int,
+    sd_theta: float,
+) -> np.ndarray:
+    """The Newton iteration of ``marginal_abilities_cells`` with the items' prior held, when each touched
+    item has one 0/1 cell: the same gradient and exact curvature, from three moments of each item's
+    fixed posterior pi (items x G) against p, p^2, p^3 (a solved cell's posterior is pi p / (pi . p),
+    a failed one's pi (1 - p) / (1 - pi . p)) instead of a pass over the grid per cell."""
+    pi = np.exp(fixed - fixed.max(axis=1, keepdims=True))
+    pi /= pi.sum(axis=1, keepdims=True)
+    won = successes == 1.0
+    rows = [np.flatnonzero(m_local == j) for j in range(n_models)]
+    blocks = [pi[r] for r in rows]  # each model's cells' fixed posteriors
+    moments = np.empty((m_local.size, 3))
+    for _ in range(max_iter):
+        p = expit(th[:, None] - grid[None, :])  # models x G
+        for j, (r, block) in enumerate(zip(rows, blocks, strict=True)):
+            moments[r] = block @ np.stack([p[j], p[j] ** 2, p[j] ** 3], axis=1)
+        m1, m2, m3 = moments.T
+        z = np.where(won, m1, 1.0 - m1)
+        e1 = np.where(won, m2, m1 - m2) / z  # E[p] under the cell's posterior
+        e2 = np.where(won, m3, m2 - m3) / z  # E[p^2]
+        gradient = np.bincount(m_local, successes - e1, minlength=n_models) - (th - anchor) / sd_theta**2
+        curvature = np.bincount(m_local, e1 - 2 * e2 + e1**2, minlength=n_models) + 1 / sd_theta**2
+        step = np.clip(gradient / np.maximum(curvature, 1 / sd_theta**2), -1.0, 1.0)
+        th = th + step
+        if np.max(np.abs(step)) < tol:
+            break
+    return th

@@ -7,7 +7,14 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import expit
 
-from bot.irt import difficulty_b, difficulty_z, fit_map, item_posterior_dense, marginal_abilities
+from bot.irt import (
+    difficulty_b,
+    difficulty_z,
+    encode_responses,
+    fit_map,
+    item_posterior_dense,
+    marginal_abilities,
+)
 from bot.irt.responses import ResponseArrays
 
 
@@ -117,3 +124,42 @@ def test_pattern_mass_matches_the_log_space_sums_even_where_the_prior_underflows
     assert ((like @ prior) < 1e-250).sum() >= 10  # the fallback is exercised
     np.testing.assert_allclose(log_marginal, top[:, 0] + np.log(weight.sum(axis=1)), rtol=1e-9)
     np.testing.assert_allclose(mass, counts @ (weight / weight.sum(axis=1, keepdims=True)), rtol=1e-9, atol=1e-12)
+
+
+def test_cells_version_of_marginal_abilities_matches_the_dense_one():
+    from bot.irt import marginal_abilities, marginal_abilities_cells
+    from tests.irt.test_rasch_map import simulate
+
+    df, _, _ = simulate(10, 60, seed=21, missing=0.2)
+    data = encode_responses(df)
+    trials, successes = data.dense()
+    start = fit_map(data).theta
+    dense, _ = marginal_abilities(trials, successes, start)
+    grid = np.linspace(start.min() - 8.0, start.max() + 8.0, 200)
+    cells, *_ = marginal_abilities_cells(data.model_idx, data.item_idx, data.weight, data.weight * data.y, start, grid)
+    np.testing.assert_allclose(cells, dense, atol=1e-4)
+
+
+def test_a_new_model_calibrated_by_moments_equals_the_grid_iteration():
+    """One 0/1 cell per item takes the moment path; a weightless extra cell forces the grid path, whose
+    answer must be the same (the extra cell adds nothing to the likelihood)."""
+    from bot.irt import cell_loglik, marginal_abilities_cells
+    from tests.irt.test_rasch_map import simulate
+
+    df, _, _ = simulate(9, 50, seed=8)
+    data = encode_responses(df)
+    theta = fit_map(data).theta
+    grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, 200)
+    old = data.model_idx < 8
+    base = cell_loglik(data.model_idx[old], data.item_idx[old], data.weight[old], data.y[old], theta, grid, 50)
+    new = ~old
+    m, i, w, s = data.model_idx[new], data.item_idx[new], data.weight[new], data.y[new]
+    start = theta.copy()
+    start[8] = theta[:8].mean()
+    kw = {"base": base, "prior": (0.1, 1.4), "anchor": float(theta[:8].mean())}
+    fast, items, ll, *_ = marginal_abilities_cells(m, i, w, s, start, grid, **kw)
+    pad = lambda a, v: np.concatenate([a, [v]])  # noqa: E731
+    slow, *_ = marginal_abilities_cells(pad(m, 8), pad(i, i[0]), pad(w, 0.0), pad(s, 0.0), start, grid, **kw)
+    assert abs(fast[8] - start[8]) > 0.05  # it moved
+    np.testing.assert_allclose(fast, slow, atol=1e-7)
+    np.testing.assert_allclose(ll, cell_loglik(m, i, w, s, fast, grid, 50)[items])
