@@ -27,7 +27,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON (an object, or a list for several)")
     parser.add_argument("--items-out", metavar="FILE.csv", help="write item_id,b,b_sd,z for every item")
     parser.add_argument(
-        "--reports", default="reports", metavar="DIR", help="where the history by date goes (default: reports)"
+        "--reports",
+        default=None,
+        metavar="DIR",
+        help="also write each benchmark's history by date to DIR/by_date/ (default: nothing is written)",
     )
 
 
@@ -69,9 +72,10 @@ def handle(args: argparse.Namespace) -> int:
         audits = audit_responses(args.file, method=args.method, scale=args.scale, sampler=args.sampler)
         records = [a.figures() for a in audits]
         items = pd.concat([a.items.assign(benchmark=a.benchmark) for a in audits], ignore_index=True)
-        for a in audits:
+        if args.reports is not None:  # an audit of a file never touches a reports folder unless asked
             reports = Reports(Path(args.reports))
-            write_table(reports, reports.by_date(a.benchmark), a.by_date)
+            for a in audits:
+                write_table(reports, reports.by_date(a.benchmark), a.by_date)
     if args.items_out and items is not None:
         cols = ["item_id", "b", "b_sd", "z"] if len(records) == 1 else ["benchmark", "item_id", "b", "b_sd", "z"]
         atomic_write_text(args.items_out, items[cols].to_csv(index=False, lineterminator="\n"))

@@ -26,6 +26,8 @@ from bot.sources import (
 NOW = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 SAMPLE_REPORTS = "_sample/reports"
 SAMPLE_CACHE = "_sample/cache"
+INPUT_REPORTS = "_input/reports"  # your own files: kept apart from the live history in reports/
+INPUT_CACHE = "_input/cache"
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +47,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"live sources (default: {DEFAULT_CONFIG})")
     parser.add_argument("--sources", default=None, help="limit a live run to these sources (comma-separated)")
     parser.add_argument(
-        "--reports", default=None, help=f"reports folder (default: reports, or {SAMPLE_REPORTS} with --sample)"
+        "--reports",
+        default=None,
+        help=f"reports folder (default: reports; {SAMPLE_REPORTS} with --sample, {INPUT_REPORTS} with --input)",
     )
     parser.add_argument("--site-out", default="_site", help="where the built site goes (default: _site)")
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
@@ -124,8 +128,8 @@ def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, 
 def handle(args: argparse.Namespace) -> int:
     """Run the job and return the exit status (live: 0 if any source succeeded, 1 if all failed)."""
     local = args.sample or args.input
-    reports = args.reports or (SAMPLE_REPORTS if args.sample else "reports")
-    cache = args.cache or (SAMPLE_CACHE if args.sample else ".cache")
+    reports = args.reports or (SAMPLE_REPORTS if args.sample else INPUT_REPORTS if args.input else "reports")
+    cache = args.cache or (SAMPLE_CACHE if args.sample else INPUT_CACHE if args.input else ".cache")
     fetcher, rules, deadline, position = None, RuleBook(), args.deadline, 0
     if args.now is not None and not NOW.fullmatch(args.now):
         raise InputError("--now", f"expected a UTC time like 2026-01-31T06:00:00Z, got {args.now!r}", field="--now")
