@@ -14,6 +14,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--site-out", default="_site", help="where the built site goes (default: _site)")
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
     parser.add_argument(
+        "--site-url",
+        default=None,
+        metavar="URL",
+        help="where the site is published (default: in GitHub Actions the repository's Pages address, "
+        "else site_url of mkdocs.yml)",
+    )
+    parser.add_argument(
         "--lock-timeout",
         type=float,
         default=600.0,
@@ -29,6 +36,7 @@ def handle(args: argparse.Namespace) -> int:
         reports_dir=args.reports,
         site_out=None if args.no_site else args.site_out,
         lock_timeout=args.lock_timeout,
+        site_url=args.site_url,
     )
     print(
         f"done: {len(args.parts)} part(s), {result.benchmarks} benchmarks, {result.new_snapshots} new snapshots, "

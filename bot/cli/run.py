@@ -53,6 +53,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--site-out", default="_site", help="where the built site goes (default: _site)")
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
+    parser.add_argument(
+        "--site-url",
+        default=None,
+        metavar="URL",
+        help="where the site is published (default: [site] url of the configuration; in GitHub Actions the "
+        "repository's Pages address; else site_url of mkdocs.yml)",
+    )
     parser.add_argument("--force", action="store_true", help="refit benchmarks whose data did not change")
     parser.add_argument("--method", choices=METHODS, default="map", help="fitting method (default: map)")
     parser.add_argument(
@@ -97,7 +104,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, RuleBook, float | None, int]:
+def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, RuleBook, float | None, int, str]:
     config = load_config(args.config, adapters=tuple(ADAPTERS))
     rules = rules_from_config(config.rules, str(config.path), config.benchmarks)
     chosen = list(config.sources)
@@ -122,7 +129,7 @@ def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, 
     loads = [(name, lambda cfg=config.sources[name]: load_source(fetcher, cfg)) for name in chosen]
     order = list(config.sources)
     position = min((order.index(name) for name in chosen), default=0)  # a part's place in a merge
-    return loads, fetcher, rules, deadline, position
+    return loads, fetcher, rules, deadline, position, config.site.get("url")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -130,7 +137,7 @@ def handle(args: argparse.Namespace) -> int:
     local = args.sample or args.input
     reports = args.reports or (SAMPLE_REPORTS if args.sample else INPUT_REPORTS if args.input else "reports")
     cache = args.cache or (SAMPLE_CACHE if args.sample else INPUT_CACHE if args.input else ".cache")
-    fetcher, rules, deadline, position = None, RuleBook(), args.deadline, 0
+    fetcher, rules, deadline, position, site_url = None, RuleBook(), args.deadline, 0, args.site_url
     if args.now is not None and not NOW.fullmatch(args.now):
         raise InputError("--now", f"expected a UTC time like 2026-01-31T06:00:00Z, got {args.now!r}", field="--now")
     if local:
@@ -141,7 +148,8 @@ def handle(args: argparse.Namespace) -> int:
             sources.append(("sample", fetch_sample))
         sources += [(Path(p).name, lambda p=p: fetch_csv_file(p)) for p in args.input]
     else:
-        sources, fetcher, rules, deadline, position = _live_sources(args, cache)
+        sources, fetcher, rules, deadline, position, configured = _live_sources(args, cache)
+        site_url = site_url or configured
     try:
         result = run_job(
             sources,
@@ -158,6 +166,7 @@ def handle(args: argparse.Namespace) -> int:
             now=args.now,
             part_out=args.reports_out,
             position=position,
+            site_url=site_url,
         )
     finally:
         if fetcher is not None:

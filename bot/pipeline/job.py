@@ -584,13 +584,15 @@ def apply_delta(reports: Reports, delta: Delta, *, now: str, started: float, log
     return JobResult(len(records), len(delta.new_rows), len(new_alerts), 0, ok, failed)
 
 
-def _build(reports: Reports, site_out: str | Path | None, now: str, log: Callable[[str], None]) -> int:
+def _build(
+    reports: Reports, site_out: str | Path | None, now: str, log: Callable[[str], None], site_url: str | None = None
+) -> int:
     if site_out is None:
         return 0
     from bot.site import build_site
 
     with stage("site", log) as notes:
-        pages = build_site(reports.root, site_out, now=now, phase=phase)
+        pages = build_site(reports.root, site_out, now=now, phase=phase, site_url=site_url)
         notes.append(f"{pages} pages -> {site_out}")
     return pages
 
@@ -621,6 +623,7 @@ def run_job(
     deadline: float | None = None,
     part_out: str | Path | None = None,
     position: int = 0,
+    site_url: str | None = None,
     log: Callable[[str], None] = print,
 ) -> JobResult:
     """Run every stage once for every source; with ``strict`` off a failing source never stops the others.
@@ -658,7 +661,7 @@ def run_job(
     for callback in published:  # after the commit: a run killed before this only reads again
         callback()
     if part_out is None:
-        result = dataclasses.replace(result, pages=_build(reports, site_out, now, log))
+        result = dataclasses.replace(result, pages=_build(reports, site_out, now, log, site_url))
     return result
 
 
@@ -669,6 +672,7 @@ def merge_parts(
     site_out: str | Path | None,
     now: str | None = None,
     lock_timeout: float = 600.0,
+    site_url: str | None = None,
     log: Callable[[str], None] = print,
 ) -> JobResult:
     """Combine the parts of a fan-out (``run_job(part_out=...)`` on several runners) into reports/ in one
@@ -694,7 +698,7 @@ def merge_parts(
             result = apply_delta(reports, delta, now=now or when, started=started, log=log)
     finally:
         lock.release()
-    return dataclasses.replace(result, pages=_build(reports, site_out, now or when, log))
+    return dataclasses.replace(result, pages=_build(reports, site_out, now or when, log, site_url))
 
 
 def _acquire(path: Path, timeout: float, log: Callable[[str], None]) -> FileLock:

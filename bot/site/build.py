@@ -7,6 +7,8 @@ import html
 import importlib.metadata
 import json
 import logging
+import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -181,6 +183,27 @@ def _nav(page_ids: list[str]) -> list:
     ]
 
 
+REPOSITORY = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]{1,100})")
+
+
+def site_address(explicit: str | None = None, environ: dict | None = None) -> str | None:
+    """Where the site is published: ``explicit`` (``--site-url`` or ``[site] url``), else, in GitHub
+    Actions, the repository's own Pages address (``GITHUB_REPOSITORY``, so a fork's feeds, canonical links
+    and sitemap point at the fork), else None (the ``site_url`` of mkdocs.yml)."""
+    if explicit:
+        if not re.fullmatch(r"https?://[^\s\"'<>]+", explicit):
+            raise InputError("--site-url", f"expected an http(s) address, got {explicit!r}", field="site_url")
+        return explicit.rstrip("/") + "/"
+    repo = (os.environ if environ is None else environ).get("GITHUB_REPOSITORY", "")
+    found = REPOSITORY.fullmatch(repo)
+    if not found:
+        return None
+    owner, name = found.group(1).lower(), found.group(2)
+    if name.lower() == f"{owner}.github.io":
+        return f"https://{owner}.github.io/"
+    return f"https://{owner}.github.io/{name}/"
+
+
 def build_site(
     reports_dir: str | Path,
     out_dir: str | Path,
@@ -203,7 +226,7 @@ def build_site(
     out = Path(out_dir).resolve()
     restore_site(out)
     now = now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    digest = inputs_digest(reports.root, project_dir, site_url, now)
+    digest = inputs_digest(reports.root, project_dir, site_address(site_url), now)
     built = _stamp(out)
     if built is not None and built.get("inputs") == digest:
         return int(built["pages"])  # nothing the site shows has changed: the built one stands
@@ -217,7 +240,7 @@ def build_site(
             docs = Path(tmp) / "docs"
             shutil.copytree(project_dir / "docs", docs)
             cfg_probe = load_config(config_file=str(project_dir / "mkdocs.yml"))
-            url = site_url or cfg_probe["site_url"] or "http://127.0.0.1:8000/"
+            url = site_address(site_url) or cfg_probe["site_url"] or "http://127.0.0.1:8000/"
             n_pages = write_pages(reports, docs, url, now)
             config = load_config(
                 config_file=str(project_dir / "mkdocs.yml"),

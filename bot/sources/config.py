@@ -30,6 +30,7 @@ class Config:
     rules: dict = field(default_factory=dict)
     http: dict = field(default_factory=dict)
     benchmarks: dict = field(default_factory=dict)  # [benchmarks."ID"] aliases = [...]: one page per benchmark id
+    site: dict = field(default_factory=dict)  # [site] url = "https://...": where the site is published
 
 
 def load_config(path: str | Path = DEFAULT_CONFIG, *, adapters: tuple[str, ...] = ()) -> Config:
@@ -65,4 +66,7 @@ def load_config(path: str | Path = DEFAULT_CONFIG, *, adapters: tuple[str, ...] 
         aliases = table.get("aliases") if isinstance(table, dict) else None
         if not isinstance(aliases, list) or not all(isinstance(a, str) and a for a in aliases):
             raise InputError(str(path), "expected a list of benchmark names", field=f"benchmarks.{bench_id}.aliases")
-    return Config(path, sources, data.get("rules", {}), data.get("http", {}), benchmarks)
+    site = data.get("site", {})
+    if not isinstance(site, dict) or not isinstance(site.get("url", ""), str):
+        raise InputError(str(path), "expected a table with a text `url`", field="site")
+    return Config(path, sources, data.get("rules", {}), data.get("http", {}), benchmarks, site)
