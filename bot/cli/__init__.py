@@ -33,6 +33,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="benchwatch",
         description="Audit public AI benchmarks: difficulty coverage and saturation, over time.",
     )
+    from bot import __version__
+
+    parser.add_argument("--version", action="version", version=f"benchwatch {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, text in COMMANDS.items():
         command = sub.add_parser(name, help=text, description=text)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import pandas as pd
+
 from bot.errors import InputError
 from bot.irt import calibrate_items, calibrate_models, encode_responses
 from bot.sources import fetch_csv_file, read_csv_text
@@ -20,6 +22,34 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="FILE.csv", help="write here instead of standard output")
 
 
+def _names(values) -> str:
+    shown = [str(v) for v in list(values)[:5]]
+    return ", ".join(shown) + (", ..." if len(values) > 5 else "")
+
+
+def _left_out(data, known, items_fitted: bool, out) -> list[str]:
+    """What the calibration could not use: responses of unknown models (or to unknown items), and the
+    estimates that rest on no response at all (the prior's)."""
+    counterpart = data.models if items_fitted else data.items
+    index = data.model_idx if items_fitted else data.item_idx
+    unknown = ~pd.Index(counterpart).isin(known)
+    lines = []
+    if unknown.any():
+        n = int(unknown[index].sum())
+        k = int(unknown.sum())
+        what = ("model" if items_fitted else "item") + ("s" if k != 1 else "")
+        known_what = "no known ability" if items_fitted else "no known difficulty"
+        lines.append(
+            f"left out {n} response{'s' if n != 1 else ''} of {k} {what} with {known_what} "
+            f"({_names(counterpart[unknown])})"
+        )
+    bare = out[out["n_responses"] == 0].iloc[:, 0]
+    if len(bare):
+        noun = ("item" if items_fitted else "model") + ("s" if len(bare) != 1 else "")
+        lines.append(f"{len(bare)} {noun} had no usable response, so the prior's estimate stands ({_names(bare)})")
+    return lines
+
+
 def handle(args: argparse.Namespace) -> int:
     """Calibrate and write the estimates as CSV."""
     table = fetch_csv_file(args.file)
@@ -33,6 +63,8 @@ def handle(args: argparse.Namespace) -> int:
             out = calibrate_models(data, b)
     except ValueError as exc:
         raise InputError(args.abilities or args.difficulties, str(exc)) from None
+    for line in _left_out(data, theta.index if args.abilities else b.index, bool(args.abilities), out):
+        print(f"calibrate: {line}", file=sys.stderr)
     text = out.to_csv(index=False, lineterminator="\n", float_format="%.6g")
     if args.out:
         atomic_write_text(args.out, text)

@@ -27,22 +27,26 @@ def _newton_1d(trials: np.ndarray, successes: np.ndarray, fixed: np.ndarray, sig
 
 
 def calibrate_items(data: ResponseArrays, theta: pd.Series, sd_b: float = PRIOR_SD_B) -> pd.DataFrame:
-    """Difficulties (item_id, b, b_sd) of the items in ``data`` given known abilities by model name."""
+    """Difficulties (item_id, b, b_sd, n_responses: the responses of models of known ability) of the items
+    in ``data`` given known abilities by model name; an item with none keeps the prior's b = 0."""
     known = np.array([m in theta.index for m in data.models])
     if not known.any():
         raise ValueError("none of the responding models has a known ability")
     trials, successes = data.dense()
     fixed = theta.reindex(data.models[known]).to_numpy(float)
     b, b_sd = _newton_1d(trials[known].T, successes[known].T, fixed, -1.0, sd_b)
-    return pd.DataFrame({"item_id": data.items, "b": b, "b_sd": b_sd})
+    used = (trials[known] > 0).sum(axis=0)
+    return pd.DataFrame({"item_id": data.items, "b": b, "b_sd": b_sd, "n_responses": used})
 
 
 def calibrate_models(data: ResponseArrays, b: pd.Series, sd_theta: float = PRIOR_SD_THETA) -> pd.DataFrame:
-    """Abilities (model, theta, theta_sd) of the models in ``data`` given known difficulties by item id."""
+    """Abilities (model, theta, theta_sd, n_responses: the responses to items of known difficulty) of the
+    models in ``data`` given known difficulties by item id; a model with none keeps the prior's theta = 0."""
     known = np.array([i in b.index for i in data.items])
     if not known.any():
         raise ValueError("none of the answered items has a known difficulty")
     trials, successes = data.dense()
     fixed = b.reindex(data.items[known]).to_numpy(float)
     theta, theta_sd = _newton_1d(trials[:, known], successes[:, known], fixed, 1.0, sd_theta)
-    return pd.DataFrame({"model": data.models, "theta": theta, "theta_sd": theta_sd})
+    used = (trials[:, known] > 0).sum(axis=1)
+    return pd.DataFrame({"model": data.models, "theta": theta, "theta_sd": theta_sd, "n_responses": used})

@@ -41,6 +41,7 @@ def run_schedule(
 ) -> None:
     """Block and run ``job`` on ``cron`` (UTC) until SIGINT or SIGTERM; ``once`` runs it now and returns."""
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    trigger = CronTrigger.from_crontab(cron, timezone="UTC")  # checked with --once too: a bad cron fails now
     scheduler = BlockingScheduler(timezone="UTC")
     if once:
         add_job(scheduler, job, "date", log)  # a date trigger with no date means now
@@ -51,7 +52,6 @@ def run_schedule(
 
         scheduler.add_listener(stop, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
     else:
-        trigger = CronTrigger.from_crontab(cron, timezone="UTC")
         add_job(scheduler, job, trigger, log)
 
         def shutdown(signum, frame) -> None:

@@ -36,6 +36,13 @@ def test_a_bad_cron_is_an_input_error(capsys):
     assert "--cron" in capsys.readouterr().err
 
 
+def test_once_checks_the_cron_before_running_anything(tmp_path, capsys):
+    argv = ["schedule", "--once", "--sample", "--no-site", "--cron", "61 * * * *", "--reports", str(tmp_path / "r")]
+    assert main(argv) == 2
+    assert "--cron" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()  # the job never ran
+
+
 def test_a_second_instance_never_starts_while_one_runs():
     running, peak, starts, lines = [0], [0], [0], []
     lock = threading.Lock()
