@@ -97,3 +97,15 @@ def test_audit_fans_out_one_job_per_source_and_merges_whatever_parts_exist():
     assert merge["permissions"] == {"contents": "read"}
     assert any("benchwatch merge parts/*" in s.get("run", "") for s in merge["steps"])
     assert jobs["commit"]["needs"] == "merge" and set(jobs["deploy"]["needs"]) == {"merge", "commit"}
+
+
+def test_when_every_source_fails_the_status_is_still_published_and_the_workflow_fails_after():
+    wf = yaml.safe_load((WORKFLOWS / "audit.yml").read_text())
+    jobs = wf["jobs"]
+    merge = next(s for s in jobs["merge"]["steps"] if s.get("id") == "merge")
+    assert "|| status=$?" in merge["run"] and '"$status" -ne 1' in merge["run"]  # exit 1 does not stop the job
+    assert jobs["merge"]["outputs"]["status"] == "${{ steps.merge.outputs.status }}"
+    verdict = jobs["verdict"]
+    assert set(verdict["needs"]) == {"merge", "commit", "deploy"} and verdict["if"] == "always()"
+    assert verdict["permissions"] == {}
+    assert 'if [ "$STATUS" = "1" ]' in verdict["steps"][0]["run"] and "exit 1" in verdict["steps"][0]["run"]
