@@ -157,7 +157,7 @@ def index_page(
     records: dict[str, dict], alerts: list[dict], sources: dict[str, dict] | None = None, now: str | None = None
 ) -> str:
     """The home page: one row per benchmark, most severe first."""
-    lines = ["---", "hide:", "  - toc", "  - navigation", "---", "", "# benchwatch: benchmark health", ""]
+    lines = ["---", "hide:", "  - toc", "---", "", "# benchwatch: benchmark health", ""]
     if any(r.get("synthetic") for r in records.values()):
         if all(r.get("synthetic") for r in records.values()):
             lines += [SYNTHETIC_NOTE]

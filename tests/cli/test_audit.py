@@ -76,7 +76,8 @@ def test_calibrate_new_models_writes_csv(tmp_path, capsys):
     pd.DataFrame({"item_id": [f"i{k:04d}" for k in range(30)], "b": b}).to_csv(known, index=False)
     assert main(["calibrate", str(resp), "--difficulties", str(known)]) == 0
     out = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
-    assert list(out.columns) == ["model", "theta", "theta_sd"] and len(out) == 5
+    assert list(out.columns) == ["model", "theta", "theta_sd", "n_responses"] and len(out) == 5
+    assert (out["n_responses"] == 30).all()
 
 
 def _shared_csvs() -> list[Path]:

@@ -76,3 +76,58 @@ def test_page_images_load_and_console_is_clean(served_site, path):
         assert len(images) == 2
     assert all(loaded for _, loaded, _ in images), images
     assert all(len(alt) > 20 for _, _, alt in images)
+
+
+def _page(pw, url: str):
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    return browser, page
+
+
+def test_a_table_sorts_on_click(served_site):
+    """Material's sortable-tables recipe, with the script served by the site itself."""
+    from playwright.sync_api import sync_playwright
+
+    base, _ = served_site
+    with sync_playwright() as pw:
+        browser, page = _page(pw, base + "benchmarks/synthetic-saturated/")
+        tables = page.locator("article table")
+        assert tables.count() > 0
+        column = "(t, k) => Array.from(t.tBodies[0].rows).map(r => r.cells[k].innerText.trim())"
+        for t in range(tables.count()):  # the first table with a column that is out of order as built
+            table = tables.nth(t)
+            header = table.locator("thead th")
+            found = None
+            for k in range(header.count()):
+                before = table.evaluate(column, k)
+                if len(before) > 2 and before != sorted(before) and before != sorted(before, reverse=True):
+                    found = (k, before)
+                    break
+            if found:
+                break
+        assert found, "no table with a column to sort"
+        k, before = found
+        header.nth(k).click()
+        after = table.evaluate(column, k)
+        assert after != before and sorted(after) == sorted(before)
+        assert header.nth(k).get_attribute("aria-sort") in ("ascending", "descending")
+        browser.close()
+
+
+def test_alerts_and_about_are_one_click_from_home(served_site):
+    from playwright.sync_api import sync_playwright
+
+    base, _ = served_site
+    with sync_playwright() as pw:
+        browser, page = _page(pw, base)
+        for title, path in (("Alerts", "alerts/"), ("About", "about/")):
+            link = page.locator("nav.md-nav--primary").get_by_role("link", name=title, exact=True).first
+            assert link.is_visible(), f"{title} is not in the navigation of the home page"
+            link.click()
+            page.wait_for_load_state("networkidle")
+            assert page.url.rstrip("/").endswith(path.rstrip("/")), page.url
+            page.goto(base)
+            page.wait_for_load_state("networkidle")
+        browser.close()
