@@ -127,6 +127,7 @@ def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
                 rec.get("target_spec") or {},
                 rec.get("target") or "",
                 rec.get("max_gap_null_p95"),
+                items["item_id"].astype(str).tolist(),
             ),
             encoding="utf-8",
         )

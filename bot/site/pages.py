@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 import pandas as pd
 
-from bot.site.escape import md
+from bot.site.escape import md, printable
 from bot.site.numbers import fmt, pct
 from bot.store import safe_slug
 
@@ -35,9 +36,18 @@ def plot_path(benchmark: str, kind: str) -> str:
 
 def _pictures_and_targets(rec: dict, items: pd.DataFrame | None) -> list[str]:
     """The difficulty picture and, for each of the largest gaps, the seed items a rewrite would start from."""
-    lines = [
-        f"![Every item of {md(rec['benchmark'])} on the difficulty axis z, the largest gaps shaded, and the items' "
-        f"empirical CDF against the target's]({'../' + plot_path(rec['benchmark'], 'difficulty')})",
+    alt = html.escape(
+        f"Every item of {printable(rec['benchmark'])} on the difficulty axis z, the largest gaps shaded, and the "
+        "items' empirical CDF against the target's"
+    )
+    # raw HTML is not rewritten by MkDocs: relative to the page's address (benchmarks/SLUG/), not its file
+    src = "../../" + plot_path(rec["benchmark"], "difficulty")
+    lines = [  # an object, not an img: an item's id shows when the pointer rests on its line of the strip
+        f'<object class="benchwatch-plot" type="image/svg+xml" data="{src}" aria-label="{alt}">',
+        f'<img src="{src}" alt="{alt}">',
+        "</object>",
+        "",
+        "Rest the pointer on an item's line in the strip to see its id.",
         "",
         "## Gap-filling targets",
         "",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import io
+import re
 
 import matplotlib
 
@@ -53,8 +55,31 @@ def _target_cdf(spec: dict, t: np.ndarray) -> np.ndarray | None:
     return None
 
 
+def _titled(svg: str, gid: str, titles: list[str]) -> str:
+    """Give each element of the group ``gid`` (one per item, in order) a <title>: the browser shows it on
+    hover. The titles are upstream text, escaped for XML."""
+    start = svg.find(f'<g id="{gid}"')
+    end = svg.find("</g>", start)
+    if start < 0 or end < 0:
+        return svg
+    group = svg[start:end]
+    parts = re.split(r"(<path [^>]*?)\s*/>", group)
+    if (len(parts) - 1) // 2 != len(titles):
+        return svg  # not one element per item: leave the picture as it is
+    out = [parts[0]]
+    for k, title in enumerate(titles):
+        out.append(f"{parts[2 * k + 1]}><title>{html.escape(printable(title))}</title></path>")
+        out.append(parts[2 * k + 2])
+    return svg[:start] + "".join(out) + svg[end:]
+
+
 def difficulty_svg(
-    z: np.ndarray, gaps: list[dict], target_spec: dict, target_label: str, floor: float | None = None
+    z: np.ndarray,
+    gaps: list[dict],
+    target_spec: dict,
+    target_label: str,
+    floor: float | None = None,
+    item_ids: list[str] | None = None,
 ) -> str:
     """Every item's z as a strip with the largest gaps shaded, over the empirical CDF against the target's.
 
@@ -68,7 +93,7 @@ def difficulty_svg(
         for gap in gaps:
             for ax in (strip, cdf):
                 ax.axvspan(gap["lo"], gap["hi"], color=GAP, lw=0)
-        strip.vlines(z, 0.25, 1, color=MAIN, lw=0.6, alpha=0.8)
+        strip.vlines(z, 0.25, 1, color=MAIN, lw=0.6, alpha=0.8, gid="benchwatch-items")
         if floor is not None:
             strip.hlines(0.1, 0.0, min(floor, 1.0), color=ACCENT, lw=3)
             strip.text(min(floor, 1.0) + 0.01, 0.1, f"resolution floor: {floor:.3f}", va="center", fontsize=7)
@@ -92,7 +117,10 @@ def difficulty_svg(
         cdf.set_xlabel("difficulty z")
         cdf.set_ylabel("share of items")
         cdf.legend(frameon=False, loc="lower right")
-        return _svg(fig)
+        svg = _svg(fig)
+    if item_ids is None:
+        return svg
+    return _titled(svg, "benchwatch-items", [f"{i} (z = {v:.3f})" for i, v in zip(item_ids, z, strict=True)])
 
 
 def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:

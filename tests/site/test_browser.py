@@ -64,8 +64,11 @@ def test_page_images_load_and_console_is_clean(served_site, path):
         page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
         page.goto(base + path)
         page.wait_for_load_state("networkidle")
-        images = page.eval_on_selector_all(
-            "article img", "els => els.map(e => [e.getAttribute('src'), e.complete && e.naturalWidth > 0, e.alt])"
+        images = page.eval_on_selector_all(  # a picture is an img, or an object (an interactive SVG) with its alt
+            "article img:not(object img), article object",
+            "els => els.map(e => e.tagName === 'OBJECT' ? [e.data, !!(e.contentDocument && "
+            "e.contentDocument.documentElement.tagName === 'svg'), e.getAttribute('aria-label')] : "
+            "[e.getAttribute('src'), e.complete && e.naturalWidth > 0, e.alt])",
         )
         shots = root / "screenshots"
         shots.mkdir(exist_ok=True)
@@ -131,3 +134,40 @@ def test_alerts_and_about_are_one_click_from_home(served_site):
             page.goto(base)
             page.wait_for_load_state("networkidle")
         browser.close()
+
+
+def test_an_item_of_the_difficulty_strip_shows_its_id_on_hover(served_site):
+    import pandas as pd
+    from playwright.sync_api import sync_playwright
+
+    base, root = served_site
+    slug = "synthetic-olympiad"
+    ids = set(pd.read_csv(root / "site" / "downloads" / f"{slug}-items.csv", dtype=str)["item_id"])
+    with sync_playwright() as pw:
+        browser, page = _page(pw, base + f"benchmarks/{slug}/")
+        ready = "() => { const o = document.querySelector('object.benchwatch-plot');"
+        ready += " return o && o.contentDocument && o.contentDocument.querySelector('#benchwatch-items path'); }"
+        page.wait_for_function(ready)
+        page.locator("object.benchwatch-plot").scroll_into_view_if_needed()
+        spot = page.evaluate(
+            """() => {
+              const o = document.querySelector('object.benchwatch-plot');
+              const paths = o.contentDocument.querySelectorAll('#benchwatch-items path');
+              const r = paths[Math.floor(paths.length / 2)].getBoundingClientRect();
+              const box = o.getBoundingClientRect();
+              const x = r.left + r.width / 2, y = r.top + r.height / 2;
+              return {n: paths.length, inner: [x, y], outer: [box.left + x, box.top + y]};
+            }"""
+        )
+        assert spot["n"] == len(ids)  # one line, and one title, per item
+        page.mouse.move(*spot["outer"])
+        shown = page.evaluate(
+            """([x, y]) => {
+              const e = document.querySelector('object.benchwatch-plot').contentDocument.elementFromPoint(x, y);
+              const t = e && e.querySelector(':scope > title');
+              return t ? t.textContent : null;
+            }""",
+            spot["inner"],
+        )
+        browser.close()
+    assert shown is not None and shown.split(" (z = ")[0] in ids, shown
