@@ -25,7 +25,7 @@ STYLE = {
     "svg.fonttype": "none",  # text stays text: searchable, and escaped by the SVG writer
     "svg.hashsalt": "benchwatch",  # stable element ids, so an unchanged plot is an unchanged file
     "text.parse_math": False,  # a `$` in an upstream name is just a character
-    "font.size": 9,
+    "font.size": 10,
     "axes.edgecolor": INK,
     "axes.labelcolor": INK,
     "xtick.color": INK,
@@ -124,21 +124,27 @@ def difficulty_svg(
 
 
 def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
-    """The saturation index by date over its bands, and the current top five with 95% intervals."""
+    """The saturation index by date over its bands (above), and the current top five with 95% intervals
+    (below, where long real model names have the figure's whole width)."""
+    import matplotlib.dates as mdates
+
     with plt.rc_context(STYLE):
-        fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2), gridspec_kw={"width_ratios": [3, 2], "wspace": 0.6})
+        fig, (left, right) = plt.subplots(
+            2, 1, figsize=(8, 5.4), layout="constrained", gridspec_kw={"height_ratios": [3, 2]}
+        )
         lower = 0.0
         for k, (upper, name) in enumerate([*BANDS, (1.0, "very high")]):
             left.axhspan(lower, upper, color=MAIN, alpha=0.05 * (k + 1), lw=0)
-            left.text(
-                0.99,
-                (lower + upper) / 2,
-                name,
-                transform=left.get_yaxis_transform(),
-                va="center",
-                ha="right",
-                fontsize=7,
-            )
+            if upper - lower >= 0.08:  # a band too thin to hold its name stays unnamed (its colour says it)
+                left.text(
+                    1.01,
+                    (lower + upper) / 2,
+                    name,
+                    transform=left.get_yaxis_transform(),
+                    va="center",
+                    ha="left",
+                    fontsize=8,
+                )
             lower = upper
         series = by_date.dropna(subset=["saturation_index"]) if not by_date.empty else by_date
         if not series.empty:
@@ -149,7 +155,9 @@ def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
                 left.fill_between(dates, lo, hi, color=MAIN, alpha=0.18, lw=0, step="post", label="95% interval")
             left.plot(dates, series["saturation_index"].astype(float), color=MAIN, marker="o", ms=3)
             left.axhline(0.7, color=ACCENT, ls=":", lw=1)
-            fig.autofmt_xdate()
+            locator = mdates.AutoDateLocator(minticks=3, maxticks=6)  # horizontal dates, few enough to fit
+            left.xaxis.set_major_locator(locator)
+            left.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, show_offset=False))
         left.set_ylim(0, 1)
         left.set_ylabel("saturation index")
         left.set_title("saturation index by model publication date", loc="left")
@@ -159,7 +167,8 @@ def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
         hi = np.array([m.get("hi", m["score"]) if m.get("hi") is not None else m["score"] for m in top_models][::-1])
         y = np.arange(len(names))
         right.errorbar(scores, y, xerr=[scores - lo, hi - scores], fmt="o", color=MAIN, ecolor=INK, capsize=3)
-        right.set_yticks(y, [n if len(n) <= 28 else n[:27] + "…" for n in names])
+        right.set_yticks(y, [n if len(n) <= 48 else n[:47] + "…" for n in names])
+        right.set_ylim(-0.6, max(len(names), 1) - 0.4)
         right.set_xlim(max(0.0, float(np.min(lo, initial=1.0)) - 0.05), 1.02)
         right.set_xlabel("score (95% interval)")
         right.set_title("top five now", loc="left")

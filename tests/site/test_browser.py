@@ -171,3 +171,39 @@ def test_an_item_of_the_difficulty_strip_shows_its_id_on_hover(served_site):
         )
         browser.close()
     assert shown is not None and shown.split(" (z = ")[0] in ids, shown
+
+
+OVERLAPS = """() => {
+  const boxes = Array.from(document.querySelectorAll('text')).map(t => [t.textContent, t.getBoundingClientRect()])
+    .filter(([s, r]) => s.trim() && r.width > 0 && r.height > 0);
+  const hits = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, p] = boxes[i], [b, q] = boxes[j];
+    const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+    const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+    if (w > 1 && h > 1) hits.push(a + ' / ' + b);
+  }
+  return [boxes.length, hits];
+}"""
+
+
+def test_no_label_overlaps_another_in_the_saturation_plots(served_site):
+    """Every saturation picture of the site (real model names from the bundled Epoch files among them),
+    rendered by the browser at the page's width: no two pieces of text share any pixels."""
+    from playwright.sync_api import sync_playwright
+
+    base, root = served_site
+    plots = sorted(p.name for p in (root / "site" / "plots").glob("*-saturation.svg"))
+    assert any(p.startswith("epoch-") for p in plots)
+    found = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        for name in plots:
+            page.goto(base + "plots/" + name)
+            count, hits = page.evaluate(OVERLAPS)
+            assert count > 10, name  # the labels are text, not paths
+            if hits:
+                found[name] = hits
+        browser.close()
+    assert found == {}
