@@ -155,9 +155,12 @@ def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
                 left.fill_between(dates, lo, hi, color=MAIN, alpha=0.18, lw=0, step="post", label="95% interval")
             left.plot(dates, series["saturation_index"].astype(float), color=MAIN, marker="o", ms=3)
             left.axhline(0.7, color=ACCENT, ls=":", lw=1)
-            locator = mdates.AutoDateLocator(minticks=3, maxticks=6)  # horizontal dates, few enough to fit
-            left.xaxis.set_major_locator(locator)
-            left.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, show_offset=False))
+            if dates.nunique() > 1:
+                locator = mdates.AutoDateLocator(minticks=3, maxticks=6)  # horizontal dates, few enough to fit
+                left.xaxis.set_major_locator(locator)
+                left.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, show_offset=False))
+            else:  # one date: one tick, named in full
+                left.set_xticks(dates.iloc[:1], [dates.iloc[0].strftime("%Y-%m-%d")])
         left.set_ylim(0, 1)
         left.set_ylabel("saturation index")
         left.set_title("saturation index by model publication date", loc="left")

@@ -49,6 +49,35 @@ def served_site(tmp_path_factory):
     server.server_close()
 
 
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory):
+    """The site that the shipped configuration builds from the real upstream files of ../shared/upstream
+    (served on 127.0.0.1), served in turn for the browser."""
+    from bot.site.pages import benchmark_page
+    from tests.conftest import SHARED
+    from tests.sources.test_live_run import _shipped_config_on
+    from tests.sources.upstream_server import Upstream
+
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail("Debian's chromium is missing: .ci/run installs it")
+        pytest.skip("Debian's chromium is not installed here (apt-get install chromium); CI installs it")
+    if not (SHARED / "upstream").is_dir():
+        pytest.skip("../shared/upstream is not here: it exists in CI and on the developers' machines only")
+    root = tmp_path_factory.mktemp("real")
+    site = root / "site"
+    with Upstream(SHARED / "upstream") as upstream:
+        config = _shipped_config_on(upstream, root)
+        argv = ["run", "--config", config, "--reports", str(root / "r"), "--cache", str(root / "c")]
+        assert main([*argv, "--site-out", str(site)]) == 0
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    swe = benchmark_page("SWE-bench Verified").removesuffix(".md") + "/"
+    yield f"http://127.0.0.1:{server.server_address[1]}/", root, swe
+    server.shutdown()
+    server.server_close()
+
+
 @pytest.mark.parametrize("path", ["", "benchmarks/synthetic-olympiad/", "benchmarks/synthetic-saturated/"])
 def test_page_images_load_and_console_is_clean(served_site, path):
     from playwright.sync_api import sync_playwright
@@ -89,13 +118,13 @@ def _page(pw, url: str):
     return browser, page
 
 
-def test_a_table_sorts_on_click(served_site):
+def test_a_table_sorts_on_click(real_site):
     """Material's sortable-tables recipe, with the script served by the site itself."""
     from playwright.sync_api import sync_playwright
 
-    base, _ = served_site
+    base, _, swe = real_site
     with sync_playwright() as pw:
-        browser, page = _page(pw, base + "benchmarks/synthetic-saturated/")
+        browser, page = _page(pw, base + swe)
         tables = page.locator("article table")
         assert tables.count() > 0
         column = "(t, k) => Array.from(t.tBodies[0].rows).map(r => r.cells[k].innerText.trim())"
@@ -119,10 +148,10 @@ def test_a_table_sorts_on_click(served_site):
         browser.close()
 
 
-def test_alerts_and_about_are_one_click_from_home(served_site):
+def test_alerts_and_about_are_one_click_from_home(real_site):
     from playwright.sync_api import sync_playwright
 
-    base, _ = served_site
+    base, _, _ = real_site
     with sync_playwright() as pw:
         browser, page = _page(pw, base)
         for title, path in (("Alerts", "alerts/"), ("About", "about/")):
@@ -136,15 +165,19 @@ def test_alerts_and_about_are_one_click_from_home(served_site):
         browser.close()
 
 
-def test_an_item_of_the_difficulty_strip_shows_its_id_on_hover(served_site):
+def test_an_item_of_the_difficulty_strip_shows_its_id_on_hover(real_site):
+    """SWE-bench Verified's real instance ids, one per line of the strip."""
     import pandas as pd
     from playwright.sync_api import sync_playwright
 
-    base, root = served_site
-    slug = "synthetic-olympiad"
+    from bot.store import safe_slug
+
+    base, root, swe = real_site
+    slug = safe_slug("SWE-bench Verified")
     ids = set(pd.read_csv(root / "site" / "downloads" / f"{slug}-items.csv", dtype=str)["item_id"])
+    assert len(ids) == 500 and any("__" in i for i in ids)
     with sync_playwright() as pw:
-        browser, page = _page(pw, base + f"benchmarks/{slug}/")
+        browser, page = _page(pw, base + swe)
         ready = "() => { const o = document.querySelector('object.benchwatch-plot');"
         ready += " return o && o.contentDocument && o.contentDocument.querySelector('#benchwatch-items path'); }"
         page.wait_for_function(ready)
@@ -187,12 +220,12 @@ OVERLAPS = """() => {
 }"""
 
 
-def test_no_label_overlaps_another_in_the_saturation_plots(served_site):
-    """Every saturation picture of the site (real model names from the bundled Epoch files among them),
-    rendered by the browser at the page's width: no two pieces of text share any pixels."""
+def test_no_label_overlaps_another_in_the_saturation_plots(real_site):
+    """Every saturation picture of the site built from the real files (real model names), rendered by
+    the browser: no two pieces of text share any pixels."""
     from playwright.sync_api import sync_playwright
 
-    base, root = served_site
+    base, root, _ = real_site
     plots = sorted(p.name for p in (root / "site" / "plots").glob("*-saturation.svg"))
     assert any(p.startswith("epoch-") for p in plots)
     found = {}
