@@ -156,7 +156,7 @@ def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
             left.plot(dates, series["saturation_index"].astype(float), color=MAIN, marker="o", ms=3)
             left.axhline(0.7, color=ACCENT, ls=":", lw=1)
             if dates.nunique() > 1:
-                locator = mdates.AutoDateLocator(minticks=3, maxticks=6)  # horizontal dates, few enough to fit
+                locator = mdates.AutoDateLocator(minticks=1, maxticks=6)  # horizontal dates, few enough to fit
                 left.xaxis.set_major_locator(locator)
                 left.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, show_offset=False))
             else:  # one date: one tick, named in full
