@@ -41,7 +41,7 @@ from bot.pipeline.audit import FLOOR_CACHE_ENV, BenchmarkAudit, floor_cache, mea
 from bot.pipeline.files import audit_leaderboard
 from bot.pipeline.incremental import calibrated_fit, plan_update
 from bot.pipeline.pages import compare_pages
-from bot.rules import RuleBook, beta_or_uniform, evaluate_flags, retirement
+from bot.rules import RuleBook, beta_or_uniform, evaluate_flags, explain, retirement
 from bot.sources import SourceTable
 from bot.store import (
     content_revision,
@@ -222,7 +222,9 @@ class _Run:
         same = before is not None and before.get("revision") == fig["revision"]
         fig["prior_state"] = before.get("prior_state") if same else (before or {}).get("state")
         flags = set((before or {}).get("flags", []))
-        fig["flags"] = evaluate_flags(fig, flags, fig["prior_state"], self.rules.thresholds_for(name))
+        thresholds = self.rules.thresholds_for(name)
+        fig["flags"] = evaluate_flags(fig, flags, fig["prior_state"], thresholds)
+        fig["why"] = explain(fig, fig["flags"], flags, fig["prior_state"], thresholds)
         fig["retirement"] = retirement(fig, fig["prior_state"])[1]
         fig["snapshot_at"] = before["snapshot_at"] if same else self.now
         fig["source_name"] = source

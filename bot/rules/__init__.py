@@ -1,7 +1,7 @@
 """Stage 5a: retirement and revision rules over a benchmark's snapshots, and per-benchmark settings."""
 
 from bot.rules.book import RuleBook, beta_or_uniform, rules_from_config
-from bot.rules.flags import DEFAULT_THRESHOLDS, FLAGS, Thresholds, evaluate_flags, retirement
+from bot.rules.flags import DEFAULT_THRESHOLDS, FLAGS, Thresholds, evaluate_flags, explain, retirement
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -10,6 +10,7 @@ __all__ = [
     "Thresholds",
     "beta_or_uniform",
     "evaluate_flags",
+    "explain",
     "retirement",
     "rules_from_config",
 ]

@@ -84,3 +84,53 @@ def evaluate_flags(
     if gap or top5:
         flags.append("fill")
     return flags
+
+
+def _crossed(figures: dict, key: str, label: str, threshold: float, held: bool, hysteresis: float) -> str:
+    value, floor = figures.get(key), _floor(figures, key)
+    level = threshold * hysteresis if held else threshold
+    text = f"{label} {value:.3f} >= {level:.3g}" + (" (held: clears below it)" if held else "")
+    return text + (f", above this pool's floor {floor:.3f}" if floor is not None else "")
+
+
+def explain(
+    figures: dict,
+    flags: list[str],
+    previous_flags: frozenset[str] | set[str] = frozenset(),
+    previous_state: str | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> list[str]:
+    """Why the state and each flag are what they are: the figure that crossed which threshold, in words
+    (one line each, the state first), for the home page."""
+    t, h = thresholds, thresholds.hysteresis
+    state, index, top5 = figures.get("state"), figures.get("saturation_index"), figures.get("top5_mean")
+    ceiling = figures.get("ceiling", 1.0)
+    if state == "unknown" or index is None:
+        out = ["unknown: fewer than five models, no saturation index"]
+    elif state == "discriminating":
+        out = [f"discriminating: saturation index {index:.2f} < {SATURATION_LINE}"]
+    else:
+        where = "near" if state == "saturated" else "far below"
+        out = [
+            f"{state}: saturation index {index:.2f} >= {SATURATION_LINE}, the top five's mean "
+            f"{top5:.2f} {where} the ceiling {ceiling:g}"
+        ]
+    for flag in flags:
+        if flag == "retire":
+            out.append(f"retire: {retirement(figures, previous_state)[1]}")
+        elif flag == "watch":
+            out.append("watch: stagnant (top models indistinguishable, far from the ceiling)")
+        elif flag == "revise":
+            held = "revise" in previous_flags
+            out.append("revise: " + _crossed(figures, "ddm", "DDM", t.revise_ddm, held, h))
+        elif flag == "fill":
+            held = "fill" in previous_flags
+            parts = []
+            for key, label, level in (
+                ("max_gap", "Max Gap", t.fill_max_gap),
+                ("top5_gap_sum", "top-5 gap sum", t.fill_top5_gap_sum),
+            ):
+                if _above(figures.get(key), level, held, h, _floor(figures, key)):
+                    parts.append(_crossed(figures, key, label, level, held, h))
+            out.append("fill: " + "; ".join(parts))
+    return out

@@ -163,6 +163,21 @@ def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
     return lines
 
 
+LEGEND = """??? info "Legend: states and flags"
+    **States** (from the saturation index of the top five, arXiv:2602.16763):
+    **saturated**: the top five cannot be told apart (index >= 0.7) and sit near the ceiling;
+    **stagnant**: they cannot be told apart, far below the ceiling;
+    **discriminating**: the index is below 0.7, the benchmark still separates its top models;
+    **unknown**: fewer than five models.
+
+    **Flags** (each only above what this pool of models resolves: its resolution floor):
+    **retire**: saturated on two snapshots (or two publication dates) in a row, the index's interval above 0.7;
+    **watch**: stagnant;
+    **revise**: DDM, the distance of the items' difficulties from the target, at or above its threshold;
+    **fill**: the Max Gap or the top-5 gap sum at or above its threshold: items are missing at some difficulty.
+"""
+
+
 def index_page(
     records: dict[str, dict], alerts: list[dict], sources: dict[str, dict] | None = None, now: str | None = None
 ) -> str:
@@ -198,6 +213,12 @@ def index_page(
             f"| {fmt(rec['saturation_index'])}{band} | {_state(rec)} | {_flags(rec)} "
             f"| {md((rec.get('snapshot_at') or '–')[:10])} |"
         )
+    lines += ["", "## Why", ""]
+    for rec in _sorted(records):
+        why = rec.get("why")
+        text = "; ".join(md(w) for w in why) if why else "–"
+        lines.append(f"- [{_name(rec)}]({_page_of(rec)}): {text}")
+    lines += ["", LEGEND]
     lines += sources_section(sources or {}, now)
     if alerts:
         lines += ["", "## Latest alerts", ""]

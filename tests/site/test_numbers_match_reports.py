@@ -73,3 +73,13 @@ def test_home_page_rows_show_the_reported_figures(built):
         assert (ddm, gap, top5) == (_f(rec["ddm"]), _f(rec["max_gap"]), _f(rec["top5_gap_sum"]))
         assert index == f"{rec['saturation_index']:.3f} ({rec['band']})"
         assert row[7] == rec["state"]
+
+
+def test_home_says_why_each_state_and_flag_is_what_it_is(built):
+    records, site = built
+    home = html.unescape(re.sub(r"<[^>]+>", "", (site / "index.html").read_text()))
+    assert "Legend: states and flags" in home
+    for rec in records:
+        assert rec["why"] and rec["why"][0].startswith(rec["state"])  # the state first, then one line per flag
+        assert len(rec["why"]) == 1 + len(rec["flags"])
+        assert "; ".join(rec["why"]) in home, rec["benchmark"]
