@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from bot.cli.run import site_options
 from bot.pipeline import merge_parts
 
 
@@ -11,15 +12,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
     parser.add_argument("parts", nargs="+", metavar="PART", help="folders written by `benchwatch run --reports-out`")
     parser.add_argument("--reports", default="reports", help="the reports folder to merge into (default: reports)")
-    parser.add_argument("--site-out", default="_site", help="where the built site goes (default: _site)")
-    parser.add_argument("--no-site", action="store_true", help="skip building the site")
-    parser.add_argument(
-        "--site-url",
-        default=None,
-        metavar="URL",
-        help="where the site is published (default: in GitHub Actions the repository's Pages address, "
-        "else site_url of mkdocs.yml)",
-    )
+    site_options(parser)
     parser.add_argument(
         "--lock-timeout",
         type=float,

@@ -30,6 +30,19 @@ INPUT_REPORTS = "_input/reports"  # your own files: kept apart from the live his
 INPUT_CACHE = "_input/cache"
 
 
+def site_options(parser: argparse.ArgumentParser, configured: str = "") -> None:
+    """--site-out, --no-site and --site-url, shared by the commands that build the site."""
+    parser.add_argument("--site-out", default="_site", help="where the built site goes (default: _site)")
+    parser.add_argument("--no-site", action="store_true", help="skip building the site")
+    parser.add_argument(
+        "--site-url",
+        default=None,
+        metavar="URL",
+        help=f"where the site is published (default: {configured}in GitHub Actions the repository's Pages "
+        "address; else site_url of mkdocs.yml)",
+    )
+
+
 def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
     parser.add_argument(
@@ -51,15 +64,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         default=None,
         help=f"reports folder (default: reports; {SAMPLE_REPORTS} with --sample, {INPUT_REPORTS} with --input)",
     )
-    parser.add_argument("--site-out", default="_site", help="where the built site goes (default: _site)")
-    parser.add_argument("--no-site", action="store_true", help="skip building the site")
-    parser.add_argument(
-        "--site-url",
-        default=None,
-        metavar="URL",
-        help="where the site is published (default: [site] url of the configuration; in GitHub Actions the "
-        "repository's Pages address; else site_url of mkdocs.yml)",
-    )
+    site_options(parser, "[site] url of the configuration; ")
     parser.add_argument("--force", action="store_true", help="refit benchmarks whose data did not change")
     parser.add_argument("--method", choices=METHODS, default="map", help="fitting method (default: map)")
     parser.add_argument(

@@ -236,18 +236,6 @@ def _marginal_ml(
     return mu, sigma
 
 
-def _loglik(
-    m: np.ndarray, i: np.ndarray, trials: np.ndarray, successes: np.ndarray, theta, grid, n_items: int
-) -> np.ndarray:
-    """Sum over the cells of s log sigmoid(theta - g) + (w - s) log sigmoid(g - theta), per item (items x G)."""
-    from bot.irt.kernels import rows_add
-
-    eta = theta[:, None] - grid[None, :]
-    out = np.zeros((n_items, grid.size))
-    rows_add(out, i, m, successes, log_expit(eta))
-    return rows_add(out, i, m, trials - successes, log_expit(-eta))
-
-
 def cell_loglik(
     model_idx: np.ndarray,
     item_idx: np.ndarray,
@@ -258,8 +246,13 @@ def cell_loglik(
     n_items: int,
 ) -> np.ndarray:
     """Each item's log likelihood on the grid (items x G) from the observed cells alone (no model x item
-    array): a sparse product of the cells with the models' log-sigmoid curves."""
-    return _loglik(np.asarray(model_idx), np.asarray(item_idx), trials, successes, theta, grid, n_items)
+    array): the sum over its cells of s log sigmoid(theta - g) + (w - s) log sigmoid(g - theta)."""
+    from bot.irt.kernels import rows_add
+
+    eta = theta[:, None] - grid[None, :]
+    out = np.zeros((n_items, grid.size))
+    rows_add(out, np.asarray(item_idx), np.asarray(model_idx), successes, log_expit(eta))
+    return rows_add(out, np.asarray(item_idx), np.asarray(model_idx), trials - successes, log_expit(-eta))
 
 
 def grid_posterior(loglik: np.ndarray, grid: np.ndarray, *, start: tuple[float, float] = (0.0, 1.5)) -> ItemPosterior:
@@ -319,9 +312,9 @@ def marginal_abilities_cells(
         if binary and np.bincount(i_local).max(initial=0) <= 1:  # one 0/1 cell per item: moments, no grid pass
             th = _calibrate_binary(fixed, m_local, successes, th, grid, models.size, anchor, tol, max_iter, sd_theta)
             theta[models] = th
-            return theta, items, _loglik(m_local, i_local, trials, successes, th, grid, items.size), mu, sigma
+            return theta, items, cell_loglik(m_local, i_local, trials, successes, th, grid, items.size), mu, sigma
     for _ in range(max_iter):
-        joint = fixed + _loglik(m_local, i_local, trials, successes, th, grid, items.size)
+        joint = fixed + cell_loglik(m_local, i_local, trials, successes, th, grid, items.size)
         if free_prior:
             joint -= 0.5 * ((grid - mu) / sigma) ** 2
         post = np.exp(joint - joint.max(axis=1, keepdims=True))
@@ -352,7 +345,7 @@ def marginal_abilities_cells(
         if np.max(np.abs(moved)) < tol:
             break
     theta[models] = th
-    return theta, items, _loglik(m_local, i_local, trials, successes, th, grid, items.size), float(mu), float(sigma)
+    return theta, items, cell_loglik(m_local, i_local, trials, successes, th, grid, items.size), float(mu), float(sigma)
 
 
 def _calibrate_binary(
