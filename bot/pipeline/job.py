@@ -458,6 +458,7 @@ def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict
             "status": "ok",
             "error": None,
             "url": prov.get("url", table.location),
+            "homepage": prov.get("homepage"),
             "revision": revision,
             "adapter": prov.get("adapter"),
             "excluded": list(table.excluded),

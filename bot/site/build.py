@@ -30,6 +30,7 @@ from bot.history import (
 )
 from bot.site.feed import rss_feed
 from bot.site.pages import (
+    SUMMARY_PLOT,
     alerts_page,
     also_section,
     benchmark_body,
@@ -37,8 +38,9 @@ from bot.site.pages import (
     benchmark_page,
     index_page,
     plot_path,
+    summary_points,
 )
-from bot.site.plots import difficulty_svg, saturation_svg
+from bot.site.plots import difficulty_svg, saturation_svg, summary_svg
 from bot.store import safe_slug
 
 PACKAGED_PROJECT = Path(__file__).resolve().parents[1] / "site_project"
@@ -73,6 +75,8 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
     sources = load_sources(reports)
     now = now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     (docs / "index.md").write_text(index_page(records, alerts, sources, now), encoding="utf-8")
+    (docs / "plots").mkdir(exist_ok=True)
+    (docs / SUMMARY_PLOT).write_text(summary_svg(summary_points(records)), encoding="utf-8")
     changes = load_changelog(reports)
     (docs / "alerts.md").write_text(alerts_page(alerts, records), encoding="utf-8")
     groups = page_groups(records)

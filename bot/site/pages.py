@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 import pandas as pd
 
@@ -110,6 +111,36 @@ def _origin(rec: dict) -> str:
     return f"{source}: {md(origin)}" if origin else source
 
 
+def _source(rec: dict) -> str:
+    """A record's source, its origin (what the data is, exactly) on hover."""
+    source = md(rec.get("source_name") or rec["source"])
+    origin = printable(rec.get("origin") or "")
+    if rec.get("synthetic"):
+        origin = "synthetic: " + (origin or "bundled sample universe")
+    return f'<span title="{html.escape(origin)}">{source}</span>' if origin else source
+
+
+SUMMARY_PLOT = "plots/summary.svg"
+SUMMARY_ALT = (
+    "Every benchmark at its saturation index (across) and its DDM (up), coloured by state; "
+    "aggregate-only boards on the strip below. Each point links to its page."
+)
+
+
+def summary_points(records: dict[str, dict]) -> list[dict]:
+    """The points of the home page's summary picture, each with its page's address relative to the picture."""
+    return [
+        {
+            "name": rec["benchmark"],
+            "url": "../" + _page_of(rec).removesuffix(".md") + "/",
+            "saturation_index": rec.get("saturation_index"),
+            "ddm": rec.get("ddm"),
+            "state": rec["state"],
+        }
+        for rec in _sorted(records)
+    ]
+
+
 def _notice_mark(rec: dict) -> str:
     if rec.get("gone_since"):
         return f" **gone upstream since {md(rec['gone_since'][:10])}**"
@@ -137,18 +168,48 @@ def _age(since: str | None, now: str | None) -> str:
     return "today" if days < 1 else f"{days} day{'s' if days != 1 else ''} old"
 
 
+def _short_revision(revision: object) -> str:
+    """A revision shortened to a glance (the full one on hover): the first 12 characters of each part."""
+    full = printable(revision or "")
+    if not full:
+        return "–"
+    parts = full.split("+")
+    short = "+".join(p.removeprefix("sha256:")[:12] for p in parts[:2]) + (
+        f" +{len(parts) - 2} more" if len(parts) > 2 else ""
+    )
+    if short == full:
+        return md(full)
+    return f'<span title="{html.escape(full)}">{html.escape(short)}…</span>'
+
+
+def _source_link(name: str, page: object) -> str:
+    """A source's name, linked to the leaderboard page a person reads when the configuration names one."""
+    if isinstance(page, str) and re.fullmatch(r"https?://[^\s\"'<>()\\]+", page):
+        return f"[{md(name)}]({page})"
+    return md(name)
+
+
 def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
     """One line per source: freshness of its last good data and any failure; then what each left out."""
     if not sources:
         return []
-    lines = ["", "## Sources", "", "| Source | Status | Last good data | Revision |", "|---|---|---|---|"]
+    lines = [
+        "",
+        "## Sources",
+        "",
+        "| Source | Status | Last good data | Age | Revision |",
+        "|---|---|---|---|---|",
+    ]
     for name in sorted(sources):
         s = sources[name]
         status = (
             "ok" if s.get("status") == "ok" else f"**failed** since {md(s.get('failed_since'))}: {md(s.get('error'))}"
         )
-        fresh = f"{md(s.get('data_since') or '–')} ({_age(s.get('data_since'), now)})"
-        lines.append(f"| {md(name)} | {status} | {fresh} | {md(s.get('revision') or '–')} |")
+        since = s.get("data_since")
+        lines.append(
+            f"| {_source_link(name, s.get('homepage'))} | {status} | {md((since or '–')[:10])} "
+            f"| {_age(since, now)} | {_short_revision(s.get('revision'))} |"
+        )
     listed = [
         (name, item)
         for name in sorted(sources)
@@ -200,19 +261,33 @@ def index_page(
         "",
         "Subscribe to [all alerts (RSS)](feed.xml).",
         "",
-        "| Benchmark | Origin | Items | Models | DDM | Max Gap | Top-5 gap sum | Saturation index | State | Flags "
-        "| Last change |",
-        "|---|---|---:|---:|---:|---:|---:|---|---|---|---|",
+        f'<object class="benchwatch-plot" type="image/svg+xml" data="{SUMMARY_PLOT}" aria-label="{SUMMARY_ALT}">',
+        f'<img src="{SUMMARY_PLOT}" alt="{SUMMARY_ALT}">',
+        "</object>",
+        "",
+        '<div class="bw-filter"></div>',
+        "",
     ]
-    for rec in _sorted(records):
-        link = f"[{_name(rec)}]({_page_of(rec)})" + _notice_mark(rec)
-        band = f" ({rec['band']})" if rec.get("band") else ""
-        lines.append(
-            f"| {link} | {_origin(rec)} | {rec['n_items']} | {rec['n_models']} "
-            f"| {fmt(rec['ddm'])} | {fmt(rec['max_gap'])} | {fmt(rec['top5_gap_sum'])} "
-            f"| {fmt(rec['saturation_index'])}{band} | {_state(rec)} | {_flags(rec)} "
-            f"| {md((rec.get('snapshot_at') or '–')[:10])} |"
-        )
+    columns = [("Benchmark", "l"), ("Source", "l"), ("Items", "r"), ("Models", "r"), ("DDM", "r")]
+    columns += [("Max Gap", "r"), ("Top-5 gap sum", "r"), ("Saturation index", "r"), ("State", "l"), ("Flags", "l")]
+    lines += _table(
+        columns,
+        [
+            [
+                f"[{_name(rec)}]({_page_of(rec)})" + _notice_mark(rec),
+                _source(rec),
+                str(rec["n_items"]),
+                str(rec["n_models"]),
+                fmt(rec["ddm"]),
+                fmt(rec["max_gap"]),
+                fmt(rec["top5_gap_sum"]),
+                _with_band(rec["saturation_index"], rec.get("band")),
+                _state(rec),
+                _flags(rec),
+            ]
+            for rec in _sorted(records)
+        ],
+    )
     lines += ["", "## Why", ""]
     for rec in _sorted(records):
         why = rec.get("why")
@@ -246,42 +321,70 @@ def _first_reached(rec: dict) -> str:
     return f"{md(first)}, fell back below 0.7 on {md(fell)}" if fell else f"{md(first)}, and stayed above since"
 
 
-def _figure_rows(rec: dict) -> list[str]:
-    matched = "Matched benchmark, this pool: median / 95th pct"
-    coverage_rows = [
-        f"| DDM (W1 to {md(rec.get('target') or '–')}) | {fmt(rec['ddm'])} | {_interval(rec, 'ddm')} "
-        f"| {_floor(rec, 'ddm')} |",
-        f"| Max Gap | {fmt(rec['max_gap'])} | {_interval(rec, 'max_gap')} | {_floor(rec, 'max_gap')} |",
-        f"| Top-3 gap sum | {fmt(rec['top3_gap_sum'])} | {_interval(rec, 'top3_gap_sum')} "
-        f"| {_floor(rec, 'top3_gap_sum')} |",
-        f"| Top-5 gap sum | {fmt(rec['top5_gap_sum'])} | {_interval(rec, 'top5_gap_sum')} "
-        f"| {_floor(rec, 'top5_gap_sum')} |",
+EMPTY = ("", "–", "– – –")
+
+
+def _table(columns: list[tuple[str, str]], rows: list[list[str]]) -> list[str]:
+    """A Markdown table of ``columns`` (header, alignment: "l" or "r") without the columns empty in every row."""
+    keep = [k for k in range(len(columns)) if k == 0 or any(row[k].strip() not in EMPTY for row in rows)]
+    lines = [
+        "| " + " | ".join(columns[k][0] for k in keep) + " |",
+        "|" + "|".join("---:" if columns[k][1] == "r" else "---" for k in keep) + "|",
+    ]
+    return lines + ["| " + " | ".join(row[k] for k in keep) + " |" for row in rows]
+
+
+def _figure_cells(rec: dict) -> list[list[str]]:
+    """The figures of a record: name, value, 95% interval, what a matched benchmark shows with this pool."""
+    rows = [
+        ["Items", str(rec["n_items"]), "", ""],
+        ["Models", str(rec["n_models"]), "", ""],
+        [f"DDM (W1 to {md(rec.get('target') or '–')})", fmt(rec["ddm"]), _interval(rec, "ddm"), _floor(rec, "ddm")],
+        *(
+            [name, fmt(rec[key]), _interval(rec, key), _floor(rec, key)]
+            for key, name in (
+                ("max_gap", "Max Gap"),
+                ("top3_gap_sum", "Top-3 gap sum"),
+                ("top5_gap_sum", "Top-5 gap sum"),
+            )
+        ),
     ]
     if rec.get("ddm_plugin") is not None:
-        coverage_rows.append(
-            f"| DDM / Max Gap of the fitted positions (plug-in) | {fmt(rec['ddm_plugin'])} / "
-            f"{fmt(rec['max_gap_plugin'])} | | |"
-        )
+        plugin = f"{fmt(rec['ddm_plugin'])} / {fmt(rec['max_gap_plugin'])}"
+        rows.append(["DDM / Max Gap of the fitted positions (plug-in)", plugin, "", ""])
+    top_gap = fmt((rec["top1"] or 0) - (rec["top5"] or 0)) if rec.get("top5") is not None else "–"
     return [
-        f"| Figure | Value | 95% interval | {matched} |",
-        "|---|---:|---:|---:|",
-        f"| Items | {rec['n_items']} | | |",
-        f"| Models | {rec['n_models']} | | |",
-        *coverage_rows,
-        f"| Saturation index (published, n_eff = √n) | {fmt(rec['saturation_index'])} "
-        f"| {_interval(rec, 'saturation_index')} | |",
-        f"| Band | {rec.get('band') or '–'} | | |",
-        f"| Saturation index (paired item-level SE) | {fmt(rec.get('saturation_index_paired'))} | | |",
-        f"| Top-1 minus top-5 | {fmt((rec['top1'] or 0) - (rec['top5'] or 0)) if rec.get('top5') is not None else '–'} "
-        f"| {_interval(rec, 'top_gap')} | |",
-        f"| Saturation index first reached 0.7 | {_first_reached(rec)} | | |",
-        f"| Best score (s1) | {pct(rec['top1'])} | | |",
-        f"| Fifth best (s5) | {pct(rec['top5'])} | | |",
-        f"| Top-5 mean | {pct(rec['top5_mean'])} | | |",
-        f"| Items solved by at least one model | {pct(rec.get('solved_share'))} | | |",
-        f"| State | {_state(rec)} | | |",
-        f"| Flags | {_flags(rec)} | | |",
+        *rows,
+        [
+            "Saturation index (published, n_eff = √n)",
+            fmt(rec["saturation_index"]),
+            _interval(rec, "saturation_index"),
+            "",
+        ],
+        ["Band", md(rec.get("band") or "–"), "", ""],
+        ["Saturation index (paired item-level SE)", fmt(rec.get("saturation_index_paired")), "", ""],
+        ["Top-1 minus top-5", top_gap, _interval(rec, "top_gap"), ""],
+        ["Saturation index first reached 0.7", _first_reached(rec), "", ""],
+        ["Best score (s1)", pct(rec["top1"]), "", ""],
+        ["Fifth best (s5)", pct(rec["top5"]), "", ""],
+        ["Top-5 mean", pct(rec["top5_mean"]), "", ""],
+        ["Items solved by at least one model", pct(rec.get("solved_share")), "", ""],
+        ["State", _state(rec), "", ""],
+        ["Flags", _flags(rec), "", ""],
     ]
+
+
+FIGURE_COLUMNS = [
+    ("Figure", "l"),
+    ("Value", "r"),
+    ("95% interval", "r"),
+    ("Matched benchmark, this pool: median / 95th pct", "r"),
+]
+
+
+def _figures_it_has(rec: dict) -> list[str]:
+    """The figure table, without the figures a record has no value for (an aggregate board: no coverage)."""
+    return _table(FIGURE_COLUMNS, [row for row in _figure_cells(rec) if row[1] not in EMPTY])
 
 
 FIGURE_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}
@@ -346,6 +449,30 @@ def _num(value: object) -> float | None:
     return None if out != out else out
 
 
+RECENT_ROWS = 8  # rows of a long table shown; older ones wait behind a collapsed block
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else "–"
+
+
+def _recent_first(columns: list[tuple[str, str]], rows: list[list[str]], what: str) -> list[str]:
+    """A table newest row first: the latest RECENT_ROWS shown, the older ones in a collapsed block (the same
+    columns in both: the empty ones dropped over all the rows)."""
+    rows = rows[::-1]
+    table = _table(columns, rows)
+    lines = table[: 2 + RECENT_ROWS]
+    older = table[2 + RECENT_ROWS :]
+    if older:
+        lines += ["", f'??? note "{len(older)} older {what}"', *("    " + x for x in [*table[:2], *older])]
+    return lines
+
+
+def _with_band(value: float | None, band: object) -> str:
+    """A saturation index, its band named on hover."""
+    return f'<span title="{html.escape(band)} band">{fmt(value)}</span>' if isinstance(band, str) else fmt(value)
+
+
 def benchmark_body(
     rec: dict,
     history: pd.DataFrame,
@@ -375,7 +502,7 @@ def benchmark_body(
             f"An aggregate-only leaderboard: no per-item data, so no difficulty fit and no coverage figures; "
             f"the saturation index comes from the {rec['n_models']} published scores. {feed_link}",
             "",
-            *_figure_rows(rec),
+            *_figures_it_has(rec),
         ]
     else:
         converged = "converged" if rec.get("converged") else "**did not converge**"
@@ -383,7 +510,7 @@ def benchmark_body(
             f"Difficulties from a 1PL fit (`{rec['method']}`, {converged}) over the {rec['n_models']} models of "
             f"this benchmark, on the `{rec['scale']}` scale. {feed_link}",
             "",
-            *_figure_rows(rec),
+            *_figures_it_has(rec),
             "",
             "## What the figures mean",
             "",
@@ -408,11 +535,19 @@ def benchmark_body(
         lines += [*_resolution(rec), "", *_pictures_and_targets(rec, items)]
     elif rec.get("retirement"):
         lines += ["", f"Retirement: {md(rec['retirement'])}."]
-    lines += ["", "## Top models", "", "| Rank | Model | Score | 95% interval |", "|---:|---|---:|---:|"]
-    lines += [
-        f"| {i} | {md(m['model'])} | {pct(m['score'])} | {pct(m.get('lo'))} – {pct(m.get('hi'))} |"
-        for i, m in enumerate(rec["top_models"], 1)
-    ]
+    lines += ["", "## Top models", ""]
+    lines += _table(
+        [("Rank", "r"), ("Model", "l"), ("Score", "r"), ("95% interval", "r")],
+        [
+            [
+                str(i),
+                md(m["model"]),
+                pct(m["score"]),
+                "" if m.get("lo") is None else f"{pct(m['lo'])} – {pct(m.get('hi'))}",
+            ]
+            for i, m in enumerate(rec["top_models"], 1)
+        ],
+    )
     lines += ["", "## Saturation over time", ""]
     if by_date is not None and not by_date.empty:
         lines += [
@@ -424,29 +559,50 @@ def benchmark_body(
     if by_date is None or by_date.empty:
         lines.append("No publication dates in the data.")
     else:
-        lines += [
-            "The figures as they stood at each model publication date, over the models published by then.",
-            "",
-            "| Date | Models | Saturation index | Band | State | Top-1 | Top-5 | DDM | Max Gap |",
-            "|---|---:|---:|---|---|---:|---:|---:|---:|",
+        rows = [
+            [
+                md(r.date),
+                str(r.n_models),
+                _with_band(_num(r.saturation_index), r.band),
+                md(r.state),
+                pct(_num(r.top1)),
+                pct(_num(r.top5)),
+                fmt(_num(r.ddm)),
+                fmt(_num(r.max_gap)),
+            ]
+            for r in by_date.itertuples()
         ]
-        for r in by_date.itertuples():
-            band_text = r.band if isinstance(r.band, str) else "–"
-            lines.append(
-                f"| {md(r.date)} | {r.n_models} | {fmt(_num(r.saturation_index))} | {md(band_text)} | {md(r.state)} "
-                f"| {pct(_num(r.top1))} | {pct(_num(r.top5))} | {fmt(_num(r.ddm))} | {fmt(_num(r.max_gap))} |"
-            )
+        columns = [("Date", "l"), ("Models", "r"), ("Saturation index", "r"), ("State", "l")]
+        columns += [("Top-1", "r"), ("Top-5", "r"), ("DDM", "r"), ("Max Gap", "r")]
+        lines += [
+            "The figures as they stood at each model publication date, over the models published by then, "
+            "newest first (the saturation index's band on hover).",
+            "",
+            *_recent_first(columns, rows, "dates"),
+        ]
     lines += ["", "## History", ""]
-    rows = history[history["benchmark"] == rec["benchmark"]]
-    if rows.empty:
+    mine_rows = history[history["benchmark"] == rec["benchmark"]]
+    if mine_rows.empty:
         lines.append("No snapshot recorded yet.")
     else:
-        lines += ["| Snapshot | Revision | DDM | Max Gap | Saturation index | State |", "|---|---|---:|---:|---:|---|"]
-        for r in rows.itertuples():
-            lines.append(
-                f"| {md(r.snapshot_at)} | {md(r.revision)} | {fmt(_num(r.ddm))} | {fmt(_num(r.max_gap))} "
-                f"| {fmt(_num(r.saturation_index))} | {md(r.state)} |"
-            )
+        rows = [
+            [
+                md(r.snapshot_at),
+                _short_revision(r.revision),
+                fmt(_num(r.ddm)),
+                fmt(_num(r.max_gap)),
+                fmt(_num(r.saturation_index)),
+                md(r.state),
+            ]
+            for r in mine_rows.itertuples()
+        ]
+        columns = [("Snapshot", "l"), ("Revision", "l"), ("DDM", "r"), ("Max Gap", "r")]
+        columns += [("Saturation index", "r"), ("State", "l")]
+        lines += _recent_first(
+            columns,
+            rows,
+            "snapshots",
+        )
     lines += ["", "## Data provenance", ""]
     lines += [
         f"- Source: {md(rec.get('source_name') or '–')} ({md(rec['source'])})",
@@ -535,7 +691,7 @@ def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
     kind = "leaderboard of published scores" if rec.get("kind") == "aggregate" else "per-item fit"
     lines = ["", f"## Also: {_name(rec)} ({kind})", "", f"From {_origin(rec)}.", ""]
     lines += _notice_block(rec)
-    lines += [line for line in _figure_rows(rec) if "| – |" not in line]  # only the figures it has
+    lines += _figures_it_has(rec)
     if rec.get("comparison"):
         lines += _comparison(rec["comparison"], rec)
     lines += ["", f"Top models of {_name(rec)}:", "", "| Rank | Model | Score |", "|---:|---|---:|"]

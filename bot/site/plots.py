@@ -176,3 +176,61 @@ def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
         right.set_xlabel("score (95% interval)")
         right.set_title("top five now", loc="left")
         return _svg(fig)
+
+
+STATE_COLOURS = {"saturated": "#d32f2f", "stagnant": "#ef6c00", "discriminating": "#2e7d32", "unknown": INK}
+_LINK = re.compile(r'<a xlink:href="([^"]*)" target="_blank">')
+
+
+def summary_svg(points: list[dict]) -> str:
+    """Every benchmark at (saturation index, DDM), coloured by state, each point a link to its page.
+
+    ``points``: dicts with ``name``, ``url`` (relative to the picture), ``saturation_index``, ``ddm`` (None
+    for an aggregate-only board: drawn on the strip below) and ``state``. Hovering a point shows its name.
+    """
+    from matplotlib.lines import Line2D
+
+    shown = [p for p in points if p.get("saturation_index") is not None]
+    with plt.rc_context(STYLE):
+        fig, (top, strip) = plt.subplots(
+            2, 1, figsize=(8, 4.6), sharex=True, layout="constrained", gridspec_kw={"height_ratios": [5, 1]}
+        )
+        for ax, on_top in ((top, True), (strip, False)):
+            mine = [p for p in shown if (p.get("ddm") is not None) == on_top]
+            if not mine:
+                continue
+            # no DDM: spread over the strip so that points at one index stay apart
+            spread = [0.5 + 0.6 * ((k * 0.618) % 1 - 0.5) for k in range(len(mine))]
+            y = [p["ddm"] for p in mine] if on_top else spread
+            dots = ax.scatter(
+                [p["saturation_index"] for p in mine],
+                y,
+                s=36,
+                c=[STATE_COLOURS.get(p["state"], INK) for p in mine],
+                edgecolor="white",
+                linewidth=0.5,
+                zorder=3,
+            )
+            dots.set_urls([p["url"] for p in mine])
+        for ax in (top, strip):
+            ax.axvline(0.7, color=ACCENT, ls=":", lw=1)
+        top.set_xlim(0, 1)
+        top.set_ylim(0, max([0.3, *(p["ddm"] * 1.1 for p in shown if p.get("ddm") is not None)]))
+        top.set_ylabel("DDM (W1 to target)")
+        top.set_title("every benchmark: coverage against saturation; a point links to its page", loc="left")
+        states = [s for s in STATE_COLOURS if any(p["state"] == s for p in shown)]
+        handles = [Line2D([], [], ls="", marker="o", color=STATE_COLOURS[s], label=s) for s in states]
+        if handles:
+            fig.legend(handles=handles, frameon=False, loc="outside upper right", fontsize=8, ncols=len(handles))
+        strip.set_ylim(0, 1)
+        strip.set_yticks([0.5], ["no per-item\ndata"])
+        strip.set_xlabel("saturation index of the top five (0.7: cannot be told apart)")
+        svg = _svg(fig)
+    # the SVG holds the upper axes' points, then the strip's, each in the order given to scatter
+    drawn = iter([p for p in shown if p.get("ddm") is not None] + [p for p in shown if p.get("ddm") is None])
+
+    def _linked(match: re.Match) -> str:
+        point = next(drawn)
+        return f'<a xlink:href="{match.group(1)}" target="_top"><title>{html.escape(printable(point["name"]))}</title>'
+
+    return _LINK.sub(_linked, svg)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,9 @@ def load_config(path: str | Path = DEFAULT_CONFIG, *, adapters: tuple[str, ...] 
                 field=f"sources.{name}.adapter",
                 value=table["adapter"],
             )
+        page = table.get("homepage")
+        if page is not None and not (isinstance(page, str) and re.fullmatch(r"https?://[^\s\"'<>]+", page)):
+            raise InputError(str(path), "expected an http(s) address", field=f"sources.{name}.homepage", value=page)
         options = {k: v for k, v in table.items() if k not in ("adapter", "url")}
         sources[name] = SourceConfig(name, table["adapter"], table["url"], options)
     benchmarks = data.get("benchmarks", {})

@@ -7,6 +7,7 @@ import hashlib
 import inspect
 import json
 import os
+import re
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -87,11 +88,23 @@ def load_source(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     it all the same."""
     if _unchanged(fetcher, cfg):
         size = sum(d.size for d in fetcher.log)
-        provenance = {"adapter": cfg.adapter, "status": "not-modified", "bytes": size, "downloads": len(fetcher.log)}
+        provenance = {
+            "adapter": cfg.adapter,
+            **_homepage(cfg),
+            "status": "not-modified",
+            "bytes": size,
+            "downloads": len(fetcher.log),
+        }
         return SourceTable(
             cfg.name, cfg.url, empty_long(), provenance=provenance, unchanged=True, reload=lambda: _load(fetcher, cfg)
         )
     return _load(fetcher, cfg)
+
+
+def _homepage(cfg: SourceConfig) -> dict:
+    """The leaderboard page a person reads (``homepage`` in the source's table), when it is an http(s) address."""
+    page = cfg.options.get("homepage")
+    return {"homepage": page} if isinstance(page, str) and re.fullmatch(r"https?://[^\s\"'<>]+", page) else {}
 
 
 def _load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
@@ -120,6 +133,7 @@ def _load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     provenance = {
         **table.provenance,
         **({"origin": str(cfg.options["origin"])} if cfg.options.get("origin") else {}),
+        **_homepage(cfg),
         "adapter": cfg.adapter,
         "status": status,
         "bytes": sum(d["bytes"] for d in downloads),

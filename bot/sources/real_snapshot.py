@@ -45,6 +45,7 @@ def snapshot_sources() -> list[SourceConfig]:
             str(REAL_DIR / LCB_FILE),
             {
                 "trials": 10,
+                "homepage": "https://livecodebench.github.io/leaderboard.html",
                 "origin": "bundled snapshot of LiveCodeBench/livecodebench.github.io @ 83b6481b (2025-04-22), "
                 "CC BY-SA 4.0",
             },
@@ -55,6 +56,7 @@ def snapshot_sources() -> list[SourceConfig]:
             str(REAL_DIR / EPOCH_FILE),
             {
                 "benchmarks": EPOCH_BENCHMARKS,
+                "homepage": "https://epoch.ai/benchmarks",
                 "origin": "bundled snapshot of Epoch AI, Data on AI Benchmarking (download of 2026-01-20), CC BY 4.0",
             },
         ),
@@ -62,7 +64,10 @@ def snapshot_sources() -> list[SourceConfig]:
             "evalplus",
             "evalplus",
             str(REAL_DIR / EVALPLUS_FILE),
-            {"origin": "bundled snapshot of evalplus/evalplus.github.io @ 87418456, Apache-2.0"},
+            {
+                "homepage": "https://evalplus.github.io/leaderboard.html",
+                "origin": "bundled snapshot of evalplus/evalplus.github.io @ 87418456, Apache-2.0",
+            },
         ),
     ]
 

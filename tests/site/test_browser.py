@@ -240,3 +240,88 @@ def test_no_label_overlaps_another_in_the_saturation_plots(real_site):
                 found[name] = hits
         browser.close()
     assert found == {}
+
+
+def test_home_filters_by_source_and_state(real_site):
+    """The menus above the home table show only the rows of one source, or of one state, or of both."""
+    from playwright.sync_api import sync_playwright
+
+    base, root, _ = real_site
+    import json
+
+    records = json.loads((root / "r" / "latest.json").read_text())["benchmarks"]
+    with sync_playwright() as pw:
+        browser, page = _page(pw, base)
+        visible = """() => Array.from(document.querySelector('.bw-filter ~ * table, .bw-filter ~ table')
+            .tBodies[0].rows).filter(r => r.style.display !== 'none').length"""
+        assert page.evaluate(visible) == len(records)
+        for column, key in (("State", "state"), ("Source", "source_name")):
+            counts = {}
+            for rec in records:
+                counts[rec[key]] = counts.get(rec[key], 0) + 1
+            value = min(counts, key=counts.get)  # the rarest value: the filter must hide most rows
+            page.select_option(f'.bw-filter select[data-column="{column}"]', value)
+            assert page.evaluate(visible) == counts[value], (column, value)
+            page.select_option(f'.bw-filter select[data-column="{column}"]', "")
+        assert page.evaluate(visible) == len(records)
+        page.select_option('.bw-filter select[data-column="Source"]', "epoch")
+        page.select_option('.bw-filter select[data-column="State"]', "stagnant")
+        both = sum(r["source_name"] == "epoch" and r["state"] == "stagnant" for r in records)
+        assert 0 < both < len(records) and page.evaluate(visible) == both
+        browser.close()
+
+
+def test_each_point_of_the_summary_picture_links_to_its_page(real_site):
+    """The home page's picture: one point per benchmark with a saturation index, named on hover; clicking
+    one opens that benchmark's page in the window (not inside the picture)."""
+    import json
+
+    from playwright.sync_api import sync_playwright
+
+    base, root, _ = real_site
+    records = json.loads((root / "r" / "latest.json").read_text())["benchmarks"]
+    with sync_playwright() as pw:
+        browser, page = _page(pw, base)
+        ready = "() => { const o = document.querySelector('object.benchwatch-plot');"
+        ready += " return o && o.contentDocument && o.contentDocument.querySelector('a'); }"
+        page.wait_for_function(ready)
+        page.locator("object.benchwatch-plot").scroll_into_view_if_needed()
+        points = page.evaluate(
+            """() => {
+              const o = document.querySelector('object.benchwatch-plot'), box = o.getBoundingClientRect();
+              return Array.from(o.contentDocument.querySelectorAll('a')).map(a => {
+                const r = a.querySelector('use, path').getBoundingClientRect();
+                return [a.querySelector(':scope > title').textContent, a.getAttribute('target'),
+                        box.left + r.left + r.width / 2, box.top + r.top + r.height / 2];
+              });
+            }"""
+        )
+        named = sorted(title for title, *_ in points)
+        assert named == sorted(r["benchmark"] for r in records if r.get("saturation_index") is not None)
+        assert {target for _, target, *_ in points} == {"_top"}
+        title, _, x, y = points[0]
+        with page.expect_navigation():
+            page.mouse.click(x, y)
+        assert "/benchmarks/" in page.url
+        assert title in page.locator("article").inner_text()
+        browser.close()
+
+
+@pytest.mark.parametrize("which", ["home", "swe"])
+def test_every_table_fits_the_text_width(real_site, which):
+    """No table runs off the right edge of the text at a desktop width; older dates wait in a closed block."""
+    from playwright.sync_api import sync_playwright
+
+    base, _, swe = real_site
+    with sync_playwright() as pw:
+        browser, page = _page(pw, base + ("" if which == "home" else swe))
+        widths = page.evaluate(
+            """() => Array.from(document.querySelectorAll('article table')).filter(t => t.offsetParent !== null)
+               .map(t => [t.scrollWidth, document.querySelector('article').clientWidth])"""
+        )
+        assert widths and all(table <= text for table, text in widths), widths
+        if which == "swe":
+            block = page.locator("article details").filter(has_text="older dates")
+            assert block.count() == 1 and block.get_attribute("open") is None
+            assert block.locator("table").count() == 1
+        browser.close()
