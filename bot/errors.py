@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 
+class BusyError(RuntimeError):
+    """Another run holds the reports folder's lock."""
+
+
 class InputError(ValueError):
     """Bad input: names the source, the row, the field and the offending value."""
 

@@ -1,5 +1,10 @@
 """Stage 5b: alerts on every change of state or flag, and on benchmarks gone upstream or held back."""
 
-from bot.alerts.changes import diff_alerts, notice_alert
+from bot.lazy import exports
 
-__all__ = ["diff_alerts", "notice_alert"]
+__all__ = exports(
+    __name__,
+    {
+        ".changes": ("diff_alerts", "notice_alert"),
+    },
+)

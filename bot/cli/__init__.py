@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
-from bot.errors import InputError
+from bot.errors import BusyError, InputError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -49,8 +50,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(only=chosen if chosen in COMMANDS else "").parse_args(argv)
-    from bot.pipeline import BusyError
-
     try:
         return _module(args.command).handle(args)
     except InputError as exc:
@@ -61,6 +60,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     except OSError as exc:  # a full disk, a read-only folder, a missing file: the path and the cause
         print(f"benchwatch: error: {describe_os_error(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("benchwatch: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a fault benchwatch did not foresee: one line, the traceback only when asked
+        if os.environ.get("BENCHWATCH_TRACEBACK"):
+            raise
+        text = " ".join(str(exc).split()) or "no message"
+        print(
+            f"benchwatch: error: {type(exc).__name__}: {text} (an unforeseen fault, please report it; "
+            "BENCHWATCH_TRACEBACK=1 shows where it happened)",
+            file=sys.stderr,
+        )
         return 2
 
 

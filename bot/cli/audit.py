@@ -7,13 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-import pandas as pd
-
-from bot.history import Reports, rounded, write_table
+from bot import history, pipeline, sources, store  # stages: their names load when the command runs
 from bot.irt import METHODS, SAMPLERS, SCALES
-from bot.pipeline import audit_responses, coverage_only, is_difficulty_file
-from bot.sources import read_csv_text
-from bot.store import atomic_write_text
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -65,23 +60,30 @@ def _text(rec: dict) -> str:
 
 def handle(args: argparse.Namespace) -> int:
     """Run the audit and print it."""
-    columns = list(read_csv_text(args.file).columns)
-    if is_difficulty_file(columns):
-        records, items = coverage_only(args.file), None
+    # read and checked before the fit's libraries load: a bad file answers at once
+    table = sources.fetch_csv_file(args.file)
+    if store.is_difficulty_file(list(table.frame.columns)):
+        rows = store.validate_difficulties(table.frame, table.location)
+        records, items = pipeline.coverage_only(args.file, rows=rows), None
     else:
-        audits = audit_responses(args.file, method=args.method, scale=args.scale, sampler=args.sampler)
+        rows = store.validate_responses(table.frame, table.location)
+        audits = pipeline.audit_responses(
+            args.file, method=args.method, scale=args.scale, sampler=args.sampler, rows=rows
+        )
         records = [a.figures() for a in audits]
+        import pandas as pd
+
         items = pd.concat([a.items.assign(benchmark=a.benchmark) for a in audits], ignore_index=True)
         if args.reports is not None:  # an audit of a file never touches a reports folder unless asked
-            reports = Reports(Path(args.reports))
+            reports = history.Reports(Path(args.reports))
             for a in audits:
-                write_table(reports, reports.by_date(a.benchmark), a.by_date)
+                history.write_table(reports, reports.by_date(a.benchmark), a.by_date)
     if args.items_out and items is not None:
         cols = ["item_id", "b", "b_sd", "z"] if len(records) == 1 else ["benchmark", "item_id", "b", "b_sd", "z"]
-        atomic_write_text(args.items_out, items[cols].to_csv(index=False, lineterminator="\n"))
+        store.atomic_write_text(args.items_out, items[cols].to_csv(index=False, lineterminator="\n"))
     if args.json:
         body = records[0] if len(records) == 1 else records
-        sys.stdout.write(json.dumps(rounded(body), indent=2, sort_keys=True) + "\n")
+        sys.stdout.write(json.dumps(history.rounded(body), indent=2, sort_keys=True) + "\n")
     else:
         print("\n".join(_text(r) for r in records))
     return 0

@@ -5,12 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-import pandas as pd
-
+from bot import irt, sources, store  # stages: their names load when the command runs
 from bot.errors import InputError
-from bot.irt import calibrate_items, calibrate_models, encode_responses
-from bot.sources import fetch_csv_file, read_csv_text
-from bot.store import atomic_write_text, validate_parameters, validate_responses
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +28,8 @@ def _left_out(data, known, items_fitted: bool, out) -> list[str]:
     estimates that rest on no response at all (the prior's)."""
     counterpart = data.models if items_fitted else data.items
     index = data.model_idx if items_fitted else data.item_idx
+    import pandas as pd
+
     unknown = ~pd.Index(counterpart).isin(known)
     lines = []
     if unknown.any():
@@ -52,22 +50,22 @@ def _left_out(data, known, items_fitted: bool, out) -> list[str]:
 
 def handle(args: argparse.Namespace) -> int:
     """Calibrate and write the estimates as CSV."""
-    table = fetch_csv_file(args.file)
-    data = encode_responses(validate_responses(table.frame, table.location))
+    table = sources.fetch_csv_file(args.file)
+    data = irt.encode_responses(store.validate_responses(table.frame, table.location))
     try:
         if args.abilities:
-            theta = validate_parameters(read_csv_text(args.abilities), args.abilities, "model", "theta")
-            out = calibrate_items(data, theta)
+            theta = store.validate_parameters(sources.read_csv_text(args.abilities), args.abilities, "model", "theta")
+            out = irt.calibrate_items(data, theta)
         else:
-            b = validate_parameters(read_csv_text(args.difficulties), args.difficulties, "item_id", "b")
-            out = calibrate_models(data, b)
+            b = store.validate_parameters(sources.read_csv_text(args.difficulties), args.difficulties, "item_id", "b")
+            out = irt.calibrate_models(data, b)
     except ValueError as exc:
         raise InputError(args.abilities or args.difficulties, str(exc)) from None
     for line in _left_out(data, theta.index if args.abilities else b.index, bool(args.abilities), out):
         print(f"calibrate: {line}", file=sys.stderr)
     text = out.to_csv(index=False, lineterminator="\n", float_format="%.6g")
     if args.out:
-        atomic_write_text(args.out, text)
+        store.atomic_write_text(args.out, text)
     else:
         sys.stdout.write(text)
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bot.history import check_reports
+from bot import history  # its names load when the command runs
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -15,7 +15,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Print each problem on one line; exit 1 if there is any, 0 otherwise."""
-    problems = check_reports(args.reports, args.site_out)
+    problems = history.check_reports(args.reports, args.site_out)
     for line in problems:
         print(line)
     print(f"{len(problems)} problem(s) in {args.reports}" + (": run `benchwatch repair`" if problems else ""))

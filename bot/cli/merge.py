@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from bot import pipeline  # its names load when the command runs
 from bot.cli.run import site_options
-from bot.pipeline import merge_parts
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +24,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Merge and build; exit 1 when every source of every part failed, as `run` does."""
-    result = merge_parts(
+    result = pipeline.merge_parts(
         args.parts,
         reports_dir=args.reports,
         site_out=None if args.no_site else args.site_out,

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bot.history import check_reports, repair_reports
-from bot.site import restore_site
+from bot import history, site  # stages: their names load when the command runs
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -17,11 +16,11 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Print what was done, then what is still wrong; exit 1 if anything is."""
-    done = repair_reports(args.reports)
-    if restore_site(Path(args.site_out).resolve()):
+    done = history.repair_reports(args.reports)
+    if site.restore_site(Path(args.site_out).resolve()):
         done.append(f"{args.site_out}: the last good site put back")
         print(done[-1])
-    left = check_reports(args.reports, args.site_out)
+    left = history.check_reports(args.reports, args.site_out)
     for line in left:
         print(f"still wrong: {line}")
     print(f"repaired {len(done)} file(s) in {args.reports}; {len(left)} problem(s) left")

@@ -6,22 +6,16 @@ import argparse
 import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from bot import pipeline, rules, sources, store  # stages: their names load when the command runs
 from bot.errors import InputError
 from bot.irt import METHODS, SAMPLERS
-from bot.pipeline import run_job
-from bot.rules import RuleBook, rules_from_config
-from bot.sources import (
-    ADAPTERS,
-    DEADLINE,
-    DEFAULT_CONFIG,
-    Fetcher,
-    fetch_csv_file,
-    fetch_sample,
-    load_config,
-    load_source,
-    snapshot_sources,
-)
+from bot.sources import DEFAULT_CONFIG
+
+if TYPE_CHECKING:
+    from bot.rules import RuleBook
+    from bot.sources import Fetcher
 
 NOW = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 SAMPLE_REPORTS = "_sample/reports"
@@ -110,31 +104,32 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, RuleBook, float | None, int, str]:
-    config = load_config(args.config, adapters=tuple(ADAPTERS))
-    rules = rules_from_config(config.rules, str(config.path), config.benchmarks)
+    config = sources.load_config(args.config)  # a missing or malformed file answers before any adapter loads
+    book = rules.rules_from_config(config.rules, str(config.path), config.benchmarks)
     chosen = list(config.sources)
     if args.sources:
         chosen = [s.strip() for s in args.sources.split(",") if s.strip()]
         unknown = [s for s in chosen if s not in config.sources]
         if unknown:
             raise InputError(str(config.path), f"no such source(s) {', '.join(unknown)}", field="--sources")
+    config.check_adapters(sources.ADAPTERS)
     http = config.http
     deadline = args.deadline if args.deadline is not None else http.get("run_deadline")
     deadline = None if deadline is None else float(deadline)
-    fetcher = Fetcher(
+    fetcher = sources.Fetcher(
         Path(cache),
         connect_timeout=float(http.get("connect_timeout", 10)),
         read_timeout=float(http.get("read_timeout", 60)),
         retries=int(http.get("retries", 3)),
         backoff=float(http.get("backoff", 1.0)),
         max_bytes=int(http.get("max_bytes", 512 * 1024 * 1024)),
-        deadline=float(http.get("deadline", DEADLINE)),
+        deadline=float(http.get("deadline", sources.DEADLINE)),
         stop_at=None if deadline is None else time.monotonic() + deadline,
     )
-    loads = [(name, lambda cfg=config.sources[name]: load_source(fetcher, cfg)) for name in chosen]
+    loads = [(name, lambda cfg=config.sources[name]: sources.load_source(fetcher, cfg)) for name in chosen]
     order = list(config.sources)
     position = min((order.index(name) for name in chosen), default=0)  # a part's place in a merge
-    return loads, fetcher, rules, deadline, position, config.site.get("url")
+    return loads, fetcher, book, deadline, position, config.site.get("url")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -142,22 +137,27 @@ def handle(args: argparse.Namespace) -> int:
     local = args.sample or args.input
     reports = args.reports or (SAMPLE_REPORTS if args.sample else INPUT_REPORTS if args.input else "reports")
     cache = args.cache or (SAMPLE_CACHE if args.sample else INPUT_CACHE if args.input else ".cache")
-    fetcher, rules, deadline, position, site_url = None, RuleBook(), args.deadline, 0, args.site_url
+    fetcher, book, deadline, position, site_url = None, None, args.deadline, 0, args.site_url
     if args.now is not None and not NOW.fullmatch(args.now):
         raise InputError("--now", f"expected a UTC time like 2026-01-31T06:00:00Z, got {args.now!r}", field="--now")
     if local:
-        sources = []
+        loads = []
         if args.sample:
-            fetcher = Fetcher(Path(cache))
-            sources += [(cfg.name, lambda cfg=cfg: load_source(fetcher, cfg)) for cfg in snapshot_sources()]
-            sources.append(("sample", fetch_sample))
-        sources += [(Path(p).name, lambda p=p: fetch_csv_file(p)) for p in args.input]
+            fetcher = sources.Fetcher(Path(cache))
+            loads += [
+                (cfg.name, lambda cfg=cfg: sources.load_source(fetcher, cfg)) for cfg in sources.snapshot_sources()
+            ]
+            loads.append(("sample", sources.fetch_sample))
+        for path in args.input:  # read and checked before the job's libraries load: a bad file answers at once
+            table = sources.fetch_csv_file(path)
+            store.validate_responses(table.frame, table.location)
+            loads.append((Path(path).name, lambda table=table: table))
     else:
-        sources, fetcher, rules, deadline, position, configured = _live_sources(args, cache)
+        loads, fetcher, book, deadline, position, configured = _live_sources(args, cache)
         site_url = site_url or configured
     try:
-        result = run_job(
-            sources,
+        result = pipeline.run_job(
+            loads,
             reports_dir=reports,
             site_out=None if args.no_site else args.site_out,
             force=args.force,
@@ -165,7 +165,7 @@ def handle(args: argparse.Namespace) -> int:
             sampler=args.sampler,
             cache_dir=cache,
             strict=bool(local),
-            rules=rules,
+            rules=book or rules.RuleBook(),
             lock_timeout=args.lock_timeout,
             deadline=deadline,
             now=args.now,

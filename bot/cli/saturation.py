@@ -6,10 +6,7 @@ import argparse
 import json
 import sys
 
-from bot.history import rounded
-from bot.pipeline import leaderboard_saturation
-from bot.sources import read_csv_text
-from bot.store import validate_aggregates
+from bot import history, pipeline, sources, store  # stages: their names load when the command runs
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -22,10 +19,10 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Compute and print one record per benchmark."""
-    table = validate_aggregates(read_csv_text(args.file), args.file, percent=args.percent)
-    records = leaderboard_saturation(table, ceiling=args.ceiling)
+    table = store.validate_aggregates(sources.read_csv_text(args.file), args.file, percent=args.percent)
+    records = pipeline.leaderboard_saturation(table, ceiling=args.ceiling)
     if args.json:
-        sys.stdout.write(json.dumps(rounded(records), indent=2, sort_keys=True) + "\n")
+        sys.stdout.write(json.dumps(history.rounded(records), indent=2, sort_keys=True) + "\n")
         return 0
     for r in records:
         index = "n/a" if r["saturation_index"] is None else f"{r['saturation_index']:.4f} ({r['band']})"

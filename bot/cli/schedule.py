@@ -6,7 +6,7 @@ import argparse
 
 from bot.cli import run as run_command
 from bot.errors import InputError
-from bot.pipeline import DEFAULT_CRON, run_schedule
+from bot.pipeline import DEFAULT_CRON
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +26,8 @@ def handle(args: argparse.Namespace) -> int:
         return f"exit status {status}"
 
     try:
+        from bot.pipeline import run_schedule
+
         run_schedule(job, cron=args.cron, once=args.once)
     except ValueError as exc:
         raise InputError("--cron", str(exc), value=args.cron) from None

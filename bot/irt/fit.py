@@ -6,11 +6,10 @@ import dataclasses
 
 import numpy as np
 
+from bot.irt.choices import METHODS
 from bot.irt.rasch_map import RaschFit, fit_map
 from bot.irt.rasch_nuts import fit_nuts
 from bot.irt.responses import ResponseArrays
-
-METHODS = ("map", "nuts")
 
 
 def fit_rasch(

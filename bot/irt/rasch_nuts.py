@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from bot.irt.choices import SAMPLERS
 from bot.irt.rasch_map import PRIOR_SD_B, PRIOR_SD_THETA, RaschFit
 from bot.irt.responses import ResponseArrays
 
@@ -48,7 +49,6 @@ def nutpie_available() -> bool:
     return importlib.util.find_spec("nutpie") is not None
 
 
-SAMPLERS = ("auto", "nutpie", "pymc", "numpyro", "blackjax")
 _NEEDS = {"nutpie": ("nutpie", ".[nuts]"), "numpyro": ("numpyro", ".[jax]"), "blackjax": ("blackjax", ".[jax]")}
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, ndtr, ndtri
 
-SCALES = ("ability-quantile", "expected-failure")
-DEFAULT_SCALE = "ability-quantile"
+from bot.irt.choices import DEFAULT_SCALE, SCALES
 
 
 def ability_quantile(b: np.ndarray, theta: np.ndarray) -> np.ndarray:

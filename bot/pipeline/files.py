@@ -17,15 +17,13 @@ from bot.store import content_revision, validate_difficulties, validate_response
 SATURATION_KEYS = ("saturation_index", "band", "state", "top1", "top5", "top5_mean", "n_models")
 
 
-def is_difficulty_file(columns: list[str]) -> bool:
-    """A file with a ``z`` column and no ``score`` column holds difficulties, not responses."""
-    return "z" in columns and "score" not in columns
-
-
-def coverage_only(path: str | Path, target: Target = UNIFORM) -> list[dict]:
-    """Coverage figures of each benchmark in a difficulty file (the saturation keys are null)."""
-    table = fetch_csv_file(path)
-    df = validate_difficulties(table.frame, table.location)
+def coverage_only(path: str | Path, target: Target = UNIFORM, *, rows: pd.DataFrame | None = None) -> list[dict]:
+    """Coverage figures of each benchmark in a difficulty file (the saturation keys are null); ``rows``:
+    the file's table, already validated by ``validate_difficulties``."""
+    if rows is None:
+        table = fetch_csv_file(path)
+        rows = validate_difficulties(table.frame, table.location)
+    df = rows
     out = []
     for name, rows in df.groupby("benchmark", sort=True):
         cov = coverage(rows["z"].to_numpy(), target)
@@ -53,24 +51,27 @@ def audit_responses(
     scale: str = DEFAULT_SCALE,
     target: Target = UNIFORM,
     sampler: str = "auto",
+    rows: pd.DataFrame | None = None,
 ) -> list[BenchmarkAudit]:
-    """Full audits of each benchmark in a long-format responses file."""
-    table = fetch_csv_file(path)
-    df = validate_responses(table.frame, table.location)
+    """Full audits of each benchmark in a long-format responses file (``rows``: its table, already
+    validated by ``validate_responses``)."""
+    location = str(path)
+    if rows is None:
+        table = fetch_csv_file(path)
+        rows, location = validate_responses(table.frame, table.location), table.location
+    df = rows
     audits = []
     for name, rows in df.groupby("benchmark", sort=True):
         reason = unauditable(rows)
         try:
             if reason is None:
                 audits.append(
-                    audit_benchmark(
-                        rows, source=table.location, method=method, scale=scale, target=target, sampler=sampler
-                    )
+                    audit_benchmark(rows, source=location, method=method, scale=scale, target=target, sampler=sampler)
                 )
         except (ValueError, ArithmeticError) as exc:  # a data set the fit or the scale cannot take
             reason = str(exc)
         if reason is not None:
-            raise InputError(table.location, f"benchmark {name!r} cannot be audited: {reason}")
+            raise InputError(location, f"benchmark {name!r} cannot be audited: {reason}")
     return audits
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 from filelock import FileLock, Timeout
 
 from bot.alerts import diff_alerts, notice_alert
-from bot.errors import InputError
+from bot.errors import BusyError, InputError
 from bot.history import (
     Reports,
     append_changelog,
@@ -55,10 +55,6 @@ from bot.store import (
 
 LOCK_NAME = ".benchwatch.lock"
 DEFAULT_RULES = RuleBook()
-
-
-class BusyError(RuntimeError):
-    """Another run holds the reports folder's lock."""
 
 
 @dataclass(frozen=True)

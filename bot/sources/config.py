@@ -33,9 +33,22 @@ class Config:
     benchmarks: dict = field(default_factory=dict)  # [benchmarks."ID"] aliases = [...]: one page per benchmark id
     site: dict = field(default_factory=dict)  # [site] url = "https://...": where the site is published
 
+    def check_adapters(self, known) -> None:
+        """Every source names an adapter that exists (``known``: their names)."""
+        known = tuple(known)
+        for name, cfg in self.sources.items():
+            if cfg.adapter not in known:
+                raise InputError(
+                    str(self.path),
+                    f"unknown adapter; choose one of {', '.join(known)}",
+                    field=f"sources.{name}.adapter",
+                    value=cfg.adapter,
+                )
 
-def load_config(path: str | Path = DEFAULT_CONFIG, *, adapters: tuple[str, ...] = ()) -> Config:
-    """Read and check the configuration; unknown adapters and missing URLs are errors naming the table."""
+
+def load_config(path: str | Path = DEFAULT_CONFIG) -> Config:
+    """Read and check the configuration; missing URLs and malformed tables are errors naming the table
+    (``Config.check_adapters`` checks the adapters' names against those that exist)."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -53,13 +66,6 @@ def load_config(path: str | Path = DEFAULT_CONFIG, *, adapters: tuple[str, ...] 
         for key in ("adapter", "url"):
             if not isinstance(table.get(key), str) or not table[key]:
                 raise InputError(str(path), "missing or empty", field=f"sources.{name}.{key}")
-        if adapters and table["adapter"] not in adapters:
-            raise InputError(
-                str(path),
-                f"unknown adapter; choose one of {', '.join(adapters)}",
-                field=f"sources.{name}.adapter",
-                value=table["adapter"],
-            )
         page = table.get("homepage")
         if page is not None and not (isinstance(page, str) and re.fullmatch(r"https?://[^\s\"'<>]+", page)):
             raise InputError(str(path), "expected an http(s) address", field=f"sources.{name}.homepage", value=page)

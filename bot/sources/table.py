@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 LONG_COLUMNS = ["benchmark", "model", "item_id", "score", "date", "trials"]
 AGGREGATE_COLUMNS = ["benchmark", "model", "score", "n_items", "date"]
@@ -33,4 +35,6 @@ class SourceTable:
 
 def empty_long() -> pd.DataFrame:
     """A per-item table with no rows."""
+    import pandas as pd
+
     return pd.DataFrame({c: pd.Series(dtype=str) for c in LONG_COLUMNS})

@@ -1,31 +1,17 @@
 """Stage 2: the validated long table of responses, and atomic writes."""
 
-from bot.store.aggregates import AGGREGATE_COLUMNS, validate_aggregates
-from bot.store.atomic import atomic_write_bytes, atomic_write_text
-from bot.store.changes import diff_snapshots
-from bot.store.memo import json_memo
-from bot.store.naming import clean_name, safe_slug, slug_collisions
-from bot.store.responses import KEY, REQUIRED_COLUMNS, content_revision, validate_responses
-from bot.store.snapshots import SNAPSHOT_DIGITS, parse_snapshot, snapshot_bytes
-from bot.store.tables import validate_difficulties, validate_parameters
+from bot.lazy import exports
 
-__all__ = [
-    "AGGREGATE_COLUMNS",
-    "KEY",
-    "REQUIRED_COLUMNS",
-    "SNAPSHOT_DIGITS",
-    "atomic_write_bytes",
-    "atomic_write_text",
-    "clean_name",
-    "content_revision",
-    "diff_snapshots",
-    "json_memo",
-    "parse_snapshot",
-    "safe_slug",
-    "slug_collisions",
-    "snapshot_bytes",
-    "validate_aggregates",
-    "validate_difficulties",
-    "validate_parameters",
-    "validate_responses",
-]
+__all__ = exports(
+    __name__,
+    {
+        ".aggregates": ("AGGREGATE_COLUMNS", "validate_aggregates"),
+        ".atomic": ("atomic_write_bytes", "atomic_write_text"),
+        ".changes": ("diff_snapshots",),
+        ".memo": ("json_memo",),
+        ".naming": ("clean_name", "safe_slug", "slug_collisions"),
+        ".responses": ("KEY", "REQUIRED_COLUMNS", "content_revision", "validate_responses"),
+        ".snapshots": ("SNAPSHOT_DIGITS", "parse_snapshot", "snapshot_bytes"),
+        ".tables": ("is_difficulty_file", "validate_difficulties", "validate_parameters"),
+    },
+)

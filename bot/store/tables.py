@@ -8,6 +8,11 @@ from bot.errors import InputError
 from bot.store.responses import fail_rows
 
 
+def is_difficulty_file(columns: list[str]) -> bool:
+    """A file with a ``z`` column and no ``score`` column holds difficulties, not responses."""
+    return "z" in columns and "score" not in columns
+
+
 def require_columns(raw: pd.DataFrame, source: str, columns: tuple[str, ...]) -> None:
     missing = [c for c in columns if c not in raw.columns]
     if missing:

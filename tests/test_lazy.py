@@ -1,0 +1,58 @@
+"""The stages' names load on first use: the command line's help and its input errors load no numerical
+library, and a submodule never replaces the function of the same name on its package."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from bot.cli import COMMANDS
+
+STAGES = ("sources", "store", "irt", "metrics", "rules", "alerts", "history", "site", "pipeline")
+HEAVY = ("pandas", "scipy", "matplotlib", "httpx", "numba", "pymc")
+
+
+def _loaded_after(code: str) -> set[str]:
+    probe = f"import sys\n{code}\nprint('LOADED:', *sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(done.stdout.splitlines()[-1].removeprefix("LOADED:").split())
+
+
+@pytest.mark.parametrize("argv", [["--help"], *([c, "--help"] for c in COMMANDS)])
+def test_help_loads_no_numerical_library(argv):
+    code = f"from bot.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"
+    assert _loaded_after(code) == set()
+
+
+def test_an_input_error_about_the_path_loads_no_numerical_library(tmp_path):
+    code = (
+        "from bot.cli import main\n"
+        f"assert main(['audit', {str(tmp_path / 'none.csv')!r}]) == 2\n"
+        f"assert main(['audit', {str(tmp_path)!r}]) == 2\n"
+        f"assert main(['run', '--config', {str(tmp_path / 'none.toml')!r}]) == 2"
+    )
+    assert _loaded_after(code) == set()
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_every_exported_name_resolves_to_what_its_module_defines(stage):
+    package = importlib.import_module(f"bot.{stage}")
+    for name in package.__all__:
+        value = getattr(package, name)
+        home = package.__dict__["_exported"][name]
+        assert value is getattr(importlib.import_module(home, package.__name__), name), (stage, name)
+
+
+@pytest.mark.parametrize(
+    ("module", "name"), [("bot.metrics.coverage", "coverage"), ("bot.irt.item_posterior", "item_posterior")]
+)
+def test_a_submodule_never_shadows_the_function_of_its_name(module, name):
+    """Imported in either order, in a fresh interpreter: the package's attribute stays the function."""
+    package = module.rsplit(".", 1)[0]
+    for first in (f"import {module}", f"from {package} import {name}"):
+        check = f"assert type({name}).__name__ == 'function', {name}"
+        code = f"{first}\nimport {module}\nfrom {package} import {name}\n{check}"
+        subprocess.run([sys.executable, "-c", code], check=True)
