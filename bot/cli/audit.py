@@ -13,7 +13,12 @@ from bot.irt import METHODS, SAMPLERS, SCALES
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
-    parser.add_argument("file", metavar="FILE.csv", help="responses (benchmark,model,item_id,score) or item_id,z")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="a CSV of responses (benchmark,model,item_id,score) or of item_id,z; or evaluation logs: Inspect "
+        "(.eval, .json), lm-evaluation-harness samples_*.jsonl, or a folder of them",
+    )
     parser.add_argument("--method", choices=METHODS, default="map", help="fitting method (default: map)")
     parser.add_argument(
         "--sampler", choices=SAMPLERS, default="auto", help="NUTS sampler with --method nuts (see `run --help`)"
@@ -61,7 +66,7 @@ def _text(rec: dict) -> str:
 def handle(args: argparse.Namespace) -> int:
     """Run the audit and print it."""
     # read and checked before the fit's libraries load: a bad file answers at once
-    table = sources.fetch_csv_file(args.file)
+    table = sources.read_input(args.file)
     if store.is_difficulty_file(list(table.frame.columns)):
         rows = store.validate_difficulties(table.frame, table.location)
         records, items = pipeline.coverage_only(args.file, rows=rows), None

@@ -48,8 +48,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--input",
         action="append",
         default=[],
-        metavar="FILE.csv",
-        help="audit a local long-format CSV (benchmark,model,item_id,score[,date,trials]); repeatable",
+        metavar="FILE",
+        help="audit a local long-format CSV (benchmark,model,item_id,score[,date,trials]), Inspect logs (.eval, "
+        ".json), lm-evaluation-harness samples_*.jsonl, or a folder of logs; repeatable",
     )
     parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"live sources (default: {DEFAULT_CONFIG})")
     parser.add_argument("--sources", default=None, help="limit a live run to these sources (comma-separated)")
@@ -149,7 +150,7 @@ def handle(args: argparse.Namespace) -> int:
             ]
             loads.append(("sample", sources.fetch_sample))
         for path in args.input:  # read and checked before the job's libraries load: a bad file answers at once
-            table = sources.fetch_csv_file(path)
+            table = sources.read_input(path)
             store.validate_responses(table.frame, table.location)
             loads.append((Path(path).name, lambda table=table: table))
     else:

@@ -9,7 +9,7 @@ __all__ = exports(
         ".config": ("DEFAULT_CONFIG", "Config", "SourceConfig", "load_config"),
         ".http": ("DEADLINE", "USER_AGENT", "Download", "Fetcher", "FetchError"),
         ".live": ("load_source",),
-        ".local": ("fetch_csv_file", "fetch_sample", "read_csv_text"),
+        ".local": ("fetch_csv_file", "fetch_sample", "read_csv_text", "read_input"),
         ".real_snapshot": ("snapshot_sources",),
         ".table": ("AGGREGATE_COLUMNS", "LONG_COLUMNS", "SourceTable"),
     },

@@ -56,3 +56,44 @@ def fetch_sample() -> SourceTable:
 
     frame = pd.read_csv(SAMPLE_FILE, dtype=str, keep_default_na=False, na_values=[])
     return SourceTable(name="sample", location="bundled synthetic sample", frame=frame, synthetic=True)
+
+
+def read_input(path: str | Path) -> SourceTable:
+    """What ``audit`` and ``run --input`` accept: a long-format CSV; an Inspect log (``.eval``, ``.json``);
+    lm-evaluation-harness ``samples_<task>_<date>.jsonl`` (its ``results_<date>.json`` beside it); or a
+    folder of such logs, both kinds read."""
+    from bot.sources.inspect_logs import log_files, read_inspect_logs
+    from bot.sources.lm_eval_samples import is_samples_file, read_lm_eval_samples
+
+    path = Path(path)
+    if path.is_dir():
+        tables = []
+        if log_files(path):
+            tables.append(read_inspect_logs(path))
+        if any(is_samples_file(p) for p in path.rglob("samples_*.jsonl")):
+            tables.append(read_lm_eval_samples(path))
+        if not tables:
+            raise InputError(
+                str(path),
+                "no evaluation logs in this folder (Inspect .eval/.json, lm-evaluation-harness samples_*.jsonl)",
+            )
+        if len(tables) == 1:
+            return tables[0]
+        import pandas as pd
+
+        frame = pd.concat([t.frame for t in tables], ignore_index=True)
+        return SourceTable(
+            name=path.name,
+            location=str(path),
+            frame=frame,
+            excluded=tuple(e for t in tables for e in t.excluded),
+            notes=tuple(n for t in tables for n in t.notes),
+        )
+    _readable(path)
+    if path.suffix == ".eval" or (path.suffix == ".json" and not path.name.startswith("results_")):
+        return read_inspect_logs(path)
+    if path.suffix == ".json":
+        raise InputError(str(path), "an lm-evaluation-harness results file: give its samples_*.jsonl, or their folder")
+    if path.suffix == ".jsonl":
+        return read_lm_eval_samples(path)
+    return fetch_csv_file(path)
