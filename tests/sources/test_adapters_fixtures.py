@@ -267,3 +267,47 @@ def test_bad_bodies_name_source_url_field_and_value(fixture_server, tmp_path, bo
     assert words in text and "livecodebench" in text and fixture_server.url + "perf.json" in text
     if "250" in body.decode(errors="ignore"):
         assert "performances[0].pass@1" in text and "250" in text
+
+
+@pytest.mark.parametrize(
+    ("source", "benchmark", "items"),
+    [
+        ("livecodebench_execution", "LiveCodeBench code execution", 26),
+        ("livecodebench_repair", "LiveCodeBench self-repair", 5),
+        ("livecodebench_testgen", "LiveCodeBench test output prediction", 5),
+    ],
+)
+def test_livecodebench_other_scenarios_with_the_shipped_options(fixture_server, tmp_path, source, benchmark, items):
+    """Excerpts of the real files (tests/sources/fixtures/livecodebench/SOURCE.md), read with the options of
+    benchwatch.toml: one item per question (per question and sample for code execution); the rows of one
+    question that nothing tells apart (test output prediction's test cases) averaged into one item."""
+    import shutil
+    import tomllib
+    from pathlib import Path
+
+    from tests.conftest import ROOT
+
+    options = tomllib.loads((ROOT / "benchwatch.toml").read_text())["sources"][source]
+    name = Path(options.pop("url")).name
+    options.pop("adapter")
+    fixture = Path(__file__).parent / "fixtures" / "livecodebench" / name
+    shutil.copy(fixture, fixture_server.root / name)
+    table = _load(fixture_server, tmp_path, "livecodebench", name, **options)
+    df = validate_responses(table.frame, "test")
+    assert set(df["benchmark"]) == {benchmark} and df["model"].nunique() == 3
+    assert df.groupby("model")["item_id"].nunique().tolist() == [items] * 3
+    raw = json.loads(fixture.read_text())["performances"]
+    field = options.get("score_field", "pass@1")
+    keys = options.get("item_fields", ["question_id"])
+    want = (
+        pd.DataFrame(
+            [(r["model"], "/".join(str(r[k]) for k in keys), r[field] / 100) for r in raw],
+            columns=["model", "item_id", "s"],
+        )
+        .groupby(["model", "item_id"], as_index=False)["s"]
+        .mean()
+    )
+    got = df.merge(want, on=["model", "item_id"], how="outer", indicator=True)
+    assert (got["_merge"] == "both").all() and (got["score"] - got["s"]).abs().max() < 1e-12
+    repeated = len(raw) - len(want)
+    assert (repeated > 0) == (source == "livecodebench_testgen") == bool(table.notes)

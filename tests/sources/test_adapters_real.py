@@ -106,3 +106,35 @@ def test_evalplus_aggregate_table(shared_upstream, tmp_path):
     assert set(aggs["benchmark"]) == {"EvalPlus humaneval", "EvalPlus humaneval+", "EvalPlus mbpp", "EvalPlus mbpp+"}
     assert aggs.groupby("benchmark")["n_items"].first().to_dict()["EvalPlus humaneval+"] == 164
     assert aggs["score"].between(0, 1).all() and aggs["model"].nunique() > 100
+
+
+MMLU_ZIPS = ["model_outputs_Llama-2-7b-hf_5shots.zip", "model_outputs_jamba-1.5-large_5shots.zip"]
+
+
+def test_mmlu_pro_outputs_reproduce_each_models_accuracy_and_the_shared_long_table(
+    shared_upstream, shared_data, tmp_path
+):
+    """The two real zips over loopback: each model's accuracy as the zip itself implies (counted here
+    straight from its JSON), every category a benchmark of its own, and ../shared/data/mmlu_pro/ row for row."""
+    import json
+
+    table = _load(shared_upstream, tmp_path, "mmlu_pro", "mmlu_pro/", files=MMLU_ZIPS)
+    df = validate_responses(table.frame, "test")
+    overall = df[df["benchmark"] == "MMLU-Pro"]
+    for file in MMLU_ZIPS:
+        with zipfile.ZipFile(shared_upstream.root / "mmlu_pro" / file) as archive:
+            records = json.loads(archive.read(archive.namelist()[0]))
+        model = file.removeprefix("model_outputs_").removesuffix("_5shots.zip")
+        right = sum(r["pred"] == r["answer"] for r in records if r["pred"] is not None)
+        mine = overall[overall["model"] == model]
+        assert len(mine) == len(records) == 12032
+        assert mine["score"].mean() == right / len(records)
+        by_category = df[(df["model"] == model) & (df["benchmark"] != "MMLU-Pro")]
+        categories = {r["category"] for r in records}
+        assert set(by_category["benchmark"]) == {f"MMLU-Pro {c}" for c in categories} and len(categories) == 14
+        assert len(by_category) == len(records)  # each question in exactly one category
+    shared = pd.read_csv(shared_data / "mmlu_pro" / "mmlu_pro.csv", dtype={"item_id": str})
+    shared = shared[shared["model"].isin(overall["model"].unique())]
+    merged = overall.merge(shared, on=["model", "item_id"], how="outer", suffixes=("", "_shared"), indicator=True)
+    assert len(shared) == 2 * 12032 and (merged["_merge"] == "both").all()
+    assert (merged["score"] == merged["score_shared"]).all()

@@ -1,6 +1,16 @@
 """One module per upstream source; each has ``load(fetcher, config) -> SourceTable``."""
 
-from bot.sources.adapters import csv_file, epoch, evalarena, evalplus, helm, livebench, livecodebench, swebench
+from bot.sources.adapters import (
+    csv_file,
+    epoch,
+    evalarena,
+    evalplus,
+    helm,
+    livebench,
+    livecodebench,
+    mmlu_pro,
+    swebench,
+)
 
 ADAPTERS = {
     "swebench": swebench.load,
@@ -10,6 +20,7 @@ ADAPTERS = {
     "helm": helm.load,
     "epoch": epoch.load,
     "evalplus": evalplus.load,
+    "mmlu_pro": mmlu_pro.load,
     "csv": csv_file.load,
 }
 
