@@ -10,7 +10,7 @@ import random
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -41,6 +41,7 @@ class Download:
     content_type: str
     fetched_at: str
     seconds: float
+    immutable: bool = False  # a body that never changes at its URL (an evaluation log): never asked for again
 
 
 def _cache_key(url: str) -> str:
@@ -152,21 +153,30 @@ class Fetcher:
                 delay = min(after, self.max_retry_after)
         self.sleep(delay)
 
-    def get(self, url: str, *, source: str) -> Download:
+    def has(self, url: str) -> bool:
+        """Whether a whole copy of ``url`` is in the cache (what ``get(..., immutable=True)`` serves unasked)."""
+        return "://" in url and not url.startswith("file://") and bool(self._cached(url))
+
+    def get(self, url: str, *, source: str, immutable: bool = False) -> Download:
         """GET ``url`` with retries; a cached copy answers a 304. Raises FetchError when it fails for good.
 
-        A URL is requested once per fetcher (one run): asking again gives the same download."""
-        download = self._got.get(url) or self._get(url, source)
+        A URL is requested once per fetcher (one run): asking again gives the same download. With
+        ``immutable`` (a body that never changes, such as an evaluation log), a whole cached copy is used
+        without asking the server at all."""
+        download = self._got.get(url) or self._get(url, source, immutable)
         self._got[url] = download
         self.log.append(download)
         return download
 
-    def _get(self, url: str, source: str) -> Download:
+    def _get(self, url: str, source: str, immutable: bool = False) -> Download:
         if "://" not in url or url.startswith("file://"):
             return self._local(url.removeprefix("file://"), source)
         self.cache.mkdir(parents=True, exist_ok=True)
         meta_path, body_path = self._meta_path(url), self._body_path(url)
         meta = self._cached(url)
+        if immutable and meta:
+            size = body_path.stat().st_size
+            return Download(url, body_path, "not-modified", meta["sha256"], size, "", meta["fetched_at"], 0.0, True)
         headers = {}
         if meta.get("etag"):
             headers["If-None-Match"] = meta["etag"]
@@ -202,7 +212,8 @@ class Fetcher:
                     elif response.status_code >= 400:
                         raise FetchError(source, url, f"HTTP {response.status_code}")
                     else:
-                        return self._store(url, source, response, meta_path, body_path, start, limit)
+                        got = self._store(url, source, response, meta_path, body_path, start, limit)
+                        return replace(got, immutable=immutable)
             except httpx.TimeoutException:
                 last_error = "timed out"
             except httpx.TransportError as exc:

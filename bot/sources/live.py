@@ -56,8 +56,8 @@ def _unchanged(fetcher: Fetcher, cfg: SourceConfig) -> bool:
     if key != _key(cfg) or not downloads:
         return False
     fetcher.log.clear()
-    for url, sha in downloads:
-        got = fetcher.get(url, source=cfg.name)
+    for url, sha, *immutable in downloads:
+        got = fetcher.get(url, source=cfg.name, immutable=bool(immutable and immutable[0]))
         if got.status != "not-modified" or got.sha256 != sha:
             return False
     return True
@@ -66,7 +66,7 @@ def _unchanged(fetcher: Fetcher, cfg: SourceConfig) -> bool:
 def _publisher(fetcher: Fetcher, cfg: SourceConfig) -> Callable[[], None]:
     """Keeps the downloads of a table once it is published, so that the next run can tell nothing changed."""
     path = _manifest_path(fetcher, cfg)
-    body = json.dumps({"key": _key(cfg), "downloads": [[d.url, d.sha256] for d in fetcher.log]})
+    body = json.dumps({"key": _key(cfg), "downloads": [[d.url, d.sha256, d.immutable] for d in fetcher.log]})
     remote = all("://" in d.url and not d.url.startswith("file://") for d in fetcher.log)
 
     def publish() -> None:

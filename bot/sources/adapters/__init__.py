@@ -6,6 +6,7 @@ from bot.sources.adapters import (
     evalarena,
     evalplus,
     helm,
+    inspect_index,
     livebench,
     livecodebench,
     mmlu_pro,
@@ -21,6 +22,7 @@ ADAPTERS = {
     "epoch": epoch.load,
     "evalplus": evalplus.load,
     "mmlu_pro": mmlu_pro.load,
+    "inspect_index": inspect_index.load,
     "csv": csv_file.load,
 }
 

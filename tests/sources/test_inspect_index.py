@@ -1,0 +1,77 @@
+"""The Inspect-log adapter over loopback: an index in the shape of Epoch's download, listing real Inspect
+logs (made by running Inspect tasks offline on its mock model), fetched once each, across runs."""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from urllib.parse import urlsplit
+
+import pytest
+
+from bot.sources import Fetcher, SourceConfig, load_source
+from bot.store import validate_responses
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytest.importorskip("inspect_ai", reason='inspect_ai is the optional extra ".[inspect]" (the dev extra has it)')
+
+from tests.sources.evallogs.inspect_tasks import MODELS, N_SAMPLES, run_tasks  # noqa: E402
+
+
+def _index(shared_upstream, server, logs) -> bytes:
+    """A zip like Epoch's benchmark_data.zip: gpqa_diamond.csv and math_level_5.csv with the real files'
+    header (read from ../shared/upstream/epoch/benchmark_data.zip) and their first real rows, each row's Logs
+    replaced by the URL of one of our logs on the loopback server (plus one real row without a log)."""
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(shared_upstream.root / "epoch" / "benchmark_data.zip") as real,
+        zipfile.ZipFile(out, "w") as index,
+    ):
+        for stem, task in (("gpqa_diamond", "toy_binary"), ("math_level_5", "toy_credit")):
+            rows = list(csv.DictReader(io.StringIO(real.read(f"{stem}.csv").decode())))
+            header = list(rows[0])
+            mine = [log for log in logs if log.eval.task == task]
+            text = io.StringIO()
+            writer = csv.DictWriter(text, header, lineterminator="\n")
+            writer.writeheader()
+            for row, log in zip(rows, mine, strict=False):
+                writer.writerow({**row, "Logs": server.url + "logs/" + log.location.rsplit("/", 1)[1]})
+            writer.writerow({**rows[len(mine)], "Logs": ""})
+            index.writestr(f"{stem}.csv", text.getvalue())
+    return out.getvalue()
+
+
+def test_each_log_is_fetched_once_across_runs_and_the_cap_holds(shared_upstream, tmp_path):
+    from tests.sources.upstream_server import Upstream
+
+    root = tmp_path / "upstream"
+    logs = run_tasks(root / "logs")
+    with Upstream(root) as server:
+        (root / "index.zip").write_bytes(_index(shared_upstream, server, logs))
+        cfg = SourceConfig(
+            "epoch_logs",
+            "inspect_index",
+            server.url + "index.zip",
+            {"files": ["gpqa_diamond", "math_level_5"], "max_logs": 3},
+        )
+        tables = []
+        for _ in range(3):
+            with Fetcher(tmp_path / "cache", retries=0) as fetcher:
+                tables.append(load_source(fetcher, cfg))
+        log_hits = {path: n for path, n in server.hits.items() if "/logs/" in path}
+    assert len(log_hits) == len(logs) == 4 and set(log_hits.values()) == {1}  # every log fetched exactly once
+    first, second, third = tables
+    assert any("1 log(s) not fetched yet" in n for n in first.notes) and not second.notes
+    df = validate_responses(third.frame, "test")
+    assert set(df["benchmark"]) == {"gpqa_diamond", "math_level_5/numeric", "math_level_5/partial"}
+    assert df.groupby("benchmark")["item_id"].nunique().tolist() == [N_SAMPLES] * 3
+    # the models are the index's names for the runs, the dates its release dates
+    real = list(csv.DictReader(io.StringIO(zipfile.ZipFile(root / "index.zip").read("gpqa_diamond.csv").decode())))
+    names = {
+        urlsplit(r["Logs"]).path.rsplit("/", 1)[1]: (r["Model version"], r["Release date"]) for r in real if r["Logs"]
+    }
+    want = {names[log.location.rsplit("/", 1)[1]] for log in logs if log.eval.task == "toy_binary"}
+    got = set(df[df["benchmark"] == "gpqa_diamond"][["model", "date"]].astype(str).itertuples(index=False, name=None))
+    assert {(m, d[:10]) for m, d in got} == want and len(want) == len(MODELS)
+    assert second.frame.equals(third.frame)
