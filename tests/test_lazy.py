@@ -11,7 +11,7 @@ import pytest
 
 from bot.cli import COMMANDS
 
-STAGES = ("sources", "store", "irt", "metrics", "rules", "alerts", "history", "site", "pipeline")
+STAGES = ("sources", "store", "irt", "metrics", "rules", "alerts", "history", "site", "pipeline", "fill")
 HEAVY = ("pandas", "scipy", "matplotlib", "httpx", "numba", "pymc")
 
 

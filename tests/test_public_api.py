@@ -11,7 +11,7 @@ import pytest
 import bot
 
 PACKAGE = Path(bot.__file__).parent
-STAGES = ["sources", "store", "irt", "metrics", "rules", "alerts", "history", "site", "pipeline", "cli"]
+STAGES = ["sources", "store", "irt", "metrics", "rules", "alerts", "history", "site", "pipeline", "fill", "cli"]
 
 
 @pytest.mark.parametrize("name", ["bot", *(f"bot.{s}" for s in STAGES)])

@@ -17,6 +17,7 @@ __all__ = exports(
             "load_changelog",
             "load_history",
             "load_latest",
+            "load_proposal",
             "load_runs",
             "load_snapshot",
             "load_sources",

@@ -257,6 +257,10 @@ class Reports:
     def by_date(self, benchmark: str) -> Path:
         return self.root / "by_date" / f"{safe_slug(benchmark)}.csv"
 
+    def proposal(self, benchmark: str) -> Path:
+        """A proposed revision (``benchwatch fill check --record``): beside the history, never part of it."""
+        return self.root / "proposals" / f"{safe_slug(benchmark)}.json"
+
     def snapshot(self, benchmark: str, kind: str = "responses") -> Path:
         """A benchmark's last good data (``responses`` or ``aggregates``), kept with the figures it gave."""
         return self.root / "snapshots" / kind / f"{safe_slug(benchmark)}.csv.gz"
@@ -351,6 +355,13 @@ def append_run(reports: Reports, row: dict) -> None:
 def write_table(reports: Reports, path: Path, df: pd.DataFrame) -> None:
     """Write a per-benchmark table (items, models, by date) as CSV."""
     _write_if_changed(reports, path, csv_text(df))
+
+
+def load_proposal(reports: Reports, benchmark: str) -> dict | None:
+    """The proposed revision of a benchmark, or None."""
+    path = reports.proposal(benchmark)
+    text = reports.read(path)
+    return None if text is None else parse_json(path, text, "proposal", dict)
 
 
 def load_table(path: Path) -> pd.DataFrame | None:

@@ -23,6 +23,7 @@ from bot.history import (
     load_changelog,
     load_history,
     load_latest,
+    load_proposal,
     load_sources,
     load_table,
     page_groups,
@@ -38,6 +39,7 @@ from bot.site.pages import (
     benchmark_page,
     index_page,
     plot_path,
+    proposal_section,
     summary_points,
 )
 from bot.site.plots import difficulty_svg, saturation_svg, summary_svg
@@ -96,6 +98,9 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
                 sections.append(benchmark_body(rec, history, alerts, by_date, changes, items, page_id=pid))
             else:
                 sections.append(also_section(rec, history, alerts))
+            proposal = load_proposal(reports, name)
+            if proposal is not None:
+                sections.append(proposal_section(proposal, rec))
             _write_assets(docs, name, rec, items, by_date)
         (docs / benchmark_page(pid)).write_text("\n".join(sections), encoding="utf-8")
         names = {rec["benchmark"] for rec in recs}

@@ -707,3 +707,38 @@ def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
     rows = history[history["benchmark"] == rec["benchmark"]]
     lines += ["", f"{len(rows)} snapshot(s) of {_name(rec)} in the history since {md(rec.get('snapshot_at') or '–')}."]
     return "\n".join(lines) + "\n"
+
+
+def proposal_section(proposal: dict, rec: dict) -> str:
+    """A proposed revision (``benchwatch fill check --record``): the figures after adding the accepted
+    candidates, next to the current ones; never part of the benchmark's history."""
+    lines = [
+        "",
+        f"## After fill: a proposed revision of {_name(rec)}",
+        "",
+        f"{len(proposal['candidates'])} candidate item(s) calibrated onto this benchmark's scale with its "
+        f"{proposal['pool']} models' abilities held fixed, each landing inside a gap wider than the pool's "
+        "resolution floor (`benchwatch fill check --record`). Proposed only: the figures above and the "
+        "history leave them out.",
+        "",
+    ]
+    if proposal.get("revision") != rec.get("revision"):
+        lines += ['!!! note "Checked against an earlier revision of the data"', "    Check the candidates again.", ""]
+    rows = [
+        [
+            label,
+            *(
+                f"{fmt(proposal[k][key]['value'])} ({fmt(proposal[k][key]['lo'])} – {fmt(proposal[k][key]['hi'])})"
+                for k in ("before", "after")
+            ),
+        ]
+        for key, label in (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top5_gap_sum", "Top-5 gap sum"))
+    ]
+    lines += _table([("Figure", "l"), ("Now (95% interval)", "r"), ("After fill (95% interval)", "r")], rows)
+    lines += ["", "| Candidate | z (95% interval) | Gap |", "|---|---:|---|"]
+    lines += [
+        f"| {md(c['item_id'])} | {fmt(c['z'])} ({fmt(c['z_lo'])} – {fmt(c['z_hi'])}) "
+        f"| {fmt(c['gap']['lo'])} – {fmt(c['gap']['hi'])} |"
+        for c in proposal["candidates"]
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,142 @@
+"""``benchwatch fill``: plan new items for a benchmark's gaps, check candidates, or generate some."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from bot import fill, history, sources, store  # stages: their names load when the command runs
+from bot.errors import InputError
+
+KEY_VARIABLES = ("BENCHWATCH_API_KEY", "OPENAI_API_KEY")
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add this command's options."""
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    plan = sub.add_parser("plan", help="for each gap above the resolution floor: target z and b, seeds, solve odds")
+    check = sub.add_parser("check", help="calibrate candidate items onto the benchmark's scale and place them")
+    generate = sub.add_parser("generate", help="ask an OpenAI-compatible endpoint for candidate items per gap")
+    for p in (plan, check, generate):
+        p.add_argument("benchmark", metavar="BENCHMARK")
+        p.add_argument("--reports", default="reports", help="the reports folder of its audit (default: reports)")
+    for p in (plan, check):
+        p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    check.add_argument("candidates", metavar="CANDIDATES.csv", help="model,item_id,score[,trials] of the pool's models")
+    check.add_argument("--record", action="store_true", help="keep the accepted candidates as a proposed revision")
+    generate.add_argument("--items", required=True, metavar="ITEMS.jsonl", help="the benchmark's item texts")
+    generate.add_argument("--endpoint", required=True, metavar="URL", help="an OpenAI-compatible API base URL")
+    generate.add_argument("--model", required=True, help="the generating model's name at that endpoint")
+    generate.add_argument("--per-gap", type=int, default=3, help="candidates asked for per gap (default: 3)")
+    generate.add_argument("--out", default="candidates.jsonl", help="where the candidates go (default: %(default)s)")
+    generate.add_argument(
+        "--api-key-env",
+        default=None,
+        metavar="VAR",
+        help=f"the variable holding the key (default: {' or '.join(KEY_VARIABLES)})",
+    )
+
+
+def _plan_text(name: str, plan: list[dict], floor: float) -> str:
+    if not plan:
+        return f"{name}: no gap wider than this pool's resolution floor ({floor:.3f}): nothing to fill"
+    lines = [f"{name}: {len(plan)} gap(s) wider than this pool's resolution floor ({floor:.3f})"]
+    for k, g in enumerate(plan, 1):
+        seeds = ", ".join(f"{s['item_id']} ({s['z']:.3f})" for s in (*g["seeds_below"], *g["seeds_above"]))
+        solve = g["solve"]  # most likely to solve first
+        odds = f"{solve[0]['p']:.2f} ({solve[0]['model']}) down to {solve[-1]['p']:.2f} ({solve[-1]['model']}); "
+        odds += f"{sum(m['p'] >= 0.5 for m in solve)} of {len(solve)} models at 0.5 or more (all of them: --json)"
+        lines += [
+            f"gap {k}: z {g['lo']:.3f}-{g['hi']:.3f} (width {g['width']:.3f}); "
+            f"target z {g['target_z']:.3f}, b {g['target_b']:.3f}",
+            f"  seeds: {seeds}",
+            f"  solve probability at the target: {odds}",
+        ]
+    return "\n".join(lines)
+
+
+def _figure(f: dict) -> str:
+    return f"{f['value']:.3f} ({f['lo']:.3f}-{f['hi']:.3f})"
+
+
+def _check_text(result: dict) -> str:
+    lines = [f"{result['benchmark']}: {len(result['candidates'])} candidate(s) on a pool of {result['pool']} models"]
+    for c in result["candidates"]:
+        where = f" {c['gap']['lo']:.3f}-{c['gap']['hi']:.3f}" if c["gap"] else ""
+        lines.append(
+            f"  {c['item_id']}: z {c['z']:.3f} ({c['z_lo']:.3f}-{c['z_hi']:.3f}), b {c['b']:.2f}, "
+            f"{c['models']} models: {c['message']}{where}"
+        )
+    if result["left_out_models"]:
+        lines.append(f"  left out: responses of {len(result['left_out_models'])} model(s) outside the pool")
+    lines.append(
+        "  figures from joint draws (each item's b from its audit's normal, each candidate's from its posterior):"
+    )
+    for key, label in (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top5_gap_sum", "top-5 gap sum")):
+        published = result["published"].get(key)
+        said = "" if published is None else f" (published: {published:.3f})"
+        lines.append(
+            f"  {label}: {_figure(result['before'][key])} now{said} -> {_figure(result['after'][key])} "
+            "with the accepted"
+        )
+    lines.append(f"  accepted: {', '.join(result['accepted']) or 'none'}")
+    return "\n".join(lines)
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Run the chosen action."""
+    bench = fill.load_benchmark(args.reports, args.benchmark)
+    if args.action == "plan":
+        plan = fill.fill_plan(bench)
+        floor = bench.record.get("max_gap_null_p95") or 0.0
+        print(json.dumps(history.rounded(plan), indent=2) if args.json else _plan_text(args.benchmark, plan, floor))
+        return 0
+    if args.action == "check":
+        table = sources.fetch_csv_file(args.candidates)
+        rows = store.validate_responses(table.frame, table.location)
+        try:
+            result = fill.check_candidates(bench, rows)
+        except ValueError as exc:
+            raise InputError(args.candidates, str(exc)) from None
+        print(json.dumps(history.rounded(result), indent=2) if args.json else _check_text(result))
+        if args.record:
+            path = fill.record_proposal(args.reports, bench, result, rows)
+            print(f"fill check: the accepted candidates recorded as a proposed revision in {path}", file=sys.stderr)
+        return 0
+    texts = _texts(args.items)
+    variables = (args.api_key_env,) if args.api_key_env else KEY_VARIABLES
+    key = next((os.environ[v] for v in variables if os.environ.get(v)), None)
+    try:
+        made = fill.generate_candidates(
+            fill.fill_plan(bench), texts, endpoint=args.endpoint, model=args.model, api_key=key, per_gap=args.per_gap
+        )
+    except RuntimeError as exc:
+        raise InputError("--endpoint", str(exc)) from None
+    store.atomic_write_text(args.out, "".join(json.dumps(c, sort_keys=True) + "\n" for c in made))
+    print(f"fill generate: {len(made)} candidate(s) -> {args.out}")
+    return 0
+
+
+def _texts(path: str) -> dict[str, str]:
+    """item_id -> text from a JSONL file (``item_id`` or ``id``; ``text``, ``question``, ``input`` or ``prompt``)."""
+    out = {}
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            raise InputError(path, f"not JSON: {exc}", row=number) from None
+        key = obj.get("item_id", obj.get("id")) if isinstance(obj, dict) else None
+        text = next((obj[k] for k in ("text", "question", "input", "prompt") if isinstance(obj.get(k), str)), None)
+        if key is None or text is None:
+            raise InputError(path, "expected item_id (or id) and text (or question, input, prompt)", row=number)
+        out[str(key)] = text
+    return out

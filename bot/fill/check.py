@@ -1,0 +1,150 @@
+"""Candidate items calibrated onto a benchmark's scale with the pool's abilities held fixed.
+
+Each candidate's difficulty b gets its exact posterior on a grid (the Rasch likelihood of its responses
+given the pool's fitted abilities, under a weak normal prior centred on the benchmark's items with twice
+their spread), hence a 95% interval, carried to z by the benchmark's own scale. A candidate is placed:
+
+- ``inside``: its whole z interval lies inside a gap wider than the pool's resolution floor (accepted);
+- ``too wide``: its interval is wider than the gap nearest to it: the responses cannot tell whether it
+  fills the gap (evaluate it on more models, or more samples per model);
+- ``edge``: its median is in such a gap but its interval reaches past an edge;
+- ``none``: it lies in no such gap.
+
+The benchmark's DDM, Max Gap and top-5 gap sum before and after adding the accepted candidates come with
+95% intervals from joint draws: every existing item's b from its Laplace normal (``b``, ``b_sd`` of the
+audit), every accepted candidate's from its grid posterior.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bot.fill.benchmark import Benchmark
+from bot.fill.plan import target_of
+from bot.irt import cell_loglik, difficulty_z
+from bot.metrics import coverage
+
+CHECK_DRAWS = 400
+GRID = np.linspace(-12.0, 12.0, 2401)
+QUANTILES = (0.025, 0.5, 0.975)
+FIGURES = ("ddm", "max_gap", "top5_gap_sum")
+
+
+def place(z_lo: float, z_mid: float, z_hi: float, gaps: list[dict]) -> tuple[str, dict | None]:
+    """Where a candidate with this z interval lands among ``gaps`` (those above the resolution floor)."""
+    if not gaps:
+        return "none", None
+    nearest = min(
+        gaps, key=lambda g: 0.0 if g["lo"] < z_mid < g["hi"] else min(abs(z_mid - g["lo"]), abs(z_mid - g["hi"]))
+    )
+    if z_hi - z_lo > nearest["hi"] - nearest["lo"]:
+        return "too wide", nearest
+    if nearest["lo"] < z_lo and z_hi < nearest["hi"]:
+        return "inside", nearest
+    if nearest["lo"] < z_mid < nearest["hi"]:
+        return "edge", nearest
+    return "none", None
+
+
+MESSAGES = {
+    "inside": "lands inside the gap",
+    "too wide": "interval wider than the gap: evaluate on more models (or more samples per model)",
+    "edge": "at the edge of the gap: its interval reaches past it",
+    "none": "in no gap above the resolution floor",
+}
+
+
+def _posteriors(bench: Benchmark, responses: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Candidate ids, each one's posterior CDF on GRID, and its number of responding models."""
+    theta = bench.theta
+    ids = sorted(responses["item_id"].unique())
+    item_idx = pd.Index(ids).get_indexer(responses["item_id"])
+    model_idx = pd.Index(theta.index).get_indexer(responses["model"])
+    trials = responses["trials"].fillna(1).to_numpy(float)
+    successes = responses["score"].to_numpy(float) * trials
+    loglik = cell_loglik(model_idx, item_idx, trials, successes, theta.to_numpy(float), GRID, len(ids))
+    b = bench.items["b"].to_numpy(float)
+    centre, spread = float(b.mean()), 2.0 * float(max(b.std(), 0.5))
+    post = loglik - 0.5 * ((GRID - centre) / spread) ** 2
+    dens = np.exp(post - post.max(axis=1, keepdims=True))
+    cdf = np.cumsum(dens, axis=1)
+    cdf /= cdf[:, -1:]
+    answered = responses.groupby("item_id")["model"].nunique().reindex(ids).to_numpy()
+    return ids, cdf, answered
+
+
+def _quantile(cdf: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return np.interp(q, cdf, GRID)
+
+
+def _figures(z_draws: list[np.ndarray], bench: Benchmark) -> dict:
+    target = target_of(bench.record)
+    values = {k: [] for k in FIGURES}
+    for z in z_draws:
+        cov = coverage(np.clip(z, 0.0, 1.0), target)
+        for k in FIGURES:
+            values[k].append(getattr(cov, k))
+    return {
+        k: dict(zip(("lo", "value", "hi"), np.quantile(v, QUANTILES).tolist(), strict=True)) for k, v in values.items()
+    }
+
+
+def check_candidates(bench: Benchmark, responses: pd.DataFrame, *, draws: int = CHECK_DRAWS, seed: int = 0) -> dict:
+    """Calibrate candidates (validated long rows: model, item_id, score[, trials]) onto the benchmark's scale,
+    place each, and give the benchmark's figures before and after adding those that land inside a gap."""
+    rec, theta = bench.record, bench.theta
+    scale = rec.get("scale") or "ability-quantile"
+    if "trials" not in responses.columns:
+        responses = responses.assign(trials=pd.array([pd.NA] * len(responses), dtype="Int64"))
+    known = responses["model"].isin(theta.index)
+    left_out = responses.loc[~known, "model"].unique().tolist()
+    responses = responses[known]
+    if responses.empty:
+        raise ValueError("no candidate was answered by a model of the benchmark's pool")
+    floor = rec.get("max_gap_null_p95") or 0.0
+    gaps = [g for g in rec["gaps"] if g["width"] > floor]
+    ids, cdf, answered = _posteriors(bench, responses)
+    rows = []
+    th = theta.to_numpy(float)
+    for k, item in enumerate(ids):
+        b_lo, b_mid, b_hi = _quantile(cdf[k], np.array(QUANTILES))
+        z_lo, z_mid, z_hi = difficulty_z(np.array([b_lo, b_mid, b_hi]), th, scale)
+        status, gap = place(float(z_lo), float(z_mid), float(z_hi), gaps)
+        rows.append(
+            {
+                "item_id": item,
+                "models": int(answered[k]),
+                "b": float(b_mid),
+                "b_lo": float(b_lo),
+                "b_hi": float(b_hi),
+                "z": float(z_mid),
+                "z_lo": float(z_lo),
+                "z_hi": float(z_hi),
+                "status": status,
+                "gap": None if gap is None else {"lo": gap["lo"], "hi": gap["hi"]},
+                "message": MESSAGES[status],
+            }
+        )
+    accepted = [k for k, r in enumerate(rows) if r["status"] == "inside"]
+    rng = np.random.default_rng(seed)
+    b_items = bench.items["b"].to_numpy(float)
+    b_sd = bench.items["b_sd"].to_numpy(float)
+    before, after = [], []
+    for _ in range(draws):
+        drawn = rng.normal(b_items, b_sd)
+        z_items = difficulty_z(drawn, th, scale)
+        extra = np.array([_quantile(cdf[k], rng.uniform(size=1))[0] for k in accepted])
+        before.append(z_items)
+        after.append(np.concatenate([z_items, difficulty_z(extra, th, scale)]) if accepted else z_items)
+    return {
+        "benchmark": rec["benchmark"],
+        "pool": int(theta.size),
+        "resolution_floor": floor,
+        "candidates": rows,
+        "accepted": [rows[k]["item_id"] for k in accepted],
+        "left_out_models": left_out,
+        "published": {k: rec.get(k) for k in FIGURES},
+        "before": _figures(before, bench),
+        "after": _figures(after, bench),
+    }

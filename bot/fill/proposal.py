@@ -1,0 +1,35 @@
+"""A proposed revision: the candidates a ``fill check`` accepted, kept beside the reports (never in the
+benchmark's history) so that the next site build can show "after fill" next to the current figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from bot.fill.benchmark import Benchmark
+from bot.history import Reports, to_json
+from bot.store import atomic_write_text
+
+
+def record_proposal(reports_dir: str | Path, bench: Benchmark, result: dict, responses: pd.DataFrame) -> Path:
+    """Write ``reports/proposals/<slug>.json``: the accepted candidates (their calibration and responses),
+    the figures before and after, and the revision of the data they were checked against."""
+    reports = Reports(Path(reports_dir))
+    accepted = set(result["accepted"])
+    body = {
+        "benchmark": result["benchmark"],
+        "revision": bench.record.get("revision"),
+        "checked_at": bench.record.get("snapshot_at"),
+        "pool": result["pool"],
+        "candidates": [c for c in result["candidates"] if c["item_id"] in accepted],
+        "before": result["before"],
+        "after": result["after"],
+        "responses": responses[responses["item_id"].isin(accepted)]
+        .astype({"score": float})
+        .sort_values(["item_id", "model"])[["model", "item_id", "score"]]
+        .to_dict("records"),
+    }
+    path = reports.proposal(result["benchmark"])
+    atomic_write_text(path, to_json({"proposal": body}))
+    return path
