@@ -95,7 +95,8 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
             by_date = load_table(reports.by_date(name))
             items = load_table(reports.items(name))
             if k == 0:
-                sections.append(benchmark_body(rec, history, alerts, by_date, changes, items, page_id=pid))
+                plan = _fill_plan(rec, items, load_table(reports.models(name)))
+                sections.append(benchmark_body(rec, history, alerts, by_date, changes, items, page_id=pid, plan=plan))
             else:
                 sections.append(also_section(rec, history, alerts))
             proposal = load_proposal(reports, name)
@@ -116,6 +117,15 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
             encoding="utf-8",
         )
     return 2 + len(groups)
+
+
+def _fill_plan(rec: dict, items, models) -> list[dict] | None:
+    """The fill plan of a per-item benchmark (``benchwatch fill plan``), or None without abilities."""
+    if items is None or models is None or "theta" not in models.columns or rec.get("kind") == "aggregate":
+        return None
+    from bot.fill import Benchmark, fill_plan
+
+    return fill_plan(Benchmark(rec, items, models))
 
 
 def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:

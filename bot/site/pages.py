@@ -35,8 +35,9 @@ def plot_path(benchmark: str, kind: str) -> str:
     return f"plots/{safe_slug(benchmark)}-{kind}.svg"
 
 
-def _pictures_and_targets(rec: dict, items: pd.DataFrame | None) -> list[str]:
-    """The difficulty picture and, for each of the largest gaps, the seed items a rewrite would start from."""
+def _pictures_and_targets(rec: dict, items: pd.DataFrame | None, plan: list[dict] | None = None) -> list[str]:
+    """The difficulty picture and the fill plan: for each gap wider than the pool's resolution floor, the
+    difficulty a new item should have, the seed items on either side and how the pool would fare on it."""
     alt = html.escape(
         f"Every item of {printable(rec['benchmark'])} on the difficulty axis z, the largest gaps shaded, and the "
         "items' empirical CDF against the target's"
@@ -50,22 +51,35 @@ def _pictures_and_targets(rec: dict, items: pd.DataFrame | None) -> list[str]:
         "",
         "Rest the pointer on an item's line in the strip to see its id.",
         "",
-        "## Gap-filling targets",
+        "## Fill plan",
         "",
-        "For each of the largest gaps, the difficulty a new item should have (the gap's midpoint) and the "
-        "existing items nearest to it: the seeds a BenchFill-style rewrite would start from.",
-        "",
-        "| Gap | Midpoint z | Nearest items (z) |",
-        "|---|---:|---|",
     ]
-    for gap in rec["gaps"]:
-        mid = (gap["lo"] + gap["hi"]) / 2
-        seeds = "–"
-        if items is not None and not items.empty:
-            near = items.assign(d=(items["z"] - mid).abs()).nsmallest(3, "d")
-            seeds = ", ".join(f"{md(r.item_id)} ({fmt(r.z)})" for r in near.itertuples())
-        lines.append(f"| {fmt(gap['lo'])} – {fmt(gap['hi'])} | {fmt(mid)} | {seeds} |")
-    return lines
+    if not plan:
+        floor = rec.get("max_gap_null_p95")
+        said = "" if floor is None else f" ({fmt(floor)})"
+        return [*lines, f"No gap is wider than what this pool of models resolves{said}: nothing to fill."]
+    lines += [
+        "For each gap wider than this pool's resolution floor: the difficulty a new item should have (the gap's "
+        "midpoint, and its b on the fitted scale), the existing items on either side (the seeds a BenchFill-style "
+        "rewrite starts from) and the solve probability an item at the target would have for the pool's models. "
+        "`benchwatch fill check` places candidates that have been evaluated.",
+        "",
+    ]
+    rows = []
+    for g in plan:
+        solve = [m["p"] for m in g["solve"]]
+        seeds = [md(s["item_id"]) + f" ({fmt(s['z'])})" for s in (*g["seeds_below"], *g["seeds_above"])]
+        rows.append(
+            [
+                f"{fmt(g['lo'])} – {fmt(g['hi'])}",
+                fmt(g["target_z"]),
+                fmt(g["target_b"]),
+                ", ".join(seeds) or "–",
+                f"{fmt(min(solve))} – {fmt(max(solve))}; {sum(p >= 0.5 for p in solve)} of {len(solve)} at 0.5 or more",
+            ]
+        )
+    columns = [("Gap", "l"), ("Target z", "r"), ("Target b", "r"), ("Seeds (z)", "l"), ("Solve probability", "l")]
+    return lines + _table(columns, rows)
 
 
 def benchmark_feed(benchmark: str) -> str:
@@ -481,6 +495,7 @@ def benchmark_body(
     changes: list[dict] | None = None,
     items: pd.DataFrame | None = None,
     page_id: str | None = None,
+    plan: list[dict] | None = None,
 ) -> str:
     """One benchmark's page (its main record; ``also_section`` adds the others of its benchmark id)."""
     page_id = page_id or rec["benchmark"]
@@ -532,7 +547,7 @@ def benchmark_body(
         ]
     lines += [f"| {fmt(g['lo'])} | {fmt(g['hi'])} | {fmt(g['width'])} |" for g in rec["gaps"]]
     if rec.get("kind") != "aggregate":
-        lines += [*_resolution(rec), "", *_pictures_and_targets(rec, items)]
+        lines += [*_resolution(rec), "", *_pictures_and_targets(rec, items, plan)]
     elif rec.get("retirement"):
         lines += ["", f"Retirement: {md(rec['retirement'])}."]
     lines += ["", "## Top models", ""]

@@ -73,6 +73,9 @@ def test_plan_then_check_then_record(audited, capsys):
     build_site(reports, site)
     page = next((site / "benchmarks").glob("*/index.html")).read_text()
     assert "After fill: a proposed revision" in page and "new-2" in page
+    # and the page's fill plan is the command's
+    assert "Fill plan" in page and "Solve probability" in page
+    assert first["seeds_below"][-1]["item_id"] in page and first["seeds_above"][0]["item_id"] in page
     assert (reports / "history.csv").read_text() == history and "new-0" not in history
     assert main(["check", "--reports", str(reports), "--site-out", str(site)]) == 0
 

@@ -80,9 +80,6 @@ def test_audit_and_run_input_accept_the_logs(logs, tmp_path, capsys):
     assert main(args) == 0  # one log, one model: nothing can be audited, and the run log says why
     assert "skipped: only one model (mockllm/model-" in capsys.readouterr().out
     assert not (tmp_path / "r" / "latest.json").exists() or "toy" not in (tmp_path / "r" / "latest.json").read_text()
-    assert main(["run", "--input", str(folder), *args[3:]]) == 0
-    latest = json.loads((tmp_path / "r" / "latest.json").read_text())["benchmarks"]
-    assert {r["benchmark"] for r in latest} == {"toy_binary", "toy_credit/numeric", "toy_credit/partial"}
 
 
 @pytest.mark.parametrize("value", [1.5, -0.1, [1, 0], {"a": 1}, "maybe", float("nan")])
