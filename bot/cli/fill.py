@@ -28,7 +28,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     check.add_argument("candidates", metavar="CANDIDATES.csv", help="model,item_id,score[,trials] of the pool's models")
     check.add_argument("--record", action="store_true", help="keep the accepted candidates as a proposed revision")
     generate.add_argument("--items", required=True, metavar="ITEMS.jsonl", help="the benchmark's item texts")
-    generate.add_argument("--endpoint", required=True, metavar="URL", help="an OpenAI-compatible API base URL")
+    generate.add_argument(
+        "--endpoint",
+        default=None,
+        metavar="URL",
+        help="an OpenAI-compatible API base URL (default: $BENCHWATCH_ENDPOINT, else $OPENAI_BASE_URL)",
+    )
     generate.add_argument("--model", required=True, help="the generating model's name at that endpoint")
     generate.add_argument("--per-gap", type=int, default=3, help="candidates asked for per gap (default: 3)")
     generate.add_argument("--out", default="candidates.jsonl", help="where the candidates go (default: %(default)s)")
@@ -106,12 +111,15 @@ def handle(args: argparse.Namespace) -> int:
             path = fill.record_proposal(args.reports, bench, result, rows)
             print(f"fill check: the accepted candidates recorded as a proposed revision in {path}", file=sys.stderr)
         return 0
+    endpoint = args.endpoint or os.environ.get("BENCHWATCH_ENDPOINT") or os.environ.get("OPENAI_BASE_URL")
+    if not endpoint:
+        raise InputError("--endpoint", "no endpoint: pass --endpoint URL or set BENCHWATCH_ENDPOINT")
     texts = _texts(args.items)
     variables = (args.api_key_env,) if args.api_key_env else KEY_VARIABLES
     key = next((os.environ[v] for v in variables if os.environ.get(v)), None)
     try:
         made = fill.generate_candidates(
-            fill.fill_plan(bench), texts, endpoint=args.endpoint, model=args.model, api_key=key, per_gap=args.per_gap
+            fill.fill_plan(bench), texts, endpoint=endpoint, model=args.model, api_key=key, per_gap=args.per_gap
         )
     except RuntimeError as exc:
         raise InputError("--endpoint", str(exc)) from None

@@ -29,6 +29,8 @@ def load_benchmark(reports_dir: str | Path, name: str) -> Benchmark:
     reports = Reports(Path(reports_dir))
     records = load_latest(reports)
     rec = records.get(name)
+    if rec is None and not records:
+        raise InputError(str(reports.root), "no audited benchmark here: run `benchwatch run` (or --reports DIR)")
     if rec is None:
         near = sorted(records, key=lambda n: (name.lower() not in n.lower(), n))[:5]
         raise InputError(str(reports.root), f"no benchmark {name!r}; some there are: {', '.join(near)}")

@@ -136,7 +136,8 @@ def test_generate_against_a_local_stub(audited, tmp_path, monkeypatch, capsys):
     script += [(200, "```json\n" + good + "\n```")] * (len(plan) - 2)
     stub = _Stub(script)
     out = tmp_path / "cands.jsonl"
-    argv = ["fill", "generate", "planted", "--reports", str(reports), "--items", str(items), "--endpoint", stub.url]
+    monkeypatch.setenv("BENCHWATCH_ENDPOINT", stub.url)  # the endpoint from the environment, like the key
+    argv = ["fill", "generate", "planted", "--reports", str(reports), "--items", str(items)]
     assert main([*argv, "--model", "gen-1", "--per-gap", "2", "--out", str(out)]) == 0
     printed = capsys.readouterr()
     stub.server.shutdown()
