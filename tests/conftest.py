@@ -68,3 +68,15 @@ def fixture_server(tmp_path):
     root.mkdir()
     with Upstream(root) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def sample_site(tmp_path_factory):
+    """One `benchwatch run --sample` for the tests that only read its reports and site (root, reports, site)."""
+    from bot.cli import main
+
+    root = tmp_path_factory.mktemp("sample-site")
+    reports, site = root / "r", root / "s"
+    argv = ["run", "--sample", "--reports", str(reports), "--cache", str(root / "c"), "--site-out", str(site)]
+    assert main(argv) == 0
+    return root, reports, site

@@ -33,15 +33,12 @@ class _Quiet(SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def served_site(tmp_path_factory):
+def served_site(request):
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
             pytest.fail("Debian's chromium is missing: .ci/run installs it")
         pytest.skip("Debian's chromium is not installed here (apt-get install chromium); CI installs it")
-    root = tmp_path_factory.mktemp("browser")
-    site = root / "site"
-    argv = ["run", "--sample", "--reports", str(root / "r"), "--cache", str(root / "c"), "--site-out", str(site)]
-    assert main(argv) == 0
+    root, _, site = request.getfixturevalue("sample_site")
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/", root

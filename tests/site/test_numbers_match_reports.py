@@ -8,7 +8,6 @@ import re
 
 import pytest
 
-from bot.cli import main
 from bot.site.pages import benchmark_page
 
 pytestmark = pytest.mark.slow
@@ -37,11 +36,9 @@ def _cells(page: str) -> dict[str, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("numbers")
-    argv = ["run", "--sample", "--reports", str(root / "r"), "--cache", str(root / "c"), "--site-out", str(root / "s")]
-    assert main(argv) == 0
-    return json.loads((root / "r" / "latest.json").read_text())["benchmarks"], root / "s"
+def built(sample_site):
+    _, reports, site = sample_site
+    return json.loads((reports / "latest.json").read_text())["benchmarks"], site
 
 
 def _f(value: float | None) -> str:
