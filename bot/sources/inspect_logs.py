@@ -30,7 +30,7 @@ LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 EXTRA = 'reading Inspect logs needs inspect_ai: pip install ".[inspect]"'
 
 
-def _reader():
+def reader():
     try:
         from inspect_ai import log
     except ImportError:
@@ -60,7 +60,7 @@ def score_value(value: object, where: str, scorer: str) -> float:
 def log_rows(path: str | Path, label: str | None = None) -> tuple[list[tuple], str | None, dict]:
     """The per-epoch rows of one log (benchmark, model, item_id, value, date), the reason it was skipped
     (None when it was read) and its header facts (task, model, date)."""
-    log = _reader()
+    log = reader()
     where = label or str(path)
     try:
         header = log.read_eval_log(str(path), header_only=True)

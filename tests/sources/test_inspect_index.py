@@ -75,3 +75,25 @@ def test_each_log_is_fetched_once_across_runs_and_the_cap_holds(shared_upstream,
     got = set(df[df["benchmark"] == "gpqa_diamond"][["model", "date"]].astype(str).itertuples(index=False, name=None))
     assert {(m, d[:10]) for m, d in got} == want and len(want) == len(MODELS)
     assert second.frame.equals(third.frame)
+
+
+def test_a_damaged_log_is_listed_and_fetched_again_next_run_while_the_others_are_read(shared_upstream, tmp_path):
+    from tests.sources.upstream_server import Upstream
+
+    root = tmp_path / "upstream"
+    logs = run_tasks(root / "logs")
+    victim = root / "logs" / logs[0].location.rsplit("/", 1)[1]
+    good = victim.read_bytes()
+    victim.write_bytes(good[:300])  # cut upstream
+    with Upstream(root) as server:
+        (root / "index.zip").write_bytes(_index(shared_upstream, server, logs))
+        cfg = SourceConfig("epoch_logs", "inspect_index", server.url + "index.zip", {"files": ["gpqa_diamond"]})
+        with Fetcher(tmp_path / "cache", retries=0) as fetcher:
+            first = load_source(fetcher, cfg)
+        victim.write_bytes(good)  # mended upstream
+        with Fetcher(tmp_path / "cache", retries=0) as fetcher:
+            second = load_source(fetcher, cfg)
+        hits = server.hits["/logs/" + victim.name]
+    assert len(first.excluded) == 1 and first.excluded[0]["model"] not in set(first.frame["model"])
+    assert "not a readable Inspect log" in first.excluded[0]["reason"] and first.frame["model"].nunique() == 1
+    assert second.excluded == () and second.frame["model"].nunique() == 2 and hits == 2

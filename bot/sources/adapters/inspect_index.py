@@ -14,7 +14,9 @@ and, in ``Logs``, the URL of its Inspect ``.eval`` log, whose samples carry the 
   speak of the same models.
 - A log never changes at its URL: it is downloaded once, kept in the download cache, and never asked for
   again. ``max_logs`` caps how many logs one run may download (default 20); the rest wait for later runs,
-  named in the run log. A run that failed or was cancelled is listed and skipped.
+  named in the run log. A run that failed or was cancelled is listed and skipped; so is a log that cannot be
+  downloaded or read, which is dropped from the cache and asked for again by the next run (one bad log never
+  stops the others, and never sticks).
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ import pandas as pd
 
 from bot.errors import InputError
 from bot.sources.config import SourceConfig
-from bot.sources.http import Download, Fetcher
-from bot.sources.inspect_logs import log_rows, table_from_epochs
+from bot.sources.http import Download, Fetcher, FetchError
+from bot.sources.inspect_logs import log_rows, reader, table_from_epochs
 from bot.sources.parsing import provenance, where
 from bot.sources.table import SourceTable
 
@@ -73,6 +75,7 @@ def _read_log(dl: Download, label: str) -> tuple[list[tuple], str | None, dict]:
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Read the index, fetch the logs it lists (new ones up to the cap), and read every cached one."""
+    reader()  # without inspect_ai the source fails at once, saying what to install
     index = fetcher.get(cfg.url, source=cfg.name)
     downloads = [index]
     log_col = str(cfg.options.get("log_column", "Logs"))
@@ -93,9 +96,15 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
                     waiting += 1
                     continue
                 fetched += 1
-            dl = fetcher.get(url, source=cfg.name, immutable=True)
+            try:
+                dl = fetcher.get(url, source=cfg.name, immutable=True)
+                got, skipped, facts = _read_log(dl, where(cfg.name, url))
+            except (FetchError, InputError) as exc:  # one bad log: listed, dropped from the cache, asked again next run
+                fetcher.forget(url)
+                excluded.append({"benchmark": bench, "model": model, "reason": f"log {url}: {exc}"})
+                notes.append(f"{bench}: a log could not be read ({model}); fetched again next run")
+                continue
             downloads.append(dl)
-            got, skipped, facts = _read_log(dl, where(cfg.name, url))
             if skipped is not None:
                 excluded.append({"benchmark": bench, "model": model, "reason": f"log {url}: {skipped}"})
                 continue
