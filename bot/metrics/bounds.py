@@ -1,0 +1,416 @@
+"""What a model pool can and cannot see on the difficulty axis: bounds that hold for any difficulty distribution.
+
+An item's likelihood of its responses, at every point of a fine grid of the axis z (on the pool's scale,
+its abilities held fixed), is all the data say about where the item lies. With few models that likelihood
+is broad (about 0.45 logits at z = 0.5 with 24 binary models), so some stretches of the axis cannot be
+resolved at all; an estimate under a smooth prior fills them in and looks precise. The bounds here assume
+nothing about the shape of the items' distribution G: each is the inversion of a likelihood-ratio test of
+one restriction on G against the nonparametric maximum likelihood over every distribution on the grid
+(``bot.metrics.npmle``):
+
+- **Detection limit** (an upper bound of Max Gap): a stretch [a, c] is *ruled out as empty* when G([a, c]) = 0
+  is rejected, 2 (l_max - l_empty) > 2.706, the 5% point of the 50:50 mixture of chi2_0 and chi2_1 (the
+  restriction lies on the boundary). The widest stretch not ruled out is the detection limit: the true Max
+  Gap is an empty stretch, so it lies below the limit unless its own test rejected it. Also at each end.
+- **Top-5 upper bound**: the largest total width of five disjoint stretches each not ruled out at the
+  Bonferroni level for five (2.706 becomes 5.412), so that the five true widest gaps are all admitted with
+  95% probability.
+- **Thin stretches** (the lower bound, what the data force): [a, c] is *shown thin* when
+  G([a, c]) >= THIN * mu([a, c]) is rejected at 2.706: the stretch holds less than a quarter of the items
+  the target mu puts there. This is not a claim that the stretch is empty.
+- **DDM bounds**: W1(G, mu) = max over sign functions s of the integral of s (G - F_mu), each a linear
+  function of G. For each of a family of sign functions (one crossing point, both signs, refined once from
+  the most extreme distribution found), the profile likelihood interval (3.84) of that linear function;
+  the lower bound is the largest lower end, the upper bound the largest upper end.
+
+Items are collapsed by likelihood: under the 1PL model an item's likelihood depends on its responses only
+through its observed cells, their trials and its total successes, so a complete binary pool of m models
+has at most m + 1 patterns, whatever the number of items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import special
+
+from bot.metrics.coverage import UNIFORM, Target
+from bot.metrics.npmle import Fit, linear_range, loglik, solve
+
+GRID = 200  # grid points of the axis: midpoints of 200 cells of width 0.005
+CRIT_EMPTY = 2.706  # 5% point of the 50:50 mixture of chi2_0 and chi2_1
+CRIT_TOP5 = 5.412  # the same at 1% (Bonferroni over five gaps)
+CRIT_THIN = 2.706
+CRIT_DDM = 3.841  # the upper end: two-sided 95% for one linear function
+CRIT_DDM_LOW = 5.412  # the lower end, the largest over the sign functions: one-sided 1% for each
+THIN = 0.25  # a stretch is thin when it holds less than this share of the target's mass there
+PROBE_WIDTHS = (0.05, 0.1, 0.2, 0.3)  # widths at which thin stretches are searched (then grown)
+CROSSINGS = np.linspace(0.0, 1.0, 11)  # crossing points of the sign functions behind the DDM bounds
+FINE = 4000  # integration grid of the DDM functionals
+BOUNDS_VERSION = 1
+
+
+def axis_grid(n: int = GRID) -> np.ndarray:
+    """The z grid: midpoints of n equal cells of [0, 1]."""
+    return (np.arange(n) + 0.5) / n
+
+
+@dataclass(frozen=True)
+class AxisLikelihood:
+    """Each distinct pattern's likelihood at the z grid (rows scaled to a maximum of 1) and how many items have it."""
+
+    z: np.ndarray
+    like: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def n_items(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def n_patterns(self) -> int:
+        return int(self.counts.size)
+
+
+def likelihood_from_cells(
+    model_idx: np.ndarray,
+    item_idx: np.ndarray,
+    trials: np.ndarray,
+    successes: np.ndarray,
+    theta: np.ndarray,
+    n_items: int,
+    scale: str,
+) -> AxisLikelihood:
+    """Every item's likelihood on the z grid from its observed cells alone (abilities held at ``theta``, z on
+    the pool's ``scale``), never a models x items array."""
+    from bot.irt import cell_loglik, difficulty_b
+
+    z = axis_grid()
+    theta = np.asarray(theta, float)
+    rows = cell_loglik(
+        np.asarray(model_idx),
+        np.asarray(item_idx),
+        np.asarray(trials, float),
+        np.asarray(successes, float),
+        theta,
+        difficulty_b(z, theta, scale),
+        n_items,
+    )
+    return axis_likelihood(rows, z)
+
+
+def axis_likelihood(loglik_rows: np.ndarray, z: np.ndarray | None = None, decimals: int = 7) -> AxisLikelihood:
+    """Collapse items (rows: log likelihood at each grid point) whose likelihoods agree up to a constant."""
+    rows = np.asarray(loglik_rows, float)
+    z = axis_grid(rows.shape[1]) if z is None else np.asarray(z, float)
+    rows = rows - rows.max(axis=1, keepdims=True)
+    keys = np.round(np.maximum(rows, -745.0), decimals)
+    unique, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
+    del unique
+    return AxisLikelihood(z, np.exp(rows[first]), counts.astype(float))
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What the pool can and cannot see on the axis, for any difficulty distribution (z units)."""
+
+    detection_limit: float  # the widest stretch the data cannot rule out as empty: an upper bound of Max Gap
+    detection_stretch: tuple[float, float]  # where that stretch lies
+    low_end: float  # the widest [0, w] not ruled out as empty
+    high_end: float  # the widest [1 - w, 1] not ruled out as empty
+    top5_upper: float  # an upper bound of the top-5 gap sum
+    thin: tuple[tuple[float, float], ...]  # disjoint stretches shown to hold < THIN of the target's mass, widest first
+    thin_width: float  # the widest of them (0 when none)
+    thin_top5: float  # the total width of the five widest of them
+    ddm_lo: float  # DDM bounds
+    ddm_hi: float
+    patterns: int  # distinct likelihoods the items collapsed to
+    fits: int  # restricted fits it took
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        out["detection_stretch"] = list(self.detection_stretch)
+        out["thin"] = [list(s) for s in self.thin]
+        return out
+
+
+def _target_cdf(target: Target, t: np.ndarray) -> np.ndarray:
+    if target.kind == "beta":
+        return special.betainc(target.a, target.b, t)
+    if target.kind == "empirical":
+        values = np.sort(np.asarray(target.values))
+        return np.searchsorted(values, t, side="right") / values.size
+    return np.clip(t, 0.0, 1.0)
+
+
+def target_mass(target: Target, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """mu([lo, hi]) for the target."""
+    return _target_cdf(target, np.asarray(hi, float)) - _target_cdf(target, np.asarray(lo, float))
+
+
+class _Search:
+    """The tests behind every bound, on one pool's axis likelihood, sharing one unrestricted fit."""
+
+    def __init__(self, lik: AxisLikelihood, target: Target):
+        self.like, self.counts, self.target = lik.like, lik.counts, target
+        self.k = lik.like.shape[1]
+        self.edges = np.arange(self.k + 1) / self.k
+        self.top: Fit = solve(self.like, self.counts)
+        self.w0 = self.top.w
+        self.mix0 = self.like @ self.w0
+        self.fits = 0
+        self.last: np.ndarray | None = None  # the last restricted fit of an empty stretch: a warm start
+
+    def level(self, crit: float) -> float:
+        return self.top.loglik - crit / 2
+
+    def _moved(self, w: np.ndarray, lo: int, hi: int) -> list[np.ndarray]:
+        """``w`` with the mass of grid points lo..hi-1 moved to the left neighbour, the right one, or split."""
+        inside = float(w[lo:hi].sum())
+        out = []
+        for left in (1.0, 0.5, 0.0):
+            if (left > 0 and lo == 0) or (left < 1 and hi == self.k):
+                continue
+            v = w.copy()
+            v[lo:hi] = 0.0
+            if lo > 0:
+                v[lo - 1] += left * inside
+            if hi < self.k:
+                v[hi] += (1 - left) * inside
+            out.append(v)
+        return out
+
+    def empty_ok(self, lo: int, hi: int, crit: float) -> bool:
+        """Whether no mass on grid points lo..hi-1 (the stretch [lo/K, hi/K]) cannot be ruled out. Starts from
+        the unrestricted fit, or the last restricted one, with the stretch's mass moved next to it."""
+        if hi - lo >= self.k:
+            return False
+        if hi <= lo or self.w0[lo:hi].sum() == 0:
+            return True
+        free = np.ones(self.k, bool)
+        free[lo:hi] = False
+        starts = self._moved(self.w0, lo, hi) + (self._moved(self.last, lo, hi) if self.last is not None else [])
+        values = [loglik(self.like, self.counts, v) for v in starts]
+        start = starts[int(np.argmax(values))]
+        level = self.level(crit)
+        if max(values) >= level:
+            return True
+        self.fits += 1
+        fit = solve(self.like, self.counts, start=start, above=level, below=level, free=free)
+        self.last = fit.w
+        return fit.loglik >= level
+
+    def thin_ok(self, lo: int, hi: int, crit: float = CRIT_THIN) -> bool:
+        """Whether 'the stretch [lo/K, hi/K] holds at least THIN of the target's mass' cannot be rejected: some
+        distribution within the level puts that much there."""
+        need = THIN * float(target_mass(self.target, self.edges[lo], self.edges[hi]))
+        if float(self.w0[lo:hi].sum()) >= need:
+            return True
+        h = np.zeros(self.k)
+        h[lo:hi] = 1.0
+        self.fits += 1
+        level = self.level(crit)
+        _, high, _ = linear_range(self.like, self.counts, h, level, start=self.w0, stop_below=need, stop_above=need)
+        return high >= need
+
+    def linear_end(
+        self, h: np.ndarray, up: bool, beat: float | None = None, crit: float = CRIT_DDM, tol: float = 5e-4
+    ) -> tuple[float | None, np.ndarray]:
+        """A certified bound on the largest (``up``) or smallest h . w over the distributions within the
+        profile level: its upper bound for the largest, its lower bound for the smallest, so that a bound built
+        on it stays on the safe side; and the most extreme distribution found. With ``beat``, None unless that
+        end lies above ``beat``, where it would raise the bound that the caller keeps."""
+        self.fits += 1
+        level = self.level(crit)
+        if up:  # the largest is at most hi; it can raise the caller's bound only if it exceeds ``beat``
+            _, hi, w = linear_range(self.like, self.counts, h, level, start=self.w0, stop_below=beat, tol=tol)
+            return (None, w) if beat is not None and hi <= beat else (hi, w)
+        # the smallest is -max(-h . w), at least -hi; it can raise the caller's bound only if -hi exceeds ``beat``
+        give_up = None if beat is None else -beat
+        lo, hi, w = linear_range(self.like, self.counts, -h, level, start=self.w0, stop_above=give_up, tol=tol)
+        return (None, w) if beat is not None and -hi <= beat else (-hi, w)
+
+
+def _widest_empty(search: _Search, crit: float) -> tuple[int, tuple[int, int]]:
+    """The widest window (in grid cells) not ruled out as empty: a sweep of windows one wider than the best."""
+    best, where, j = 0, (0, 0), 0
+    while j + best + 1 <= search.k:
+        if search.empty_ok(j, j + best + 1, crit):
+            best += 1
+            where = (j, j + best)
+        else:
+            j += 1
+    return best, where
+
+
+def _end(search: _Search, crit: float, low: bool) -> int:
+    """The widest end window not ruled out as empty (monotone in its width: bisection)."""
+    ok, bad = 0, search.k
+    while bad - ok > 1:
+        mid = (ok + bad) // 2
+        if search.empty_ok(0, mid, crit) if low else search.empty_ok(search.k - mid, search.k, crit):
+            ok = mid
+        else:
+            bad = mid
+    return ok
+
+
+def _reach(search: _Search, crit: float) -> np.ndarray:
+    """For each start j, the end of the longest window from j not ruled out as empty (nondecreasing in j)."""
+    reach = np.zeros(search.k, int)
+    end = 0
+    for j in range(search.k):
+        end = max(end, j)
+        while end < search.k and search.empty_ok(j, end + 1, crit):
+            end += 1
+        reach[j] = end
+    return reach
+
+
+def _top_sum(reach: np.ndarray, parts: int = 5) -> int:
+    """The largest total length of ``parts`` disjoint windows, each inside some [j, reach[j]) (dynamic programme)."""
+    k = reach.size
+    # longest admissible window ending exactly at x: from the smallest j with reach[j] >= x
+    start = np.full(k + 1, -1)
+    j = 0
+    for x in range(1, k + 1):
+        while j < x and reach[j] < x:
+            j += 1
+        start[x] = j if j < x else -1
+    best = np.zeros((parts + 1, k + 1), int)
+    for p in range(1, parts + 1):
+        for x in range(1, k + 1):
+            value = best[p][x - 1]
+            j = start[x]
+            if j >= 0:  # any window [i, x) with i >= j is admissible; the best i maximises best[p-1][i] + x - i
+                window = best[p - 1][j:x] + (x - np.arange(j, x))
+                value = max(value, int(window.max()))
+            best[p][x] = value
+    return int(best[parts][k])
+
+
+def _thin_stretches(search: _Search) -> list[tuple[int, int]]:
+    """Windows shown thin, found at the probe widths and grown step by step while still shown thin."""
+    k, found = search.k, []
+    for width in sorted({max(2, round(w * k)) for w in PROBE_WIDTHS}):
+        if width > k:
+            continue
+        starts = sorted(set(range(0, k - width + 1, 2)) | {k - width})
+        for lo in starts:
+            hi = lo + width
+            if any(a <= lo and hi <= b for a, b in found) or search.thin_ok(lo, hi):
+                continue
+            while hi + 2 <= k and not search.thin_ok(lo, hi + 2):
+                hi += 2
+            while lo - 2 >= 0 and not search.thin_ok(lo - 2, hi):
+                lo -= 2
+            found.append((lo, hi))
+    found.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
+    disjoint: list[tuple[int, int]] = []
+    for lo, hi in found:
+        if all(hi <= a or lo >= b for a, b in disjoint):
+            disjoint.append((lo, hi))
+    return disjoint
+
+
+def _signs(crossing: float, sign: float, t: np.ndarray) -> np.ndarray:
+    return np.where(t < crossing, sign, -sign)
+
+
+def _functional(s: np.ndarray, t: np.ndarray, z: np.ndarray, cdf: np.ndarray) -> tuple[np.ndarray, float]:
+    """For a sign function s on the fine grid t (cell midpoints): h with h . w = integral of s G, and the
+    integral of s F_mu."""
+    dt = 1.0 / t.size
+    tail = np.concatenate([np.cumsum((s * dt)[::-1])[::-1], [0.0]])  # integral of s over [t_i - dt/2, 1]
+    index = np.clip(np.round(z * t.size).astype(int), 0, t.size)
+    return tail[index], float(np.sum(s * cdf) * dt)
+
+
+def _ddm_bounds(search: _Search, z: np.ndarray) -> tuple[float, float]:
+    t = (np.arange(FINE) + 0.5) / FINE
+    cdf = _target_cdf(search.target, t)
+    patterns = [_signs(x, sg, t) for x in CROSSINGS for sg in (1.0, -1.0) if not (x == 0.0 and sg == 1.0)]
+    g0 = np.searchsorted(z, t, side="right")  # the NPMLE's own sign pattern
+    patterns.append(np.where(np.cumsum(search.w0)[np.clip(g0 - 1, 0, z.size - 1)] * (g0 > 0) >= cdf, 1.0, -1.0))
+    lower, upper, extreme = 0.0, 0.0, None
+    funcs = [_functional(s, t, z, cdf) for s in patterns]
+    estimates = [float(h @ search.w0) - const for h, const in funcs]
+    for e in np.argsort(estimates)[::-1]:  # the most promising first: later ones need one fit to be ruled out
+        h, const = funcs[e]
+        if estimates[e] > lower:  # its lower end can only raise the lower bound if the estimate itself does
+            lo, _ = search.linear_end(h, up=False, beat=lower + const, crit=CRIT_DDM_LOW)
+            lower = lower if lo is None else max(lower, lo - const)
+        hi, w = search.linear_end(h, up=True, beat=upper + const)
+        if hi is not None and hi - const > upper:
+            upper, extreme = hi - const, w
+    if extreme is not None:  # refine once: the sign pattern of the most extreme distribution found
+        g = np.cumsum(extreme)[np.clip(g0 - 1, 0, z.size - 1)] * (g0 > 0)
+        h, const = _functional(np.where(g >= cdf, 1.0, -1.0), t, z, cdf)
+        hi, _ = search.linear_end(h, up=True, beat=upper + const)
+        upper = upper if hi is None else max(upper, hi - const)
+    return max(lower, 0.0), min(max(upper, lower), 1.0)
+
+
+PARTS = ("empty", "top5", "thin", "ddm")
+
+
+def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str, ...] = PARTS) -> Bounds:
+    """Every bound of one benchmark's items from their axis likelihood (see the module's docstring); ``parts``
+    limits the work to some of them (the others are NaN): ``empty`` (detection limit and ends), ``top5``,
+    ``thin``, ``ddm``."""
+    search = _Search(lik, target)
+    cell = 1.0 / search.k
+    nan = float("nan")
+    limit, stretch, low_end, high_end = nan, (nan, nan), nan, nan
+    if "empty" in parts:
+        best, (lo, hi) = _widest_empty(search, CRIT_EMPTY)
+        # A true gap (g0, g1) removes the grid points strictly inside it: a window at most one cell narrower.
+        limit = min(1.0, (best + 1) * cell) if best else 0.0
+        stretch = (max(0.0, lo * cell - cell / 2), min(1.0, hi * cell + cell / 2))
+        low, high = _end(search, CRIT_EMPTY, low=True), _end(search, CRIT_EMPTY, low=False)
+        low_end = min(1.0, (low + 0.5) * cell) if low else 0.0
+        high_end = min(1.0, (high + 0.5) * cell) if high else 0.0
+    top5 = nan
+    if "top5" in parts:
+        total = _top_sum(_reach(search, CRIT_TOP5))
+        top5 = min(1.0, (total + 5) * cell) if total else 0.0
+    thin: list[tuple[int, int]] = _thin_stretches(search) if "thin" in parts else []
+    ddm_lo, ddm_hi = _ddm_bounds(search, lik.z) if "ddm" in parts else (nan, nan)
+    widths = [(b - a) * cell for a, b in thin]
+    return Bounds(
+        detection_limit=limit,
+        detection_stretch=stretch,
+        low_end=low_end,
+        high_end=high_end,
+        top5_upper=top5,
+        thin=tuple((a * cell, b * cell) for a, b in thin),
+        thin_width=max(widths, default=0.0) if "thin" in parts else nan,
+        thin_top5=float(sum(sorted(widths, reverse=True)[:5])) if "thin" in parts else nan,
+        ddm_lo=ddm_lo,
+        ddm_hi=ddm_hi,
+        patterns=lik.n_patterns,
+        fits=search.fits,
+    )
+
+
+def thin_truth(z: np.ndarray, target: Target = UNIFORM, k: int = GRID) -> tuple[float, float]:
+    """On known difficulties: the widest stretch [j/k, l/k] holding less than THIN of the target's mass, and the
+    total width of up to five disjoint ones, taken widest first among the widest from each start j."""
+    z = np.asarray(z, float)
+    counts = np.bincount(np.clip((z * k).astype(int), 0, k - 1), minlength=k)
+    prefix = np.concatenate([[0], np.cumsum(counts)]) / z.size
+    edges = np.arange(k + 1) / k
+    lo, hi = np.meshgrid(np.arange(k + 1), np.arange(k + 1), indexing="ij")
+    thin = (hi > lo) & (prefix[hi] - prefix[lo] < THIN * target_mass(target, edges[lo], edges[hi]))
+    reach = np.where(thin.any(axis=1), k - np.argmax(thin[:, ::-1], axis=1), 0)  # the widest from each start
+    width = np.where(reach > 0, reach - np.arange(k + 1), 0)
+    chosen: list[tuple[int, int]] = []
+    for start in np.argsort(-width, kind="stable"):
+        if width[start] <= 0 or len(chosen) == 5:
+            break
+        a, b = int(start), int(reach[start])
+        if all(b <= c or a >= d for c, d in chosen):
+            chosen.append((a, b))
+    widths = [(b - a) / k for a, b in chosen]
+    return max(widths, default=0.0), float(sum(widths))
