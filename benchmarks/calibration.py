@@ -1,52 +1,97 @@
-"""Do the published figures' intervals cover, and do the flags control false alarms? By simulation.
+"""Do the bounds hold and the verdicts tell the truth, on shapes that are NOT the target? By simulation.
 
-For each model pool (12, 24 and 60 binary models; 12 models with 10 samples per item) and benchmark size
-(40, 400, 4,000 items), benchmarks are simulated from a 1PL model with the pool's abilities fixed:
+For each difficulty shape (gap-free: uniform on z, a normal b wider than the abilities, Beta(2, 2); with
+flaws: right-skewed with an empty low end, left-skewed with an empty top [0.8, 1], one empty middle stretch
+of 0.2 and of 0.25, two empty stretches, a two-bump mixture), each model pool (12, 24, 60 binary models; 12
+models x 10 samples; 24 binary with 30% of cells missing; 1,000 binary) and each size (40 and 400 items for
+every pool, 4,000 for 24 and 1,000 binary), benchmarks are simulated from a 1PL model (abilities N(0, 1)) and
+audited exactly as a real one is: the MAP fit, the abilities (marginal MAP below 200 models), the bounds,
+the verdicts and flags of ``bot.rules`` at the default thresholds. The truth is each benchmark's own items,
+on the pool's true z scale. Reported per cell:
 
-- target-matched (z drawn from the uniform target): how often the 95% interval of DDM, Max Gap and the
-  top-5 gap sum covers the true figure (computed on the true z with the true abilities), whether the
-  published figure ever lies outside its own interval, and how often ``revise`` or ``fill`` fires
-  (the false-flag rate; at most 5% by design);
-- with a real gap of width 0.2 (no item with z in [0.4, 0.6], or none in [0.8, 1], the hardest stretch):
-  how often ``fill`` fires (the power).
+- how often the detection limit lies above the true Max Gap, the top-5 bound above the true top-5 gap sum,
+  and the DDM bounds around the true DDM (all must hold in at least 95% / 95% / 90% of benchmarks);
+- how often ``fill`` fires ("found" for Max Gap or the top-5 gap sum) and ``revise`` (DDM found), whether
+  each stretch shown thin truly holds less than a quarter of the target's items, and the shares of "cannot
+  tell" and "clear" (a "clear" where the true figure reaches its level is an error, counted);
+- the median detection limit (sharpness), and the coverage of the model-based 95% intervals (the normal
+  prior's), which is what the bounds replace.
 
-Every benchmark goes through benchwatch's own ``measure`` and ``evaluate_flags``. The resolution floor is
-a property of the pool: it is simulated once per pool and size (``resolution_floor`` on the pool's true
-abilities and cells) and handed to ``measure`` through its cache, so that one floor serves the pool's
-benchmarks as it would on a live site. Run: ``python benchmarks/calibration.py [--reps N] [--quick]``;
-it prints the tables of the methodology page (Markdown) and the seconds it took.
+Run: ``python benchmarks/calibration.py [--reps 40] [--jobs 2] [--out calibration.json]``; ``--quick`` runs
+a handful of cells with few benchmarks. It prints the methodology page's tables (Markdown) and the seconds it
+took; with ``--out`` every finished cell is kept in that JSON file, and a rerun skips the cells it holds.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
-from threadpoolctl import threadpool_limits
+from scipy.special import expit, ndtr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bot.irt import difficulty_b, difficulty_z, encode_responses, fit_rasch
-from bot.metrics import UNIFORM, coverage_draws, resolution_floor
-from bot.pipeline.audit import measure
-from bot.rules import evaluate_flags
 
 POOLS = {  # name: (models, samples per item, share of missing cells)
     "12 binary": (12, 1, 0.0),
     "24 binary": (24, 1, 0.0),
     "60 binary": (60, 1, 0.0),
-    "12 x 10 trials": (12, 10, 0.0),
+    "12 x 10 samples": (12, 10, 0.0),
     "24 binary, 30% missing": (24, 1, 0.3),
+    "1,000 binary": (1000, 1, 0.0),
 }
-SIZES = (40, 400, 4000)
-FIGURES = ("ddm", "max_gap", "top5_gap_sum")
-GAPS = {"middle": (0.4, 0.6), "top": (0.8, 1.0)}
+SIZES = {name: (40, 400) for name in POOLS} | {"24 binary": (40, 400, 4000), "1,000 binary": (40, 400, 4000)}
+GAP_FREE = ("uniform", "normal b", "Beta(2, 2)")
+SHAPES = (
+    *GAP_FREE,
+    "right-skewed, empty [0, 0.2]",
+    "left-skewed, empty [0.8, 1]",
+    "empty [0.4, 0.6]",
+    "empty [0.40, 0.65]",
+    "two empty stretches",
+    "two bumps",
+)
+
+
+def _without(z: np.ndarray, holes: list[tuple[float, float]]) -> np.ndarray:
+    """Uniform z mapped onto [0, 1] minus the holes (each hole's width squeezed out)."""
+    kept = 1.0 - sum(hi - lo for lo, hi in holes)
+    u = z * kept
+    out = u.copy()
+    for lo, hi in sorted(holes):
+        out = np.where(out >= lo, out + (hi - lo), out)
+    return out
+
+
+def draw_z(shape: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n item difficulties on the pool's z scale, from a named shape."""
+    if shape == "uniform":
+        return rng.random(n)
+    if shape == "normal b":  # b ~ N(0, 1.5^2) against abilities N(0, 1): heavier ends than the target
+        return ndtr(rng.normal(0.0, 1.5, n))
+    if shape == "Beta(2, 2)":
+        return rng.beta(2, 2, n)
+    if shape == "right-skewed, empty [0, 0.2]":  # no very easy item, most just above that
+        return 0.2 + 0.8 * rng.beta(1, 2, n)
+    if shape == "left-skewed, empty [0.8, 1]":  # no very hard item, most just below that
+        return 0.8 * rng.beta(2, 1, n)
+    if shape == "empty [0.4, 0.6]":
+        return _without(rng.random(n), [(0.4, 0.6)])
+    if shape == "empty [0.40, 0.65]":
+        return _without(rng.random(n), [(0.40, 0.65)])
+    if shape == "two empty stretches":
+        return _without(rng.random(n), [(0.15, 0.30), (0.60, 0.75)])
+    if shape == "two bumps":
+        first = rng.random(n) < 0.5
+        return np.where(first, rng.beta(12, 30, n), rng.beta(30, 12, n))
+    raise ValueError(f"unknown shape {shape!r}")
 
 
 @dataclass
@@ -56,15 +101,11 @@ class Pool:
     missing: float = 0.0
     seed: int = 0
 
-    def cells(self, n_items: int) -> np.ndarray:
-        """Trials per (model, item), 0 where the cell is missing: the same cells for every benchmark of a size."""
-        observed = np.random.default_rng((self.seed, n_items)).random((self.theta.size, n_items)) >= self.missing
+    def cells(self, n_items: int, rng: np.random.Generator) -> np.ndarray:
+        """Which (model, item) cells are observed: each benchmark its own missing cells."""
+        observed = rng.random((self.theta.size, n_items)) >= self.missing
         observed[:, 0] = True  # every model answers something
-        return np.where(observed, float(self.trials), 0.0)
-
-    @property
-    def names(self) -> list[str]:
-        return [f"m{j:03d}" for j in range(self.theta.size)]
+        return observed
 
 
 def make_pool(n_models: int, trials: int, seed: int, missing: float = 0.0) -> Pool:
@@ -72,121 +113,266 @@ def make_pool(n_models: int, trials: int, seed: int, missing: float = 0.0) -> Po
     return Pool(np.sort(np.random.default_rng(seed).normal(0.0, 1.0, n_models)), trials, missing, seed)
 
 
-def simulate(pool: Pool, n_items: int, rng: np.random.Generator, gap: tuple | None = None) -> tuple:
-    """(true z, long table) of one benchmark answered by the pool."""
-    z = rng.random(n_items)
-    if gap is not None:  # uniform on [0, 1] without (lo, hi): a real gap of width hi - lo
-        lo, hi = gap
-        u = z * (1 - (hi - lo))
-        z = np.where(u < lo, u, u + (hi - lo))
+def simulate(pool: Pool, n_items: int, shape: str, rng: np.random.Generator) -> tuple[np.ndarray, pd.DataFrame]:
+    """(true z on the pool's scale, long table) of one benchmark answered by the pool."""
+    from bot.irt import difficulty_b
+
+    z = draw_z(shape, n_items, rng)
     b = difficulty_b(z, pool.theta)
     successes = rng.binomial(pool.trials, expit(pool.theta[:, None] - b[None, :]))
-    models, items = np.nonzero(pool.cells(n_items))
+    models, items = np.nonzero(pool.cells(n_items, rng))
     frame = pd.DataFrame(
         {
             "benchmark": "sim",
-            "model": np.asarray(pool.names)[models],
-            "item_id": [f"i{i:05d}" for i in items],
+            "model": np.char.add("m", np.char.zfill(models.astype(str), 4)),
+            "item_id": np.char.add("i", np.char.zfill(items.astype(str), 5)),
             "score": successes[models, items] / pool.trials,
             "date": pd.NaT,
             "trials": pd.array([pool.trials if pool.trials > 1 else pd.NA] * models.size, dtype="Int64"),
         }
     )
-    return difficulty_z(b, pool.theta), frame
+    return z, frame
 
 
-FLOORS: dict = {}
+def _memo() -> callable:
+    store: dict = {}
+
+    def cache(key, compute):
+        if key not in store:
+            store[key] = compute()
+        return store[key]
+
+    return cache
 
 
-def pool_floor(pool: Pool, n_items: int) -> dict:
-    """The resolution floor of this pool for benchmarks of n_items (once per pool and size)."""
-    key = (pool.theta.tobytes(), pool.trials, pool.missing, n_items)
-    if key not in FLOORS:
-        trials = pool.cells(n_items)
-        with threadpool_limits(1):
-            FLOORS[key] = resolution_floor(pool.theta, trials, UNIFORM, "ability-quantile")
-    return FLOORS[key]
+def audit_one(pool: Pool, frame: pd.DataFrame, seed: int, cache) -> dict | None:
+    """benchwatch's record, verdicts and flags for one simulated benchmark (None: too few informative models)."""
+    from bot.irt import encode_responses, fit_rasch
+    from bot.pipeline.audit import measure, split_uninformative, too_few
+    from bot.rules import DEFAULT_THRESHOLDS, evaluate_flags, recorded_verdicts, threshold_map
 
-
-def run_one(pool: Pool, frame: pd.DataFrame, floor: dict, seed: int) -> dict:
-    """benchwatch's figures and flags for one simulated benchmark."""
-    fit = fit_rasch(encode_responses(frame), "map")
-    audit = measure(frame, fit, source="sim", by_date=False, cache=lambda _key, _compute: floor, seed=seed)
+    fitted, _ = split_uninformative(frame)
+    if too_few(fitted) is not None:
+        return None
+    fit = fit_rasch(encode_responses(fitted), "map")
+    audit = measure(
+        frame,
+        fit,
+        source="sim",
+        by_date=False,
+        cache=cache,
+        thresholds=threshold_map(),
+        resolve=False,
+        seed=seed,
+        revision="simulated",
+    )
     fig = audit.figures()
+    fig["verdicts"] = recorded_verdicts(fig, DEFAULT_THRESHOLDS)
     fig["flags"] = evaluate_flags(fig)
     return fig
 
 
-def study(pool: Pool, n_items: int, reps: int, seed: int, gap: tuple | None = None) -> dict:
-    """Coverage, published-inside-interval and flag rates over ``reps`` benchmarks."""
-    rng = np.random.default_rng(seed)
-    floor = pool_floor(pool, n_items)
-    covered = dict.fromkeys(FIGURES, 0)
-    inside = 0
-    flagged = {"revise": 0, "fill": 0, "any": 0}
+def truth(z: np.ndarray) -> dict:
+    from bot.metrics import UNIFORM, coverage, thin_truth
+
+    cov = coverage(np.clip(z, 0.0, 1.0), UNIFORM)
+    width, top5 = thin_truth(z)
+    return {"max_gap": cov.max_gap, "top5_gap_sum": cov.top5_gap_sum, "ddm": cov.ddm, "thin": width, "thin5": top5}
+
+
+def _truly_thin(z: np.ndarray, lo: float, hi: float) -> bool:
+    from bot.metrics.bounds import THIN
+
+    return np.mean((z >= lo) & (z < hi)) < THIN * (hi - lo)
+
+
+def run_cell(args: tuple) -> dict:
+    """One cell: ``reps`` benchmarks of one pool, size and shape."""
+    pool_name, n_items, shape, reps, seed = args
+    m, trials, missing = POOLS[pool_name]
+    pool = make_pool(m, trials, seed=100 + list(POOLS).index(pool_name), missing=missing)
+    rng = np.random.default_rng([seed, n_items, SHAPES.index(shape)])
+    cache = _memo()
+    rows = []
+    start = time.perf_counter()
     for r in range(reps):
-        z, frame = simulate(pool, n_items, rng, gap)
-        true = {k: float(v[0]) for k, v in coverage_draws(z[None, :], UNIFORM).items()}
-        fig = run_one(pool, frame, floor, seed + r)
-        for k in FIGURES:
-            covered[k] += fig[f"{k}_lo"] <= true[k] <= fig[f"{k}_hi"]
-        inside += all(fig[f"{k}_lo"] <= fig[k] <= fig[f"{k}_hi"] for k in FIGURES)
-        for flag in ("revise", "fill"):
-            flagged[flag] += flag in fig["flags"]
-        flagged["any"] += bool({"revise", "fill"} & set(fig["flags"]))
+        z, frame = simulate(pool, n_items, shape, rng)
+        fig = audit_one(pool, frame, seed + r, cache)
+        if fig is None:
+            rows.append({"placed": False})
+            continue
+        t = truth(z)
+        v = {k: x["verdict"] for k, x in fig["verdicts"].items()}
+        thin = fig.get("thin_stretches") or []
+        levels = {k: x["level"] for k, x in fig["verdicts"].items()}
+        rows.append(
+            {
+                "placed": True,
+                "max_gap_covered": fig["detection_limit"] >= t["max_gap"],
+                "top5_covered": fig["top5_gap_sum_bound_hi"] >= t["top5_gap_sum"],
+                "ddm_covered": fig["ddm_bound_lo"] <= t["ddm"] <= fig["ddm_bound_hi"],
+                "model_based": {
+                    k: fig[f"{k}_lo"] <= t[k] <= fig[f"{k}_hi"] for k in ("max_gap", "top5_gap_sum", "ddm")
+                },
+                "detection_limit": fig["detection_limit"],
+                "fill": "fill" in fig["flags"],
+                "revise": "revise" in fig["flags"],
+                "verdicts": v,
+                "thin_true": [bool(_truly_thin(z, lo, hi)) for lo, hi in thin],
+                "clear_wrong": {
+                    "max_gap": v.get("max_gap") == "clear" and t["max_gap"] >= levels["max_gap"],
+                    "top5_gap_sum": v.get("top5_gap_sum") == "clear" and t["top5_gap_sum"] >= levels["top5_gap_sum"],
+                    "ddm": v.get("ddm") == "clear" and t["ddm"] >= levels["ddm"],
+                },
+                "truth_over_level": {k: t[k] >= levels[k] for k in ("max_gap", "top5_gap_sum", "ddm")},
+            }
+        )
     return {
-        "coverage": {k: v / reps for k, v in covered.items()},
-        "inside": inside / reps,
-        "flag_rate": {k: v / reps for k, v in flagged.items()},
-        "floor": {k: floor[f"{k}_null_p95"] for k in FIGURES},
+        "pool": pool_name,
+        "items": n_items,
+        "shape": shape,
         "reps": reps,
+        "seconds": time.perf_counter() - start,
+        "rows": rows,
     }
+
+
+def summary(cell: dict) -> dict:
+    """Rates over a cell's placed benchmarks."""
+    rows = [r for r in cell["rows"] if r["placed"]]
+    n = len(rows)
+
+    def rate(values) -> float:
+        values = list(values)
+        return float(np.mean(values)) if values else float("nan")
+
+    thin = [x for r in rows for x in r["thin_true"]]
+    return {
+        "placed": n,
+        "max_gap_covered": rate(r["max_gap_covered"] for r in rows),
+        "top5_covered": rate(r["top5_covered"] for r in rows),
+        "ddm_covered": rate(r["ddm_covered"] for r in rows),
+        "fill": rate(r["fill"] for r in rows),
+        "revise": rate(r["revise"] for r in rows),
+        "gap_cannot_tell": rate(r["verdicts"].get("max_gap") == "cannot tell" for r in rows),
+        "gap_clear": rate(r["verdicts"].get("max_gap") == "clear" for r in rows),
+        "ddm_cannot_tell": rate(r["verdicts"].get("ddm") == "cannot tell" for r in rows),
+        "ddm_clear": rate(r["verdicts"].get("ddm") == "clear" for r in rows),
+        "clear_wrong": rate(any(r["clear_wrong"].values()) for r in rows),
+        "thin_truly_thin": rate(thin),
+        "thin_reported": len(thin),
+        "median_detection_limit": float(np.median([r["detection_limit"] for r in rows])) if rows else float("nan"),
+        "model_based": {
+            k: rate(r["model_based"][k] for r in rows) for k in ("max_gap", "top5_gap_sum", "ddm")
+        },
+    }
+
+
+def cells(reps: int, quick: bool, pools: list[str] | None, shapes: list[str] | None) -> list[tuple]:
+    out = []
+    for pool in pools or list(POOLS):
+        for n in SIZES[pool]:
+            for shape in shapes or SHAPES:
+                out.append((pool, n, shape, reps, 7))
+    if quick:
+        keep = {("24 binary", 400), ("60 binary", 400)}
+        out = [c for c in out if (c[0], c[1]) in keep and c[2] in ("uniform", "left-skewed, empty [0.8, 1]")]
+    return out
+
+
+def _pct(x: float) -> str:
+    return "–" if x != x else f"{100 * x:.0f}%"
+
+
+def tables(results: list[dict]) -> str:
+    """The methodology page's tables, in Markdown."""
+    order = {(p, n, s): k for k, (p, n, s, _, _) in enumerate(cells(1, False, None, None))}
+    results = sorted(results, key=lambda c: order.get((c["pool"], c["items"], c["shape"]), 10**6))
+    lines = [
+        "Model-free bounds: how often each holds, and the median detection limit (every cell):",
+        "",
+        "| Pool | Items | Shape | Benchmarks | Max Gap below its bound | Top-5 below its bound | DDM inside its bounds "
+        "| Median detection limit |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for c in results:
+        s = summary(c)
+        lines.append(
+            f"| {c['pool']} | {c['items']:,} | {c['shape']} | {s['placed']} | {_pct(s['max_gap_covered'])} "
+            f"| {_pct(s['top5_covered'])} | {_pct(s['ddm_covered'])} | {s['median_detection_limit']:.3f} |"
+        )
+    lines += [
+        "",
+        "Verdicts: how often `fill` (found) and `revise` fire, the share of Max Gap verdicts that cannot tell or are "
+        "clear, a clear verdict where the truth reaches the level (an error), and the stretches shown thin that truly "
+        "are (gap-free shapes first: there, every `fill` is a false alarm):",
+        "",
+        "| Pool | Items | Shape | `fill` | `revise` | Max Gap: cannot tell | Max Gap: clear | Wrong clear "
+        "| Thin stretches truly thin |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in results:
+        s = summary(c)
+        thin = f"{_pct(s['thin_truly_thin'])} of {s['thin_reported']}" if s["thin_reported"] else "none shown"
+        lines.append(
+            f"| {c['pool']} | {c['items']:,} | {c['shape']} | {_pct(s['fill'])} | {_pct(s['revise'])} "
+            f"| {_pct(s['gap_cannot_tell'])} | {_pct(s['gap_clear'])} | {_pct(s['clear_wrong'])} | {thin} |"
+        )
+    lines += [
+        "",
+        "Model-based 95% intervals (normal prior on b: a smooth distribution of difficulties assumed), how often "
+        "they contain the truth:",
+        "",
+        "| Pool | Items | Shape | Max Gap | Top-5 gap sum | DDM |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    for c in results:
+        mb = summary(c)["model_based"]
+        lines.append(
+            f"| {c['pool']} | {c['items']:,} | {c['shape']} | {_pct(mb['max_gap'])} | {_pct(mb['top5_gap_sum'])} "
+            f"| {_pct(mb['ddm'])} |"
+        )
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=200, help="benchmarks per pool and size (default 200)")
-    parser.add_argument("--quick", action="store_true", help="40 and 400 items only, 50 benchmarks each")
-    parser.add_argument("--sizes", default=None, help="comma-separated benchmark sizes (default: 40,400,4000)")
+    parser.add_argument("--reps", type=int, default=40, help="benchmarks per cell (default 40)")
+    parser.add_argument("--quick", action="store_true", help="four cells, for a first look")
     parser.add_argument("--pools", default=None, help="semicolon-separated pool names (default: all)")
+    parser.add_argument("--shapes", default=None, help="semicolon-separated shape names (default: all)")
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="processes (default: cores)")
+    parser.add_argument("--out", default=None, help="keep every finished cell in this JSON file (and resume from it)")
     args = parser.parse_args(argv)
-    sizes = SIZES[:2] if args.quick else SIZES
-    if args.sizes:
-        sizes = tuple(int(v) for v in args.sizes.split(","))
-    reps = 50 if args.quick else args.reps
-    start = time.perf_counter()
-    cov_rows, flag_rows = [], []
-    for p, (name, (m, trials, missing)) in enumerate(POOLS.items()):
-        if args.pools and name not in args.pools.split(";"):
-            continue
-        pool = make_pool(m, trials, seed=100 + p, missing=missing)
-        for n in sizes:
-            k = reps if n < 4000 or args.sizes else max(20, reps // 6)
-            null = study(pool, n, k, seed=1000 * p + n)
-            power = {g: study(pool, n, k, seed=1000 * p + n + 7, gap=GAPS[g])["flag_rate"]["fill"] for g in GAPS}
-            cov = null["coverage"]
-            cov_rows.append(
-                f"| {name} | {n:,} | {k} | {cov['ddm']:.0%} | {cov['max_gap']:.0%} | {cov['top5_gap_sum']:.0%} "
-                f"| {null['inside']:.0%} |"
-            )
-            flag_rows.append(
-                f"| {name} | {n:,} | {null['floor']['max_gap']:.3f} | {null['floor']['ddm']:.3f} "
-                f"| {null['flag_rate']['any']:.0%} | {power['middle']:.0%} | {power['top']:.0%} |"
-            )
-            print(f"  {name}, {n} items: done at {time.perf_counter() - start:.0f} s", file=sys.stderr)
-            print(f"  {cov_rows[-1]}\n  {flag_rows[-1]}", file=sys.stderr)
-    print("Coverage of the true figure by the published 95% interval (target-matched benchmarks):\n")
-    print("| Pool | Items | Benchmarks | DDM | Max Gap | Top-5 gap sum | Published figure inside its interval |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    print("\n".join(cov_rows))
-    print("\nFlags: false alarms on target-matched benchmarks, and power on benchmarks with a real gap of 0.2:\n")
-    print(
-        "| Pool | Items | Max Gap floor (p95) | DDM floor (p95) | False `revise`/`fill` "
-        "| `fill`, no item in [0.4, 0.6] | `fill`, no item in [0.8, 1] |"
+    todo = cells(
+        args.reps,
+        args.quick,
+        args.pools.split(";") if args.pools else None,
+        args.shapes.split(";") if args.shapes else None,
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    print("\n".join(flag_rows))
-    print(f"\n({time.perf_counter() - start:.0f} s on this machine)")
+    done: list[dict] = []
+    if args.out and Path(args.out).exists():
+        done = json.loads(Path(args.out).read_text())
+        have = {(c["pool"], c["items"], c["shape"]) for c in done if c["reps"] >= args.reps}
+        todo = [c for c in todo if (c[0], c[1], c[2]) not in have]
+    start = time.perf_counter()
+    todo.sort(key=lambda c: -POOLS[c[0]][0] * c[1])  # the largest first: the pool's processes stay busy
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as executor:
+        for k, result in enumerate(executor.map(run_cell, todo), 1):
+            done.append(result)
+            s = summary(result)
+            print(
+                f"  [{k}/{len(todo)}] {result['pool']}, {result['items']} items, {result['shape']}: "
+                f"bounds {_pct(s['max_gap_covered'])}/{_pct(s['top5_covered'])}/{_pct(s['ddm_covered'])}, "
+                f"fill {_pct(s['fill'])}, limit {s['median_detection_limit']:.3f} "
+                f"({result['seconds']:.0f} s; {time.perf_counter() - start:.0f} s in all)",
+                file=sys.stderr,
+                flush=True,
+            )
+            if args.out:
+                Path(args.out).write_text(json.dumps(done))
+    print(tables(done))
+    print(f"\n({time.perf_counter() - start:.0f} s on this machine, {max(1, args.jobs)} processes)")
 
 
 if __name__ == "__main__":

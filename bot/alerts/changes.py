@@ -21,13 +21,13 @@ def _state_title(bench: str, fig: dict) -> str:
 _FLAG_TITLES = {
     "retire": "meets the retirement rule: saturated on two consecutive snapshots",
     "watch": "is on watch: stagnant, top models within noise far below the ceiling",
-    "revise": "needs revision: difficulty mismatch DDM {ddm:.3f}",
-    "fill": "has coverage gaps: Max Gap {max_gap:.3f}, top-5 gap sum {top5_gap_sum:.3f}",
+    "revise": "needs revision: its difficulties are found to miss the target, DDM at least {ddm_bound_lo}",
+    "fill": "has coverage gaps: a stretch {thin_width} wide is found to hold too few items",
 }
 
 
 def _alert(kind: str, bench: str, fig: dict, raised_at: str, title: str, **extra: object) -> dict:
-    key = "state" if kind == "state" else f"{extra['flag']}-{kind}"
+    key = {"state": "state", "verdict": f"verdict-{extra.get('figure')}"}.get(kind) or f"{extra['flag']}-{kind}"
     return {
         "id": f"{bench}/{key}/{fig['revision']}",
         "benchmark": bench,
@@ -36,7 +36,20 @@ def _alert(kind: str, bench: str, fig: dict, raised_at: str, title: str, **extra
         "revision": fig["revision"],
         "raised_at": raised_at,
         "title": title,
-        "figures": {k: fig.get(k) for k in ("ddm", "max_gap", "top5_gap_sum", "saturation_index", "top1", "top5")},
+        "figures": {
+            k: fig.get(k)
+            for k in (
+                "ddm",
+                "max_gap",
+                "top5_gap_sum",
+                "detection_limit",
+                "ddm_bound_lo",
+                "ddm_bound_hi",
+                "saturation_index",
+                "top1",
+                "top5",
+            )
+        },
     }
 
 
@@ -59,10 +72,35 @@ def diff_alerts(previous: dict | None, current: dict, raised_at: str) -> list[di
     old_flags = set(previous.get("flags", [])) if previous else set()
     new_flags = set(current.get("flags", []))
     for flag in sorted(new_flags - old_flags):
-        title = f"{bench} " + _FLAG_TITLES[flag].format(**current)
+        shown = {k: "n/a" if current.get(k) is None else f"{current[k]:.3f}" for k in ("ddm_bound_lo", "thin_width")}
+        title = f"{bench} " + _FLAG_TITLES[flag].format(**shown)
         out.append(_alert("raised", bench, current, raised_at, title, flag=flag))
     for flag in sorted(old_flags - new_flags):
         out.append(_alert("cleared", bench, current, raised_at, f"{bench}: the {flag} flag is cleared", flag=flag))
+    out += _verdict_alerts(previous, current, raised_at)
+    return out
+
+
+_FIGURE_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}
+_VERDICT_WORDS = {"found": "found", "cannot tell": "cannot tell with these models", "clear": "clear"}
+
+
+def _verdict(record: dict | None, figure: str) -> str | None:
+    return ((record or {}).get("verdicts") or {}).get(figure, {}).get("verdict")
+
+
+def _verdict_alerts(previous: dict | None, current: dict, raised_at: str) -> list[dict]:
+    """One alert per coverage verdict that changed (found, cannot tell, clear), where the previous record had
+    verdicts (a new benchmark's verdicts are news of its own: its flags say what matters)."""
+    if not (previous or {}).get("verdicts"):
+        return []
+    bench, out = current["benchmark"], []
+    for figure, name in _FIGURE_NAMES.items():
+        before, now = _verdict(previous, figure), _verdict(current, figure)
+        if before == now or now is None:
+            continue
+        title = f"{bench}: {name} is now {_VERDICT_WORDS[now]} (was {_VERDICT_WORDS.get(before, 'not judged')})"
+        out.append(_alert("verdict", bench, current, raised_at, title, figure=figure, **{"from": before, "to": now}))
     return out
 
 

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from bot import history, pipeline, sources, store  # stages: their names load when the command runs
+from bot import history, pipeline, rules, sources, store  # stages: their names load when the command runs
 from bot.irt import METHODS, SAMPLERS, SCALES
 
 
@@ -43,16 +43,29 @@ def _text(rec: dict) -> str:
         return f"{value:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
 
     fit = f"{rec['method']}, {'converged' if rec['converged'] else 'NOT converged'}" if rec["method"] else "given z"
+    if rec.get("unplaced"):
+        fit = "no fit"
     lines = [
-        f"{rec['benchmark']}: {rec.get('n_models') or '?'} models x {rec['n_items']} items ({fit}; z: {rec['scale']})",
-        f"  DDM {f('ddm')}  Max Gap {f('max_gap')}  top-5 gap sum {f('top5_gap_sum')}",
+        f"{rec['benchmark']}: {rec.get('n_models') or '?'} models x {rec['n_items']} items ({fit}; z: {rec['scale']})"
     ]
-    if rec.get("max_gap_null_p95") is not None:
+    if rec.get("unplaced"):
+        lines.append(f"  {rec['unplaced']}")
+    for m in rec.get("uninformative") or []:
+        lines.append(f"  left out of the fit: {m['model']} ({m['why']})")
+    found = rules.verdicts(rec, rules.DEFAULT_THRESHOLDS)
+    if found:
         lines.append(
-            "  resolution floor (95th pct on target-matched benchmarks, this pool): "
-            f"DDM {rec['ddm_null_p95']:.3f}  Max Gap {rec['max_gap_null_p95']:.3f}  "
-            f"top-5 gap sum {rec['top5_gap_sum_null_p95']:.3f}"
+            f"  what these models can see, for any difficulty distribution: an empty stretch up to "
+            f"{rec['detection_limit']:.3f} wide cannot be ruled out; DDM between {rec['ddm_bound_lo']:.3f} and "
+            f"{rec['ddm_bound_hi']:.3f}; top-5 gap sum at most {rec['top5_gap_sum_bound_hi']:.3f}"
         )
+        lines += [f"    {rules.verdict_line(k, v)}" for k, v in found.items()]
+        for k, need in (rec.get("resolve") or {}).items():
+            if found.get(k, {}).get("verdict") == "cannot tell" and rules.resolve_line(k, need):
+                lines.append(f"    to decide {rules.resolve_line(k, need)}")
+    if rec.get("ddm") is not None:
+        label = "model-based (smooth difficulties assumed)" if found else "given z"
+        lines.append(f"  {label}: DDM {f('ddm')}  Max Gap {f('max_gap')}  top-5 gap sum {f('top5_gap_sum')}")
     if rec.get("first_saturated_date"):
         lines.append(f"  saturation index first reached 0.7 on {rec['first_saturated_date']}")
     if rec.get("saturation_index") is not None:
@@ -60,6 +73,9 @@ def _text(rec: dict) -> str:
             f"  saturation index {rec['saturation_index']:.4f} ({rec['band']}), top-1 {rec['top1']:.3f}, "
             f"top-5 {rec['top5']:.3f} -> {rec['state']}"
         )
+    flags = rec.get("flags")
+    if flags is not None:
+        lines.append(f"  flags: {' '.join(flags) or 'none'}")
     return "\n".join(lines)
 
 
@@ -76,6 +92,9 @@ def handle(args: argparse.Namespace) -> int:
             args.file, method=args.method, scale=args.scale, sampler=args.sampler, rows=rows
         )
         records = [a.figures() for a in audits]
+        for rec in records:  # the default rules: a file has no configuration of its own
+            rec["verdicts"] = rules.recorded_verdicts(rec)
+            rec["flags"] = rules.evaluate_flags(rec)
         import pandas as pd
 
         items = pd.concat([a.items.assign(benchmark=a.benchmark) for a in audits], ignore_index=True)

@@ -17,7 +17,9 @@ KEY_VARIABLES = ("BENCHWATCH_API_KEY", "OPENAI_API_KEY")
 def register(parser: argparse.ArgumentParser) -> None:
     """Add this command's options."""
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    plan = sub.add_parser("plan", help="for each gap above the resolution floor: target z and b, seeds, solve odds")
+    plan = sub.add_parser(
+        "plan", help="for each stretch found thin or that may be empty: target z and b, seeds, solve odds"
+    )
     check = sub.add_parser("check", help="calibrate candidate items onto the benchmark's scale and place them")
     generate = sub.add_parser("generate", help="ask an OpenAI-compatible endpoint for candidate items per gap")
     for p in (plan, check, generate):
@@ -45,17 +47,18 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _plan_text(name: str, plan: list[dict], floor: float) -> str:
+def _plan_text(name: str, plan: list[dict], record: dict) -> str:
     if not plan:
-        return f"{name}: no gap wider than this pool's resolution floor ({floor:.3f}): nothing to fill"
-    lines = [f"{name}: {len(plan)} gap(s) wider than this pool's resolution floor ({floor:.3f})"]
+        said = "every gap verdict is clear" if record.get("verdicts") else "there is no gap verdict"
+        return f"{name}: no stretch is shown thin and {said}: nothing to fill"
+    lines = [f"{name}: {len(plan)} stretch(es) to fill (found thin, or may be empty where the verdict is cannot tell)"]
     for k, g in enumerate(plan, 1):
         seeds = ", ".join(f"{s['item_id']} ({s['z']:.3f})" for s in (*g["seeds_below"], *g["seeds_above"]))
         solve = g["solve"]  # most likely to solve first
         odds = f"{solve[0]['p']:.2f} ({solve[0]['model']}) down to {solve[-1]['p']:.2f} ({solve[-1]['model']}); "
         odds += f"{sum(m['p'] >= 0.5 for m in solve)} of {len(solve)} models at 0.5 or more (all of them: --json)"
         lines += [
-            f"gap {k}: z {g['lo']:.3f}-{g['hi']:.3f} (width {g['width']:.3f}); "
+            f"stretch {k}: z {g['lo']:.3f}-{g['hi']:.3f} (width {g['width']:.3f}, {g['verdict']}: {g['why']}); "
             f"target z {g['target_z']:.3f}, b {g['target_b']:.3f}",
             f"  seeds: {seeds}",
             f"  solve probability at the target: {odds}",
@@ -77,8 +80,19 @@ def _check_text(result: dict) -> str:
         )
     if result["left_out_models"]:
         lines.append(f"  left out: responses of {len(result['left_out_models'])} model(s) outside the pool")
+    for when in ("before", "after"):
+        b = result.get(f"bounds_{when}")
+        if b:
+            v = b["verdicts"]
+            lines.append(
+                f"  {'now' if when == 'before' else 'with the accepted'}, for any difficulty distribution: "
+                f"DDM {b['ddm_bound_lo']:.3f}-{b['ddm_bound_hi']:.3f} ({v.get('ddm', '-')}), Max Gap at most "
+                f"{b['detection_limit']:.3f} ({v.get('max_gap', '-')}), top-5 gap sum at most "
+                f"{b['top5_gap_sum_bound_hi']:.3f} ({v.get('top5_gap_sum', '-')})"
+            )
     lines.append(
-        "  figures from joint draws (each item's b from its audit's normal, each candidate's from its posterior):"
+        "  model-based figures from joint draws (each item's b from its audit's normal, each candidate's from its "
+        "posterior; smooth difficulties assumed):"
     )
     for key, label in (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top5_gap_sum", "top-5 gap sum")):
         published = result["published"].get(key)
@@ -96,8 +110,8 @@ def handle(args: argparse.Namespace) -> int:
     bench = fill.load_benchmark(args.reports, args.benchmark)
     if args.action == "plan":
         plan = fill.fill_plan(bench)
-        floor = bench.record.get("max_gap_null_p95") or 0.0
-        print(json.dumps(history.rounded(plan), indent=2) if args.json else _plan_text(args.benchmark, plan, floor))
+        text = _plan_text(args.benchmark, plan, bench.record)
+        print(json.dumps(history.rounded(plan), indent=2) if args.json else text)
         return 0
     if args.action == "check":
         table = sources.fetch_csv_file(args.candidates)

@@ -100,7 +100,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cache",
         default=None,
-        help=f"downloads, resolution floors and source manifests (default: .cache, or {SAMPLE_CACHE} with --sample)",
+        help=f"downloads, pool simulations and source manifests (default: .cache, or {SAMPLE_CACHE} with --sample)",
     )
 
 

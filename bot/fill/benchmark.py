@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from bot.errors import InputError
-from bot.history import Reports, load_latest, load_table
+from bot.history import Reports, load_latest, load_snapshot, load_table
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,8 @@ class Benchmark:
 
     record: dict  # its figures (latest.json)
     items: pd.DataFrame  # item_id, b, b_sd, z
-    models: pd.DataFrame  # model, theta, theta_sd, ...
+    models: pd.DataFrame  # model, theta, theta_sd, ..., theta_axis (the abilities behind the bounds)
+    responses: pd.DataFrame | None = None  # the snapshot the audit read (None where the reports lack it)
 
     @property
     def theta(self) -> pd.Series:
@@ -39,4 +40,4 @@ def load_benchmark(reports_dir: str | Path, name: str) -> Benchmark:
     items, models = load_table(reports.items(name)), load_table(reports.models(name))
     if items is None or models is None or "theta" not in models.columns:
         raise InputError(str(reports.root), f"{name!r}: its items or abilities are missing; rerun the audit")
-    return Benchmark(rec, items, models)
+    return Benchmark(rec, items, models, load_snapshot(reports, name))

@@ -4,15 +4,17 @@ Each candidate's difficulty b gets its exact posterior on a grid (the Rasch like
 given the pool's fitted abilities, under a weak normal prior centred on the benchmark's items with twice
 their spread), hence a 95% interval, carried to z by the benchmark's own scale. A candidate is placed:
 
-- ``inside``: its whole z interval lies inside a gap wider than the pool's resolution floor (accepted);
-- ``too wide``: its interval is wider than the gap nearest to it: the responses cannot tell whether it
-  fills the gap (evaluate it on more models, or more samples per model);
-- ``edge``: its median is in such a gap but its interval reaches past an edge;
-- ``none``: it lies in no such gap.
+- ``inside``: its whole z interval lies inside a stretch of the fill plan (``bot.fill.plan``: shown thin, or
+  not ruled out as empty where the verdict is "cannot tell") (accepted);
+- ``too wide``: its interval is wider than the stretch nearest to it: these models cannot tell whether it
+  fills the stretch (evaluate it on more models, or more samples per model);
+- ``edge``: its median is in such a stretch but its interval reaches past an edge;
+- ``none``: it lies in no such stretch.
 
-The benchmark's DDM, Max Gap and top-5 gap sum before and after adding the accepted candidates come with
-95% intervals from joint draws: every existing item's b from its Laplace normal (``b``, ``b_sd`` of the
-audit), every accepted candidate's from its grid posterior.
+Before and after adding the accepted candidates: the same bounds and verdicts as the audit's
+(``bot.metrics.bounds``, from the snapshot's cells and the candidates' own, abilities held at those the
+audit's bounds used), and the model-based DDM, Max Gap and top-5 gap sum from joint draws (every existing
+item's b from its Laplace normal, every accepted candidate's from its grid posterior).
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ import numpy as np
 import pandas as pd
 
 from bot.fill.benchmark import Benchmark
-from bot.fill.plan import target_of
+from bot.fill.plan import plan_stretches, target_of
 from bot.irt import cell_loglik, difficulty_z
-from bot.metrics import coverage
+from bot.metrics import axis_bounds, coverage, likelihood_from_cells, sampling_levels
+from bot.rules import verdicts
 
 CHECK_DRAWS = 400
 GRID = np.linspace(-12.0, 12.0, 2401)
@@ -32,7 +35,7 @@ FIGURES = ("ddm", "max_gap", "top5_gap_sum")
 
 
 def place(z_lo: float, z_mid: float, z_hi: float, gaps: list[dict]) -> tuple[str, dict | None]:
-    """Where a candidate with this z interval lands among ``gaps`` (those above the resolution floor)."""
+    """Where a candidate with this z interval lands among ``gaps`` (the stretches of the fill plan)."""
     if not gaps:
         return "none", None
     nearest = min(
@@ -49,9 +52,10 @@ def place(z_lo: float, z_mid: float, z_hi: float, gaps: list[dict]) -> tuple[str
 
 MESSAGES = {
     "inside": "lands inside the gap",
-    "too wide": "interval wider than the gap: evaluate on more models (or more samples per model)",
-    "edge": "at the edge of the gap: its interval reaches past it",
-    "none": "in no gap above the resolution floor",
+    "too wide": "cannot tell where it lies with these models, its interval wider than the stretch: evaluate on "
+    "more models (or more samples per model)",
+    "edge": "at the edge of the stretch: its interval reaches past it",
+    "none": "in no stretch of the fill plan",
 }
 
 
@@ -102,8 +106,7 @@ def check_candidates(bench: Benchmark, responses: pd.DataFrame, *, draws: int = 
     responses = responses[known]
     if responses.empty:
         raise ValueError("no candidate was answered by a model of the benchmark's pool")
-    floor = rec.get("max_gap_null_p95") or 0.0
-    gaps = [g for g in rec["gaps"] if g["width"] > floor]
+    gaps = plan_stretches(rec)
     ids, cdf, answered = _posteriors(bench, responses)
     rows = []
     th = theta.to_numpy(float)
@@ -140,11 +143,54 @@ def check_candidates(bench: Benchmark, responses: pd.DataFrame, *, draws: int = 
     return {
         "benchmark": rec["benchmark"],
         "pool": int(theta.size),
-        "resolution_floor": floor,
+        "stretches": gaps,
         "candidates": rows,
         "accepted": [rows[k]["item_id"] for k in accepted],
         "left_out_models": left_out,
         "published": {k: rec.get(k) for k in FIGURES},
         "before": _figures(before, bench),
         "after": _figures(after, bench),
+        "bounds_before": _bounds(bench, None),
+        "bounds_after": _bounds(bench, responses[responses["item_id"].isin([rows[k]["item_id"] for k in accepted])]),
     }
+
+
+BOUND_KEYS = ("detection_limit", "top5_gap_sum_bound_hi", "thin_width", "thin_top5", "ddm_bound_lo", "ddm_bound_hi")
+
+
+def _bounds(bench: Benchmark, extra: pd.DataFrame | None) -> dict | None:
+    """The audit's bounds and verdicts on the benchmark's items, and on them plus ``extra`` candidates' rows
+    (None where the reports keep no snapshot or no abilities of the bounds)."""
+    rec = bench.record
+    if bench.responses is None or "theta_axis" not in bench.models.columns:
+        return None
+    theta = bench.models.set_index("model")["theta_axis"].astype(float).dropna()
+    rows = bench.responses[bench.responses["model"].isin(theta.index)]
+    if extra is not None and len(extra):
+        rows = pd.concat([rows, extra.assign(item_id="candidate " + extra["item_id"].astype(str))], ignore_index=True)
+    items = pd.Index(sorted(rows["item_id"].unique()))
+    trials = rows["trials"].astype("Float64").fillna(1.0).to_numpy(float) if "trials" in rows else np.ones(len(rows))
+    score = rows["score"].to_numpy(float)
+    successes = np.where(trials > 1, np.round(score * trials), score)
+    target = target_of(rec)
+    lik = likelihood_from_cells(
+        theta.index.get_indexer(rows["model"]),
+        items.get_indexer(rows["item_id"]),
+        trials,
+        successes,
+        theta.to_numpy(),
+        items.size,
+        rec.get("scale") or "ability-quantile",
+    )
+    b = axis_bounds(lik, target)
+    figures = {
+        "detection_limit": b.detection_limit,
+        "top5_gap_sum_bound_hi": b.top5_upper,
+        "thin_width": b.thin_width,
+        "thin_top5": b.thin_top5,
+        "ddm_bound_lo": b.ddm_lo,
+        "ddm_bound_hi": b.ddm_hi,
+    }
+    thresholds = {k: v["threshold"] for k, v in (rec.get("verdicts") or {}).items()}
+    found = verdicts({**figures, **sampling_levels(int(items.size), target)}, thresholds)
+    return {"n_items": int(items.size), **figures, "verdicts": {k: v["verdict"] for k, v in found.items()}}

@@ -1,5 +1,10 @@
-"""The fill plan: for each gap above the resolution floor, the difficulty a new item should have, the seed
-items on either side, and how likely each model of the pool is to solve an item placed there."""
+"""The fill plan: for each stretch of the difficulty axis that the data show to be thin ("found") or cannot
+rule out as empty where the verdict is "cannot tell", the difficulty a new item should have, the seed items
+on either side, and how likely each model of the pool is to solve an item placed there.
+
+A benchmark whose gap verdicts are "clear" gets no plan: its pool rules out every empty stretch as wide as
+the threshold, and there is nothing to fill.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from bot.irt import difficulty_b
 from bot.metrics import UNIFORM, Target
 
 SEEDS = 2  # items on each side of a gap
+GAP_FIGURES = ("max_gap", "top5_gap_sum")
 
 
 def target_of(record: dict) -> Target:
@@ -19,17 +25,38 @@ def target_of(record: dict) -> Target:
     return Target.beta(spec["a"], spec["b"]) if spec.get("kind") == "beta" else UNIFORM
 
 
+def plan_stretches(record: dict) -> list[dict]:
+    """The stretches a plan fills: those shown thin (verdict ``found``), then, where a gap verdict is ``cannot
+    tell``, the widest stretch the data cannot rule out as empty (unless it overlaps one already listed)."""
+    verdicts = {k: (v or {}).get("verdict") for k, v in (record.get("verdicts") or {}).items()}
+    out = [
+        {"lo": lo, "hi": hi, "width": hi - lo, "verdict": "found", "why": "shown to hold too few items"}
+        for lo, hi in record.get("thin_stretches") or []
+    ]
+    stretch = record.get("detection_stretch")
+    if stretch and any(verdicts.get(k) == "cannot tell" for k in GAP_FIGURES):
+        lo, hi = stretch
+        if all(hi <= s["lo"] or lo >= s["hi"] for s in out):
+            out.append(
+                {
+                    "lo": lo,
+                    "hi": hi,
+                    "width": hi - lo,
+                    "verdict": "cannot tell",
+                    "why": "may be empty: these models cannot rule it out",
+                }
+            )
+    return out
+
+
 def fill_plan(bench: Benchmark) -> list[dict]:
-    """One entry per gap wider than the pool's resolution floor (the Max Gap a target-matched benchmark
-    reaches with these models, 95th percentile): target z and b, seeds, each model's solve probability."""
+    """One entry per stretch of ``plan_stretches``: its verdict, target z and b, seeds, each model's solve
+    probability at the target."""
     rec, items = bench.record, bench.items.sort_values("z")
-    floor = rec.get("max_gap_null_p95") or 0.0
     theta = bench.theta
     z = items["z"].to_numpy(float)
     out = []
-    for gap in sorted(rec["gaps"], key=lambda g: -g["width"]):
-        if gap["width"] <= floor:
-            continue
+    for gap in plan_stretches(rec):
         mid = (gap["lo"] + gap["hi"]) / 2
         b = float(difficulty_b(np.array([mid]), theta.to_numpy(), rec.get("scale") or "ability-quantile")[0])
         below = items[z <= gap["lo"] + 1e-12].tail(SEEDS)
@@ -37,9 +64,7 @@ def fill_plan(bench: Benchmark) -> list[dict]:
         solve = expit(theta.to_numpy() - b)
         out.append(
             {
-                "lo": gap["lo"],
-                "hi": gap["hi"],
-                "width": gap["width"],
+                **gap,
                 "target_z": mid,
                 "target_b": b,
                 "seeds_below": below[["item_id", "z"]].to_dict("records"),

@@ -37,6 +37,16 @@ class ItemPosterior:
     prior_mean: float
     prior_sd: float
     prior_cov: np.ndarray | None = None  # 2 x 2 covariance of (mu, log sigma) where they were estimated
+    loglik: np.ndarray | None = None  # patterns x G: each pattern's log likelihood on the grid, for other priors
+
+    def with_prior(self, mu: float, sigma: float) -> ItemPosterior:
+        """The same items' posteriors under the prior N(mu, sigma^2), from the kept likelihood (no pass over
+        the responses)."""
+        if self.loglik is None:
+            raise ValueError("this posterior kept no likelihood")
+        return ItemPosterior(
+            self.grid, _cdf(self.loglik, self.grid, mu, sigma), self.pattern, mu, sigma, None, self.loglik
+        )
 
     @property
     def n_patterns(self) -> int:
@@ -107,11 +117,16 @@ def item_posterior_dense(
             cov = _hyper_covariance(loglik, counts, grid, mu, sigma)
     else:
         mu, sigma = prior
+    return ItemPosterior(grid, _cdf(loglik, grid, mu, sigma), pattern, float(mu), float(sigma), cov, loglik)
+
+
+def _cdf(loglik: np.ndarray, grid: np.ndarray, mu: float, sigma: float) -> np.ndarray:
+    """Each pattern's posterior CDF on the grid under the prior N(mu, sigma^2)."""
     post = loglik - 0.5 * ((grid - mu) / sigma) ** 2
     post = np.exp(post - post.max(axis=1, keepdims=True))
     cdf = np.cumsum(post, axis=1)
     cdf /= cdf[:, -1:]
-    return ItemPosterior(grid, cdf, pattern, float(mu), float(sigma), cov)
+    return cdf
 
 
 def marginal_abilities(

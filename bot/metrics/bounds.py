@@ -228,7 +228,7 @@ class _Search:
             return (None, w) if beat is not None and hi <= beat else (hi, w)
         # the smallest is -max(-h . w), at least -hi; it can raise the caller's bound only if -hi exceeds ``beat``
         give_up = None if beat is None else -beat
-        lo, hi, w = linear_range(self.like, self.counts, -h, level, start=self.w0, stop_above=give_up, tol=tol)
+        _, hi, w = linear_range(self.like, self.counts, -h, level, start=self.w0, stop_above=give_up, tol=tol)
         return (None, w) if beat is not None and -hi <= beat else (-hi, w)
 
 
@@ -349,7 +349,10 @@ def _ddm_bounds(search: _Search, z: np.ndarray) -> tuple[float, float]:
         h, const = _functional(np.where(g >= cdf, 1.0, -1.0), t, z, cdf)
         hi, _ = search.linear_end(h, up=True, beat=upper + const)
         upper = upper if hi is None else max(upper, hi - const)
-    return max(lower, 0.0), min(max(upper, lower), 1.0)
+    # The distributions live on the grid; the items do not: moving each item to its nearest grid point moves W1 by
+    # at most half a cell, so the bounds widen by that much to hold for the items themselves.
+    half = 0.5 / search.k
+    return max(lower - half, 0.0), min(max(upper, lower) + half, 1.0)
 
 
 PARTS = ("empty", "top5", "thin", "ddm")

@@ -1,17 +1,18 @@
-"""Posterior coverage figures, and the resolution floor: what a target-matched benchmark would show.
+"""Model-based coverage estimates, what a finite benchmark shows by chance, and what pool would decide.
 
-The published figure is the posterior median of DDM, Max Gap or a gap sum over joint draws of every item's
-difficulty (``bot.irt.item_posterior``: exact per item given the pool's abilities, empirical-Bayes prior),
-and its interval the equal-tailed 95% interval of the same draws: one quantity, one interval.
-
-The resolution floor of a figure is the distribution of that same estimator on benchmarks whose items
-match the target exactly: the same number of items, z drawn from the target, answered by the same pool
-(its fitted abilities, its missing cells and trials), estimated the same way. Its 95th percentile is the
-level below which this pool cannot tell a real gap or mismatch from chance.
+- **Model-based estimates**: the posterior median of DDM, Max Gap or a gap sum over joint draws of every
+  item's difficulty (``bot.irt.item_posterior``: exact per item given the pool's abilities, under a normal
+  prior on b fitted to the items: a smooth difficulty distribution is assumed), and the equal-tailed 95%
+  interval of the same draws. Where the items leave a stretch of the axis empty, the prior fills it: these
+  intervals cover the truth only where the assumption holds (their coverage per shape is measured by
+  ``benchmarks/calibration.py``). The bounds that assume nothing are ``bot.metrics.bounds``.
+- **Sampling levels**: what n items drawn from the target show by chance.
+- **What would decide**: the bounds on simulated larger pools.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable
@@ -20,22 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from bot.irt import (
-    ItemPosterior,
-    difficulty_b,
-    difficulty_z,
-    item_posterior_dense,
-    marginal_abilities,
-)
-from bot.metrics.coverage import FIGURES, Target, coverage_draws
+from bot.irt import ItemPosterior, difficulty_b, difficulty_z, item_posterior_dense
+from bot.metrics.bounds import AxisLikelihood, axis_bounds, axis_grid, axis_likelihood, thin_truth
+from bot.metrics.coverage import Target, coverage_draws
 
-N_DRAWS = 200  # joint draws behind a published figure and its interval
-NULL_REPLICATES = 200  # simulated target-matched benchmarks behind a resolution floor
-NULL_DRAWS = 50  # draws behind each simulated benchmark's figure (a median: stable with fewer, prior at its estimate)
-REFIT_ITEMS = 2000  # from this many items on, a model's ability is known to within a few hundredths of a logit
-POOL_FACTORS = (2, 4, 8)  # larger pools tried when this one cannot resolve a gap of the threshold's width
-MAX_SIMULATED_CELLS = 3_000_000  # larger pools are not simulated beyond this many cells
-FLOOR_VERSION = 3
+N_DRAWS = 200  # joint draws behind a model-based estimate and its interval
 
 
 @dataclass(frozen=True)
@@ -114,7 +104,7 @@ def posterior_z_draws(
     out = []
     for size in sizes:
         mu, log_sigma = rng.multivariate_normal([post.prior_mean, np.log(post.prior_sd)], cov)
-        post_k = item_posterior_dense(trials, successes, theta, prior=(mu, float(np.exp(log_sigma))))
+        post_k = post.with_prior(mu, float(np.exp(log_sigma)))
         b = post_k.draws(int(size), rng)
         out.append(difficulty_z(b.ravel(), theta, scale).reshape(b.shape))
     return np.concatenate(out)
@@ -128,85 +118,27 @@ def _target_z(target: Target, n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.random(n)
 
 
-def simulate_matched(
-    theta: np.ndarray, trials: np.ndarray, target: Target, scale: str, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A benchmark whose items match the target: (true z, trials, successes) for the pool ``theta``.
+SAMPLING_REPLICATES = 500
+SAMPLED = ("max_gap", "top5_gap_sum", "ddm")
 
-    Item i keeps the observed cells and trials of column i of ``trials`` (models x items).
+
+@functools.lru_cache(maxsize=256)
+def sampling_levels(n_items: int, target: Target, *, replicates: int = SAMPLING_REPLICATES, seed: int = 0) -> dict:
+    """What n items drawn from the target show by chance: the 95th percentile of each figure's true value,
+    and of the widest stretch (and the five widest) holding less than THIN of the target's mass there.
+
+    A benchmark of 40 items that matches its target exactly still has a Max Gap near 0.1; the flags read
+    their thresholds raised to these levels, so that a small benchmark is not flagged for being small.
+    Pure simulation of z (no responses, no fit).
     """
-    z = _target_z(target, trials.shape[1], rng)
-    b = difficulty_b(z, theta, scale)
-    p = expit(theta[:, None] - b[None, :])
-    successes = rng.binomial(trials.astype(np.int64), p).astype(float)
-    return z, trials, successes
-
-
-def null_distribution(
-    theta: np.ndarray,
-    trials: np.ndarray,
-    target: Target,
-    scale: str,
-    *,
-    replicates: int = NULL_REPLICATES,
-    n_draws: int = NULL_DRAWS,
-    seed: int = 0,
-    refit: bool | None = None,
-) -> dict[str, np.ndarray]:
-    """The estimator's figures on ``replicates`` simulated target-matched benchmarks (one value each).
-
-    With ``refit`` each simulated benchmark's abilities are fitted again by marginal MAP, as the real
-    benchmark's were; without it they are the pool's, a cheaper approximation. By default abilities are
-    refitted below ``REFIT_ITEMS`` items, where their estimation error still moves the z scale.
-    """
-    refit = trials.shape[1] < REFIT_ITEMS if refit is None else refit
     rng = np.random.default_rng(seed)
-    out: dict[str, list[float]] = {k: [] for k in FIGURES}
-    for _ in range(replicates):
-        _, w, s = simulate_matched(theta, trials, target, scale, rng)
-        fitted = theta
-        if refit:  # started from the pool's abilities rather than from a joint MAP: the same optimum
-            fitted, _ = marginal_abilities(w, s, theta)
-        z = posterior_z_draws(w, s, fitted, scale, n_draws, rng, hyper=1)
-        for k, v in coverage_draws(z, target).items():
-            out[k].append(float(np.median(v)))
-    return {k: np.asarray(v) for k, v in out.items()}
-
-
-FLAGGED = ("ddm", "max_gap", "top5_gap_sum")  # the figures the revise and fill flags read
-FALSE_FLAG_RATE = 0.05
-
-
-def flag_levels(values: dict[str, np.ndarray], rate: float = FALSE_FLAG_RATE) -> dict[str, float]:
-    """One level per flagged figure, the same quantile of each, such that at most ``rate`` of the
-    target-matched benchmarks exceed any of them: three figures read at their own 95th percentiles
-    would raise a false flag up to three times as often."""
-    table = np.stack([np.asarray(values[k], float) for k in FLAGGED])
-    levels = np.quantile(table, 1 - rate, axis=1)
-    for q in np.linspace(1 - rate, 1.0, 201):
-        levels = np.quantile(table, q, axis=1)
-        if (table > levels[:, None]).any(axis=0).mean() <= rate:
-            break
-    return {f"{k}_null_flag": float(v) for k, v in zip(FLAGGED, levels, strict=True)}
-
-
-def _summary(values: dict[str, np.ndarray]) -> dict[str, float]:
-    return {
-        **{f"{k}_null_median": float(np.median(v)) for k, v in values.items()},
-        **{f"{k}_null_p95": float(np.quantile(v, 0.95)) for k, v in values.items()},
-        **flag_levels(values),
-    }
-
-
-def _key(theta: np.ndarray, trials: np.ndarray, target: Target, scale: str, extra: object = None) -> str:
-    digest = hashlib.sha256()
-    digest.update(np.round(np.sort(theta), 3).tobytes())
-    digest.update(np.ascontiguousarray(trials[np.argsort(theta, kind="stable")], dtype=np.float32).tobytes())
-    spec = [target.kind, target.a, target.b, len(target.values), scale, FLOOR_VERSION, NULL_REPLICATES, extra]
-    digest.update(json.dumps(spec, default=str).encode())
-    if target.values:
-        digest.update(np.asarray(target.values).tobytes())
-    return digest.hexdigest()[:24]
+    z = np.stack([_target_z(target, n_items, rng) for _ in range(replicates)])
+    figures = coverage_draws(z, target)
+    thin = np.array([thin_truth(row, target) for row in z])
+    out = {f"{k}_sampling_p95": float(np.quantile(figures[k], 0.95)) for k in SAMPLED}
+    out["thin_width_sampling_p95"] = float(np.quantile(thin[:, 0], 0.95))
+    out["thin_top5_sampling_p95"] = float(np.quantile(thin[:, 1], 0.95))
+    return out
 
 
 Cache = Callable[[str, Callable[[], dict]], dict]
@@ -217,62 +149,115 @@ def no_cache(_key: str, compute: Callable[[], dict]) -> dict:
     return compute()
 
 
-def resolution_floor(
-    theta: np.ndarray, trials: np.ndarray, target: Target, scale: str, *, cache: Cache = no_cache, seed: int = 0
-) -> dict[str, float]:
-    """Median and 95th percentile of each figure on target-matched benchmarks for this pool (cached)."""
-
-    def compute() -> dict:
-        return _summary(null_distribution(theta, trials, target, scale, seed=seed))
-
-    return cache(_key(theta, trials, target, scale), compute)
+def pool_key(*parts: object, arrays: tuple[np.ndarray, ...] = ()) -> str:
+    """A short fingerprint of a pool (its abilities, rounded, and cells) and of what was asked of it."""
+    digest = hashlib.sha256()
+    for a in arrays:
+        digest.update(np.ascontiguousarray(a).tobytes())
+    digest.update(json.dumps([RESOLVE_VERSION, *parts], default=str, sort_keys=True).encode())
+    return digest.hexdigest()[:24]
 
 
-def larger_pools(
+RESOLVE_VERSION = 1
+POOL_FACTORS = (2, 4, 8, 16, 32, 64, 128)  # larger pools tried, as multiples of this one (until one decides)
+RESOLVE_REPLICATES = 1  # simulated matched benchmarks per pool tried
+MAX_POOL = 50_000  # models
+SAMPLES = 10  # samples per item tried for a pool of single answers
+_BOUND_OF = {"max_gap": "detection_limit", "top5_gap_sum": "top5_upper", "ddm": "ddm_hi"}
+_PART_OF = {"max_gap": "empty", "top5_gap_sum": "top5", "ddm": "ddm"}
+
+
+def matched_likelihood(
+    theta: np.ndarray, trials: float, n_items: int, target: Target, scale: str, rng: np.random.Generator
+) -> AxisLikelihood:
+    """The axis likelihood of a benchmark whose n items are drawn from the target, answered by every model of
+    the pool ``theta`` (abilities known) with ``trials`` samples each: collapsed by total successes, which
+    is all a complete 1PL pool's likelihood depends on."""
+    z_grid = axis_grid()
+    b_grid = difficulty_b(z_grid, theta, scale)
+    b = difficulty_b(_target_z(target, n_items, rng), theta, scale)
+    totals = np.zeros(n_items)
+    step = max(1, 20_000_000 // max(1, theta.size))
+    for lo in range(0, n_items, step):  # in blocks of items: never more than 20 million cells at once
+        p = expit(theta[:, None] - b[None, lo : lo + step])
+        totals[lo : lo + step] = rng.binomial(int(trials), p).sum(axis=0)
+    softplus = np.logaddexp(0.0, theta[:, None] - b_grid[None, :]).sum(axis=0)
+    rows = -totals[:, None] * b_grid[None, :] - trials * softplus[None, :]
+    return axis_likelihood(rows, z_grid)
+
+
+def pool_needed(
     theta: np.ndarray,
-    trials: np.ndarray,
+    trials: float,
+    n_items: int,
     target: Target,
     scale: str,
-    thresholds: dict[str, float],
+    levels: dict[str, float],
     *,
     cache: Cache = no_cache,
     seed: int = 0,
 ) -> dict[str, dict]:
-    """For each figure whose floor is above its threshold: the smallest pool tried that would resolve it.
+    """What would let this pool decide: for each figure of ``levels`` (its flag level), the smallest pool tried
+    whose bound on a benchmark of the same size that matches the target lies below the level (the median of
+    ``RESOLVE_REPLICATES`` simulated benchmarks), so that a benchmark without the flaw would be told "clear".
 
-    Larger pools draw new abilities from a normal fitted to this pool's; every cell observed, with the
-    pool's usual trials. Also tried: this pool with ten samples per item (when its cells are single trials).
-    Returns ``{figure: {"models": m or None, "trials": p95 with 10 trials or None}}``.
+    Larger pools keep these models and add abilities drawn from a normal fitted to them, every item answered
+    with the pool's usual ``trials``; a pool of single answers is also tried with ``SAMPLES`` samples per
+    item. Abilities are known in the simulation (not refitted). Returns ``{figure: {"models": m or None,
+    "largest_tried": m, "samples": SAMPLES or None, "how": ...}}``.
     """
-    n_models, n_items = trials.shape
-    usual = float(np.median(trials[trials > 0])) if (trials > 0).any() else 1.0
+    theta = np.sort(np.asarray(theta, float))
+    wanted = {k: float(v) for k, v in levels.items() if k in _BOUND_OF}
+    if not wanted:
+        return {}
+
+    def median_bounds(pool: np.ndarray, t: float, rng: np.random.Generator) -> dict[str, float]:
+        parts = tuple(sorted({_PART_OF[k] for k in wanted}))
+        runs = [
+            axis_bounds(matched_likelihood(pool, t, n_items, target, scale, rng), target, parts)
+            for _ in range(RESOLVE_REPLICATES)
+        ]
+        return {k: float(np.median([getattr(r, _BOUND_OF[k]) for r in runs])) for k in wanted}
 
     def compute() -> dict:
         rng = np.random.default_rng(seed + 1)
-        tried: list[tuple[int, dict[str, float]]] = []
+        tried, open_ = [], set(wanted)
         for factor in POOL_FACTORS:
-            m = n_models * factor
-            if m * n_items > MAX_SIMULATED_CELLS:
+            m = theta.size * factor
+            if m > MAX_POOL or not open_:
                 break
-            pool = np.concatenate([theta, rng.normal(theta.mean(), theta.std(), m - n_models)])
-            cells = np.full((m, n_items), usual)
-            null = null_distribution(pool, cells, target, scale, replicates=40, seed=seed, refit=False)
-            tried.append((m, {k: float(np.quantile(v, 0.95)) for k, v in null.items()}))
-        with_trials = None
-        if usual == 1 and n_models * n_items * 10 <= MAX_SIMULATED_CELLS * 10:
-            cells = np.where(trials > 0, 10.0, 0.0)
-            null = null_distribution(theta, cells, target, scale, replicates=40, seed=seed, refit=False)
-            with_trials = {k: float(np.quantile(v, 0.95)) for k, v in null.items()}
-        return {"tried": tried, "with_trials": with_trials}
+            pool = np.concatenate([theta, rng.normal(theta.mean(), theta.std(), m - theta.size)])
+            found = median_bounds(pool, trials, rng)
+            tried.append([m, found])
+            open_ -= {k for k in open_ if found[k] < wanted[k]}
+        samples = median_bounds(theta, SAMPLES, rng) if trials == 1 else None
+        return {"tried": tried, "samples": samples}
 
-    found = cache(_key(theta, trials, target, scale, ("larger", POOL_FACTORS)), compute)
+    key = pool_key(
+        "pool_needed",
+        float(trials),
+        n_items,
+        target.kind,
+        target.a,
+        target.b,
+        len(target.values),
+        scale,
+        sorted(wanted.items()),
+        seed,
+        arrays=(np.round(theta, 2),),
+    )
+    found = cache(key, compute)
     out = {}
-    for fig, threshold in thresholds.items():
-        models = next((m for m, p95 in found["tried"] if p95[fig] < threshold), None)
-        trials_p95 = found["with_trials"][fig] if found["with_trials"] else None
+    for fig, level in wanted.items():
+        models = next((m for m, bounds in found["tried"] if bounds[fig] < level), None)
+        samples = found["samples"]
         out[fig] = {
             "models": models,
             "largest_tried": max((m for m, _ in found["tried"]), default=None),
-            "p95_with_10_trials": trials_p95,
+            "samples": SAMPLES if samples is not None and samples[fig] < level else None,
+            "how": (
+                f"median of {RESOLVE_REPLICATES} simulated benchmarks of {n_items} items matching the target, "
+                "every item answered, abilities known"
+            ),
         }
     return out

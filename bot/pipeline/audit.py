@@ -21,22 +21,27 @@ from bot.irt import (
 )
 from bot.metrics import (
     UNIFORM,
+    AxisLikelihood,
+    Bounds,
     Cache,
     Coverage,
     PosteriorFigures,
     Saturation,
     Target,
+    axis_bounds,
     band,
     binomial_gap_interval,
     coverage,
     figures_from_draws,
     index_interval,
-    larger_pools,
+    likelihood_from_cells,
     no_cache,
     paired_difference,
     paired_saturation_index,
+    pool_key,
+    pool_needed,
     posterior_z_draws,
-    resolution_floor,
+    sampling_levels,
     saturation,
     score_interval,
     target_reference,
@@ -46,6 +51,8 @@ from bot.store import content_revision, json_memo
 
 N_DRAWS = 200
 FIGURE_KEYS = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum")
+MARGINAL_MODELS = 200  # below this many models, abilities by marginal MAP (the items integrated out)
+MIN_MODELS = 5  # fewer informative models place no item: scores only (the saturation state needs five too)
 
 
 @dataclass(frozen=True)
@@ -56,10 +63,10 @@ class BenchmarkAudit:
     revision: str
     source: str
     synthetic: bool
-    method: str
+    method: str | None
     scale: str
-    converged: bool
-    coverage: Coverage
+    converged: bool | None
+    coverage: Coverage | None  # plug-in figures of the fitted positions (None when no item was placed)
     intervals: dict
     saturation: Saturation
     solved_share: float
@@ -70,13 +77,18 @@ class BenchmarkAudit:
     top_intervals: dict = field(default_factory=dict)
     by_date: pd.DataFrame | None = None  # the figures at each model publication date
     target_spec: dict = field(default_factory=dict)  # kind, a, b: enough to draw the target's CDF
-    posterior: PosteriorFigures | None = None  # the published figures: posterior medians and intervals
-    floor: dict = field(default_factory=dict)  # {figure}_null_median, {figure}_null_p95
+    posterior: PosteriorFigures | None = None  # model-based estimates: posterior medians and intervals
+    bounds: Bounds | None = None  # what the pool can and cannot see, for any difficulty distribution
+    levels: dict = field(default_factory=dict)  # {figure}_sampling_p95: what n target items show by chance
     pool: dict = field(default_factory=dict)  # what the model pool can resolve: patterns, distinct z, ranges
-    larger: dict = field(default_factory=dict)  # figure -> the pool that would resolve its threshold
+    resolve: dict = field(default_factory=dict)  # figure -> the pool that would decide its verdict
+    uninformative: list = field(default_factory=list)  # models answering every item alike, left out of the fit
+    unplaced: str | None = None  # why no item was placed (too few informative models), or None
 
     def figures(self) -> dict:
         """The headline figures as a flat, JSON-ready mapping."""
+        if self.coverage is None:
+            return self._scores_only()
         cov, sat = self.coverage, self.saturation
         out = {
             "benchmark": self.benchmark,
@@ -94,6 +106,50 @@ class BenchmarkAudit:
             **{k: getattr(cov, k) for k in FIGURE_KEYS},
             **{f"{k}_plugin": getattr(cov, k) for k in FIGURE_KEYS},
             "gaps": [{"lo": g.lo, "hi": g.hi, "width": g.width} for g in cov.gaps],
+            **self._saturation(),
+            "detection_boundary": None,
+            "rank_flip_bound_per_lipschitz": None,
+            "solved_share": self.solved_share,
+        }
+        if self.posterior is not None:
+            out.update(self.posterior.median)
+            for name, (lo, hi) in self.posterior.interval.items():
+                out[f"{name}_lo"], out[f"{name}_hi"] = lo, hi
+        out["detection_boundary"] = out["max_gap"]
+        out["rank_flip_bound_per_lipschitz"] = out["ddm"]
+        if self.bounds is not None:
+            b = self.bounds
+            out.update(
+                {
+                    "detection_limit": b.detection_limit,
+                    "detection_stretch": list(b.detection_stretch),
+                    "detection_limit_low_end": b.low_end,
+                    "detection_limit_high_end": b.high_end,
+                    "top5_gap_sum_bound_hi": b.top5_upper,
+                    "thin_stretches": [list(s) for s in b.thin],
+                    "thin_width": b.thin_width,
+                    "thin_top5": b.thin_top5,
+                    "ddm_bound_lo": b.ddm_lo,
+                    "ddm_bound_hi": b.ddm_hi,
+                }
+            )
+        out.update(self.levels)
+        out["pool"] = self.pool
+        if self.resolve:
+            out["resolve"] = self.resolve
+        out["uninformative"] = self.uninformative
+        out.update(self.paired)
+        out.update(_index_interval(out))
+        if self.by_date is not None:
+            out.update(saturation_runs(self.by_date))
+        for key in ("max_rhat", "min_ess_bulk", "iterations", "calibrated_models", "calibrated_items"):
+            if key in self.diagnostics:
+                out[key] = self.diagnostics[key]
+        return out
+
+    def _saturation(self) -> dict:
+        sat = self.saturation
+        return {
             "saturation_index": sat.saturation_index,
             "band": sat.band,
             "top1": sat.top1,
@@ -107,30 +163,114 @@ class BenchmarkAudit:
                 }
                 for m, s in sat.top_models
             ],
-            "detection_boundary": None,
-            "rank_flip_bound_per_lipschitz": None,
             "ceiling": sat.ceiling,
-            "solved_share": self.solved_share,
             "state": sat.state,
         }
-        if self.posterior is not None:
-            out.update(self.posterior.median)
-            for name, (lo, hi) in self.posterior.interval.items():
-                out[f"{name}_lo"], out[f"{name}_hi"] = lo, hi
-        out["detection_boundary"] = out["max_gap"]
-        out["rank_flip_bound_per_lipschitz"] = out["ddm"]
-        out.update(self.floor)
-        out["pool"] = self.pool
-        if self.larger:
-            out["resolve"] = self.larger
+
+    def _scores_only(self) -> dict:
+        """The record of per-item data whose pool is too small to place items: scores, saturation, no figure."""
+        out = {
+            "benchmark": self.benchmark,
+            **dict.fromkeys(("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "method", "converged", "target")),
+            "kind": "aggregate",
+            "per_item": True,
+            "unplaced": self.unplaced,
+            "revision": self.revision,
+            "source": self.source,
+            "synthetic": self.synthetic,
+            "n_models": self.saturation.n_models,
+            "n_items": int(self.items.shape[0]) if len(self.items) else int(self.models["n_answered"].max()),
+            "scale": self.scale,
+            "gaps": [],
+            **self._saturation(),
+            "solved_share": self.solved_share,
+            "uninformative": self.uninformative,
+        }
         out.update(self.paired)
         out.update(_index_interval(out))
-        if self.by_date is not None:
-            out.update(saturation_runs(self.by_date))
-        for key in ("max_rhat", "min_ess_bulk", "iterations", "calibrated_models", "calibrated_items"):
-            if key in self.diagnostics:
-                out[key] = self.diagnostics[key]
         return out
+
+
+def split_uninformative(responses: pd.DataFrame) -> tuple[pd.DataFrame, list[dict]]:
+    """The responses of the models that tell items apart, and the models left out: every item right, or every
+    item wrong, tells nothing about which items are harder (and its ability has no finite estimate)."""
+    per_model = responses.groupby("model", sort=True)["score"].agg(["min", "max", "size"])
+    alike = per_model[per_model["min"] == per_model["max"]]
+    alike = alike[(alike["min"] == 1.0) | (alike["min"] == 0.0)]
+    listed = [
+        {
+            "model": str(m),
+            "items": int(row["size"]),
+            "why": "answered every item right" if row["min"] == 1.0 else "answered every item wrong",
+        }
+        for m, row in alike.iterrows()
+    ]
+    if not listed:
+        return responses, []
+    return responses[~responses["model"].isin(alike.index)], listed
+
+
+def too_few(responses: pd.DataFrame) -> str | None:
+    """Why the informative models of these responses cannot place items, or None."""
+    n = responses["model"].nunique()
+    if n < MIN_MODELS:
+        return (
+            f"too few models to place items: {n} model(s) that tell items apart, at least {MIN_MODELS} are "
+            "needed (scores only, no per-item figure or flag)"
+        )
+    return None
+
+
+def _model_scores(responses: pd.DataFrame) -> pd.DataFrame:
+    return responses.groupby("model", sort=True).agg(
+        score=("score", "mean"), n_answered=("score", "size"), date=("date", "min")
+    )
+
+
+def scores_only(
+    responses: pd.DataFrame,
+    reason: str,
+    *,
+    source: str,
+    synthetic: bool = False,
+    scale: str = DEFAULT_SCALE,
+    ceiling: float = 1.0,
+    uninformative: list | None = None,
+) -> BenchmarkAudit:
+    """A benchmark whose per-item data cannot place items: its models' scores and saturation only."""
+    names = responses["benchmark"].unique()
+    models = _model_scores(responses).reset_index()
+    n_items = responses["item_id"].nunique()
+    sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), n_items, ceiling)
+    paired, top_intervals = _paired_figures(responses, sat)
+    solved = responses.groupby("item_id")["score"].max()
+    return BenchmarkAudit(
+        benchmark=str(names[0]),
+        revision=content_revision(responses),
+        source=source,
+        synthetic=synthetic,
+        method=None,
+        scale=scale,
+        converged=None,
+        coverage=None,
+        intervals={},
+        saturation=sat,
+        solved_share=float(np.mean(solved.to_numpy() > 0)),
+        items=pd.DataFrame({"item_id": sorted(responses["item_id"].unique())}),
+        models=models,
+        paired=paired,
+        top_intervals=top_intervals,
+        uninformative=list(uninformative or []),
+        unplaced=reason,
+    )
+
+
+def axis_likelihood_of(responses: pd.DataFrame, theta: np.ndarray, scale: str) -> AxisLikelihood:
+    """Every item's likelihood on the z grid of the bounds, from the observed cells (abilities held at theta)."""
+    data = encode_responses(responses)
+    return likelihood_from_cells(
+        data.model_idx, data.item_idx, data.weight, data.weight * data.y, theta, data.n_items, scale
+    )
 
 
 def measure(
@@ -144,54 +284,78 @@ def measure(
     ceiling: float = 1.0,
     by_date: bool = True,
     cache: Cache | None = None,
-    resolve_widths: dict[str, float] | None = None,
+    thresholds: dict[str, float] | None = None,
+    resolve: bool = True,
     seed: int = 0,
+    revision: str | None = None,
+    pool_rows: pd.DataFrame | None = None,
 ) -> BenchmarkAudit:
-    """Coverage and saturation of one benchmark from its responses and a fit of them.
+    """Coverage and saturation of one benchmark from its responses and a fit of the informative ones.
 
-    The published coverage figures are posterior medians over joint draws of every item's difficulty
-    (``bot.metrics.resolution``), each with its 95% interval and its resolution floor; the plug-in
-    figures of the fitted positions are kept beside them (``*_plugin``).
+    The bounds (``bot.metrics.bounds``) say what the pool can and cannot see for any difficulty
+    distribution; the model-based estimates (posterior medians over joint draws of every item's difficulty
+    under a normal prior, ``bot.metrics.resolution``) stand beside them, named as such, with the plug-in
+    figures of the fitted positions (``*_plugin``). ``thresholds`` (figure -> flag threshold) decide which
+    verdicts are "cannot tell", for which the pool that would decide is simulated (unless ``resolve`` is off).
+    Models answering every item alike are in ``responses`` (their scores count) but not in ``fit``.
+    ``revision`` is the responses' content hash when the caller has it (computed otherwise). ``pool_rows``:
+    other benchmarks' responses on these items, in ``fit`` and the figures of the items, not in the scores.
     """
+    from bot.rules import verdicts
+
     names = responses["benchmark"].unique()
     if len(names) != 1:
         raise ValueError(f"an audit takes one benchmark, got {len(names)}")
+    own, uninformative = split_uninformative(responses)
+    fitted = own if pool_rows is None else split_uninformative(pd.concat([responses, pool_rows], ignore_index=True))[0]
     z = difficulty_z(fit.b, fit.theta, scale)
     items = pd.DataFrame({"item_id": fit.items, "b": fit.b, "b_sd": fit.b_sd, "z": z})
-    per_model = responses.groupby("model", sort=True).agg(
-        score=("score", "mean"), n_answered=("score", "size"), date=("date", "min")
-    )
-    models = pd.DataFrame({"model": fit.models, "theta": fit.theta, "theta_sd": fit.theta_sd}).join(
-        per_model, on="model"
-    )
+    per_model = _model_scores(responses)
+    models = per_model.join(
+        pd.DataFrame({"model": fit.models, "theta": fit.theta, "theta_sd": fit.theta_sd}).set_index("model")
+    ).reset_index()[["model", "theta", "theta_sd", "score", "n_answered", "date"]]
     sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), len(fit.items), ceiling)
     solved = responses.groupby("item_id")["score"].max()
     paired, top_intervals = _paired_figures(responses, sat)
-    trials, successes = encode_responses(responses).dense()
+    trials, successes = encode_responses(fitted).dense()
     cache = cache or floor_cache()
     with threadpool_limits(1):  # many small matrix products: BLAS threads only add overhead here
-        theta, _ = marginal_abilities(trials, successes, fit.theta)
+        theta = fit.theta  # the joint MAP's stretch of the scale falls as 1/models: 0.4% with 200 (measured)
+        if len(fit.models) < MARGINAL_MODELS:
+            theta, _ = marginal_abilities(trials, successes, fit.theta)
         post = item_posterior_dense(trials, successes, theta)
         rng = np.random.default_rng(seed)
         draws = posterior_z_draws(trials, successes, theta, scale, N_DRAWS, rng, post=post)
-        reference = target_reference(len(fit.items), target)
+        reference = _cached_reference(len(fit.items), target, cache)
         posterior = figures_from_draws(draws, target, reference=reference)
-        floor = resolution_floor(theta, trials, target, scale, cache=cache, seed=seed)
-        floor = {**floor, **{f"{k}_sampling_hi": hi for k, (_lo, hi) in reference.items()}}
-        unresolved = {k: w for k, w in (resolve_widths or {}).items() if floor[f"{k}_null_p95"] >= w}
-        larger = larger_pools(theta, trials, target, scale, unresolved, cache=cache, seed=seed) if unresolved else {}
-        by_date_table = history_by_date(responses, scale=scale, target=target, ceiling=ceiling) if by_date else None
+        lik = axis_likelihood_of(fitted, theta, scale)
+        bounds = axis_bounds(lik, target)
+        levels = _cached_levels(len(fit.items), target, cache)
+        partial = {**_bound_keys(bounds), **levels}
+        undecided = {
+            k: v["level"] for k, v in verdicts(partial, thresholds or {}).items() if v["verdict"] == "cannot tell"
+        }
+        usual = float(np.median(trials[trials > 0])) if (trials > 0).any() else 1.0
+        needed = (
+            pool_needed(theta, usual, len(fit.items), target, scale, undecided, cache=cache, seed=seed)
+            if resolve
+            else {}
+        )
+        by_date_table = history_by_date(own, scale=scale, target=target, ceiling=ceiling) if by_date else None
+    models["theta_axis"] = models["model"].map(dict(zip(fit.models, theta, strict=True)))
     pool = {
         "response_patterns": int(post.n_patterns),
+        "likelihood_patterns": lik.n_patterns,
         "distinct_z": int(np.unique(np.round(z, 9)).size),
         "ability_range": [float(theta.min()), float(theta.max())],
         "difficulty_range": [float(fit.b.min()), float(fit.b.max())],
         "prior_mean": post.prior_mean,
         "prior_sd": post.prior_sd,
+        "fitted_models": len(fit.models),
     }
     return BenchmarkAudit(
         benchmark=str(names[0]),
-        revision=content_revision(responses),
+        revision=revision or content_revision(responses),
         source=source,
         synthetic=synthetic,
         method=fit.method,
@@ -209,20 +373,49 @@ def measure(
         by_date=by_date_table,
         target_spec={"kind": target.kind, "a": target.a, "b": target.b},
         posterior=posterior,
-        floor=floor,
+        bounds=bounds,
+        levels=levels,
         pool=pool,
-        larger=larger,
+        resolve=needed,
+        uninformative=uninformative,
     )
+
+
+def _bound_keys(b: Bounds) -> dict:
+    return {
+        "detection_limit": b.detection_limit,
+        "top5_gap_sum_bound_hi": b.top5_upper,
+        "thin_width": b.thin_width,
+        "thin_top5": b.thin_top5,
+        "ddm_bound_lo": b.ddm_lo,
+        "ddm_bound_hi": b.ddm_hi,
+    }
+
+
+def _cached_reference(n_items: int, target: Target, cache: Cache) -> dict:
+    """``target_reference`` (pure simulation of n target items), kept by size and target."""
+    if target.kind == "empirical":
+        return target_reference(n_items, target)
+    key = pool_key("target_reference", n_items, target.kind, target.a, target.b)
+    return {k: tuple(v) for k, v in cache(key, lambda: target_reference(n_items, target)).items()}
+
+
+def _cached_levels(n_items: int, target: Target, cache: Cache) -> dict:
+    if target.kind == "empirical":
+        return sampling_levels(n_items, target)
+    key = pool_key("sampling_levels", n_items, target.kind, target.a, target.b)
+    return cache(key, lambda: sampling_levels(n_items, target))
 
 
 FLOOR_CACHE_ENV = "BENCHWATCH_FLOOR_CACHE"
 
 
 def floor_cache(folder: str | Path | None = None) -> Cache:
-    """Where resolution floors are kept: ``folder``, else the folder named by $BENCHWATCH_FLOOR_CACHE, else none.
+    """Where simulations are kept (what n target items show by chance; what pool would decide a verdict):
+    ``folder``, else the folder named by $BENCHWATCH_FLOOR_CACHE, else none.
 
-    A floor depends only on the pool, the size, the target and the scale, so one folder can serve every
-    reports folder of a machine (the sample, the live run, tests).
+    Each depends only on the pool, the size, the target, the scale and the level asked, so one folder can
+    serve every reports folder of a machine (the sample, the live run, tests).
     """
     folder = folder or os.environ.get(FLOOR_CACHE_ENV)
     return json_memo(folder) if folder else no_cache
@@ -275,10 +468,33 @@ def audit_benchmark(
     ceiling: float = 1.0,
     init: tuple[np.ndarray, np.ndarray] | None = None,
     sampler: str = "auto",
+    thresholds: dict[str, float] | None = None,
 ) -> BenchmarkAudit:
-    """Fit the 1PL model to one benchmark's responses and compute its coverage and saturation."""
-    fit = fit_rasch(encode_responses(responses), method, init=init, sampler=sampler)
-    return measure(responses, fit, source=source, synthetic=synthetic, scale=scale, target=target, ceiling=ceiling)
+    """Fit the 1PL model to one benchmark's informative responses and compute its coverage and saturation
+    (scores only when fewer than ``MIN_MODELS`` models tell items apart)."""
+    fitted, uninformative = split_uninformative(responses)
+    reason = too_few(fitted)
+    if reason is not None:
+        return scores_only(
+            responses,
+            reason,
+            source=source,
+            synthetic=synthetic,
+            scale=scale,
+            ceiling=ceiling,
+            uninformative=uninformative,
+        )
+    fit = fit_rasch(encode_responses(fitted), method, init=init, sampler=sampler)
+    return measure(
+        responses,
+        fit,
+        source=source,
+        synthetic=synthetic,
+        scale=scale,
+        target=target,
+        ceiling=ceiling,
+        thresholds=thresholds,
+    )
 
 
 def unauditable(responses: pd.DataFrame) -> str | None:

@@ -11,6 +11,7 @@ from bot.irt import DEFAULT_SCALE
 from bot.metrics import UNIFORM, Target, binomial_gap_interval, coverage, index_interval, saturation
 from bot.pipeline.audit import BenchmarkAudit, audit_benchmark, unauditable
 from bot.pipeline.by_date import BY_DATE_COLUMNS, saturation_runs
+from bot.rules import threshold_map
 from bot.sources import fetch_csv_file
 from bot.store import content_revision, validate_difficulties, validate_responses
 
@@ -66,7 +67,15 @@ def audit_responses(
         try:
             if reason is None:
                 audits.append(
-                    audit_benchmark(rows, source=location, method=method, scale=scale, target=target, sampler=sampler)
+                    audit_benchmark(
+                        rows,
+                        source=location,
+                        method=method,
+                        scale=scale,
+                        target=target,
+                        sampler=sampler,
+                        thresholds=threshold_map(),
+                    )
                 )
         except (ValueError, ArithmeticError) as exc:  # a data set the fit or the scale cannot take
             reason = str(exc)

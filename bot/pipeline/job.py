@@ -37,11 +37,21 @@ from bot.history import (
 )
 from bot.irt import DEFAULT_SCALE, encode_responses, fit_rasch
 from bot.metrics import UNIFORM, Target
-from bot.pipeline.audit import FLOOR_CACHE_ENV, BenchmarkAudit, floor_cache, measure, unauditable
+from bot.pipeline.audit import (
+    FLOOR_CACHE_ENV,
+    BenchmarkAudit,
+    floor_cache,
+    measure,
+    scores_only,
+    split_uninformative,
+    too_few,
+    unauditable,
+)
 from bot.pipeline.files import audit_leaderboard
 from bot.pipeline.incremental import calibrated_fit, plan_update
+from bot.pipeline.joint import joint_rows
 from bot.pipeline.pages import compare_pages
-from bot.rules import RuleBook, beta_or_uniform, evaluate_flags, explain, retirement
+from bot.rules import RuleBook, beta_or_uniform, evaluate_flags, explain, recorded_verdicts, retirement, threshold_map
 from bot.sources import SourceTable
 from bot.store import (
     content_revision,
@@ -110,19 +120,42 @@ def audit_with_history(
     cache_dir: Path,
     target: Target = UNIFORM,
     ceiling: float = 1.0,
-    resolve_widths: dict[str, float] | None = None,
+    thresholds: dict[str, float] | None = None,
+    pool_rows: pd.DataFrame | None = None,
 ) -> tuple[BenchmarkAudit, str]:
-    """Audit one benchmark, calibrating only the new models or items when that is all that changed."""
+    """Audit one benchmark, calibrating only the new models or items when that is all that changed (the models
+    answering every item alike are left out of the fit; too few informative models give scores only).
+    ``pool_rows``: other benchmarks' responses on its items (``bot.pipeline.joint``), fitted with its own; such a
+    benchmark is refitted whole."""
     name = str(rows["benchmark"].iloc[0])
+    both = rows if pool_rows is None else pd.concat([rows, pool_rows], ignore_index=True)
+    fitted, uninformative = split_uninformative(both)
+    uninformative = [u for u in uninformative if u["model"] in set(rows["model"])]
+    reason = too_few(fitted)
+    if reason is not None:
+        audit = scores_only(
+            rows,
+            reason,
+            source=table.location,
+            synthetic=table.synthetic,
+            scale=scale,
+            ceiling=ceiling,
+            uninformative=uninformative,
+        )
+        return audit, "scores only"
     items, models = load_table(reports.items(name)), load_table(reports.models(name))
+    models = models.dropna(subset=["theta"]) if models is not None and "theta" in models.columns else None
     update = plan_update(load_snapshot(reports, name), rows)
-    if method == "map" and update.kind != "refit" and items is not None and models is not None:
-        fit = calibrated_fit(rows, update, items, models)
+    joint = pool_rows is not None
+    if method == "map" and not joint and update.kind != "refit" and items is not None and models is not None:
+        fit = calibrated_fit(fitted, update, items, models)
         how = f"calibrated {len(update.new_models) or len(update.new_items)} new {update.kind.split('-')[1]}"
     else:
-        init = _warm_start(items, models, rows) if method == "map" else None
-        fit = fit_rasch(encode_responses(rows), method, init=init, sampler=sampler)
+        init = _warm_start(items, models, fitted) if method == "map" and not joint else None
+        fit = fit_rasch(encode_responses(fitted), method, init=init, sampler=sampler)
         how = f"{method} fit" + (" (warm start)" if init is not None else "")
+        if joint:
+            how += f" with {pool_rows['model'].nunique()} models of its page's other sources"
     audit = measure(
         rows,
         fit,
@@ -132,7 +165,9 @@ def audit_with_history(
         target=target,
         ceiling=ceiling,
         cache=floor_cache(os.environ.get(FLOOR_CACHE_ENV) or cache_dir / "floors"),
-        resolve_widths=resolve_widths,
+        thresholds=thresholds,
+        pool_rows=pool_rows,
+        revision=None if pool_rows is None else content_revision(both),
     )
     return audit, how
 
@@ -161,6 +196,7 @@ class _Run:
     force: bool
     rules: RuleBook
     owners: dict[str, str] = field(default_factory=dict)  # benchmark -> the source that produced it this run
+    fresh: dict[str, pd.DataFrame] = field(default_factory=dict)  # per-item rows published by this run
     files: dict[str, bytes] = field(default_factory=dict)  # per-benchmark tables and snapshots, by path in reports/
     new_rows: list = field(default_factory=list)
     new_alerts: list = field(default_factory=list)
@@ -220,6 +256,7 @@ class _Run:
         flags = set((before or {}).get("flags", []))
         thresholds = self.rules.thresholds_for(name)
         fig["flags"] = evaluate_flags(fig, flags, fig["prior_state"], thresholds)
+        fig["verdicts"] = recorded_verdicts(fig, thresholds, flags)
         fig["why"] = explain(fig, fig["flags"], flags, fig["prior_state"], thresholds)
         fig["retirement"] = retirement(fig, fig["prior_state"])[1]
         fig["snapshot_at"] = before["snapshot_at"] if same else self.now
@@ -273,11 +310,8 @@ class _Run:
             self.files[str(path.relative_to(root))] = csv_text(frame).encode("utf-8")
         for bench, rows, kind in batch.snapshots:
             self.files[str(self.reports.snapshot(bench, kind).relative_to(root))] = snapshot_bytes(rows)
-
-
-def _widths(t) -> dict[str, float]:
-    """The thresholds a pool must resolve, by figure: what would it take to see a gap of the fill width?"""
-    return {"ddm": t.revise_ddm, "max_gap": t.fill_max_gap, "top5_gap_sum": t.fill_top5_gap_sum}
+            if kind == "responses":
+                self.fresh[bench] = rows
 
 
 def _gate(run: _Run, batch: _Batch, name: str, rows: pd.DataFrame, unfit: str | None) -> str | None:
@@ -317,7 +351,12 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
     method, scale, cache = ctx["method"], ctx["scale"], ctx["cache"]
     for name, rows in frame.groupby("benchmark", sort=True):
         t0 = time.perf_counter()
-        if run.unchanged(name, content_revision(rows), method, scale):
+        page = run.rules.page_for(name, table.pages.get(name))
+        pool_rows, joint = joint_rows(
+            name, rows, page, run.records, run.fresh, lambda other: load_snapshot(run.reports, other)
+        )
+        revision = content_revision(rows if pool_rows is None else pd.concat([rows, pool_rows], ignore_index=True))
+        if run.unchanged(name, revision, method, scale):
             run.carry(batch, name)
             notes.append(f"{name} unchanged")
             continue
@@ -337,7 +376,8 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
                 cache_dir=cache,
                 target=_target(run, name),
                 ceiling=run.rules.ceiling_for(name),
-                resolve_widths=_widths(run.rules.thresholds_for(name)),
+                thresholds=threshold_map(run.rules.thresholds_for(name)),
+                pool_rows=pool_rows,
             )
         except (InputError, ValueError, ArithmeticError) as exc:
             run.skip(batch, name, f"could not be audited: {exc}")
@@ -345,8 +385,11 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
             continue
         phase("fit")
         fig = _provenance(audit.figures(), table, rows)
+        if joint is not None:
+            fig["joint_pool"] = joint
         run.record(batch, fig, source, change, table.pages.get(name))
-        batch.tables.append((run.reports.items(name), audit.items.sort_values("item_id")))
+        if audit.coverage is not None:  # items placed on the axis (scores only: no item table)
+            batch.tables.append((run.reports.items(name), audit.items.sort_values("item_id")))
         batch.tables.append((run.reports.models(name), audit.models.sort_values("model")))
         if audit.by_date is not None:
             batch.tables.append((run.reports.by_date(name), audit.by_date))

@@ -6,6 +6,20 @@ __all__ = exports(
     __name__,
     {
         ".book": ("RuleBook", "beta_or_uniform", "rules_from_config"),
-        ".flags": ("DEFAULT_THRESHOLDS", "FLAGS", "Thresholds", "evaluate_flags", "explain", "retirement"),
+        ".flags": (
+            "DEFAULT_THRESHOLDS",
+            "FLAGS",
+            "VERDICTS",
+            "Thresholds",
+            "evaluate_flags",
+            "explain",
+            "held_figures",
+            "recorded_verdicts",
+            "resolve_line",
+            "retirement",
+            "threshold_map",
+            "verdict_line",
+            "verdicts",
+        ),
     },
 )

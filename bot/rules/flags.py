@@ -21,24 +21,74 @@ class Thresholds:
 DEFAULT_THRESHOLDS = Thresholds()
 
 
-def _above(value: float | None, threshold: float, held: bool, hysteresis: float, floor: float | None = None) -> bool:
-    """A figure at or above its threshold (lowered by the hysteresis for a raised flag) and above its floor.
+VERDICTS = ("found", "cannot tell", "clear")
+# figure: (threshold field, upper bound, lower bound, sampling level of the upper, sampling level of the lower)
+_VERDICT_KEYS = {
+    "ddm": ("revise_ddm", "ddm_bound_hi", "ddm_bound_lo", "ddm_sampling_p95", "ddm_sampling_p95"),
+    "max_gap": ("fill_max_gap", "detection_limit", "thin_width", "max_gap_sampling_p95", "thin_width_sampling_p95"),
+    "top5_gap_sum": (
+        "fill_top5_gap_sum",
+        "top5_gap_sum_bound_hi",
+        "thin_top5",
+        "top5_gap_sum_sampling_p95",
+        "thin_top5_sampling_p95",
+    ),
+}
+FLAG_OF = {"ddm": "revise", "max_gap": "fill", "top5_gap_sum": "fill"}
 
-    ``floor`` is the figure's level on target-matched benchmarks measured by the same pool that at most 5%
-    of them exceed on any flagged figure (``{figure}_null_flag``): at or below it, the figure is within what
-    this pool shows by chance, and no flag fires.
+
+def threshold_map(thresholds: Thresholds = DEFAULT_THRESHOLDS) -> dict[str, float]:
+    """The flag thresholds by figure, against which the verdicts are read."""
+    return {figure: getattr(thresholds, keys[0]) for figure, keys in _VERDICT_KEYS.items()}
+
+
+def _threshold(thresholds: Thresholds | dict, figure: str) -> float | None:
+    if isinstance(thresholds, Thresholds):
+        return getattr(thresholds, _VERDICT_KEYS[figure][0])
+    return thresholds.get(figure)
+
+
+def verdicts(
+    figures: dict,
+    thresholds: Thresholds | dict = DEFAULT_THRESHOLDS,
+    held: frozenset[str] | set[str] = frozenset(),
+    hysteresis: float | None = None,
+) -> dict[str, dict]:
+    """For each coverage figure with bounds: found, cannot tell or clear, against its flag's threshold.
+
+    The level is the threshold, raised to what the benchmark's number of items drawn from the target shows
+    by chance (its 95th percentile) where that is higher. "found": the lower bound (for the gaps: the widest
+    stretch shown to hold less than a quarter of the target's items, or the five widest together; for DDM
+    its lower bound) reaches the level; "clear": the upper bound (the detection limit, the top-5 bound, DDM's
+    upper bound) is below it; "cannot tell" otherwise. A raised flag (``held``: figures whose flag was raised
+    on the previous snapshot) stays found down to ``hysteresis`` times its level.
     """
-    if value is None:
-        return held
-    if floor is not None and value <= floor:
-        return False
-    return value >= (threshold * hysteresis if held else threshold)
-
-
-def _floor(figures: dict, key: str) -> float | None:
-    """The level a figure must exceed to flag: the joint 5% level, else the 95th percentile, of its floor."""
-    value = figures.get(f"{key}_null_flag")
-    return figures.get(f"{key}_null_p95") if value is None else value
+    hysteresis = thresholds.hysteresis if hysteresis is None and isinstance(thresholds, Thresholds) else hysteresis
+    out = {}
+    for figure, (_field, upper_key, lower_key, level_key, found_key) in _VERDICT_KEYS.items():
+        threshold = _threshold(thresholds, figure)
+        upper, lower = figures.get(upper_key), figures.get(lower_key)
+        if threshold is None or upper is None or lower is None or upper != upper or lower != lower:
+            continue
+        level = max(threshold, figures.get(level_key) or 0.0)
+        found_level = max(threshold, figures.get(found_key) or 0.0)
+        if figure in held and hysteresis:
+            found_level *= hysteresis
+        if lower >= found_level:
+            verdict = "found"
+        elif upper < level:
+            verdict = "clear"
+        else:
+            verdict = "cannot tell"
+        out[figure] = {
+            "verdict": verdict,
+            "threshold": threshold,
+            "level": level,
+            "found_level": found_level,
+            "lower": lower,
+            "upper": upper,
+        }
+    return out
 
 
 def retirement(figures: dict, previous_state: str | None) -> tuple[bool, str]:
@@ -63,34 +113,90 @@ def retirement(figures: dict, previous_state: str | None) -> tuple[bool, str]:
     return True, evidence
 
 
+def held_figures(previous_flags: frozenset[str] | set[str]) -> set[str]:
+    """The figures whose flag was raised on the previous snapshot (their found level has the hysteresis)."""
+    return {fig for fig, flag in FLAG_OF.items() if flag in previous_flags}
+
+
 def evaluate_flags(
     figures: dict,
     previous_flags: frozenset[str] | set[str] = frozenset(),
     previous_state: str | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
 ) -> list[str]:
-    """The flags of a snapshot given its figures and the previous snapshot's flags and state."""
-    t, h = thresholds, thresholds.hysteresis
+    """The flags of a snapshot given its figures and the previous snapshot's flags and state: ``revise`` and
+    ``fill`` only where their figure's verdict is "found" (``verdicts``)."""
     flags = []
     if retirement(figures, previous_state)[0]:
         flags.append("retire")
     if figures.get("state") == "stagnant":
         flags.append("watch")
-    if _above(figures.get("ddm"), t.revise_ddm, "revise" in previous_flags, h, _floor(figures, "ddm")):
+    now = verdicts(figures, thresholds, held_figures(previous_flags))
+    found = {k for k, v in now.items() if v["verdict"] == "found"}
+    if "ddm" in found:
         flags.append("revise")
-    held = "fill" in previous_flags
-    gap = _above(figures.get("max_gap"), t.fill_max_gap, held, h, _floor(figures, "max_gap"))
-    top5 = _above(figures.get("top5_gap_sum"), t.fill_top5_gap_sum, held, h, _floor(figures, "top5_gap_sum"))
-    if gap or top5:
+    if found & {"max_gap", "top5_gap_sum"}:
         flags.append("fill")
     return flags
 
 
-def _crossed(figures: dict, key: str, label: str, threshold: float, held: bool, hysteresis: float) -> str:
-    value, floor = figures.get(key), _floor(figures, key)
-    level = threshold * hysteresis if held else threshold
-    text = f"{label} {value:.3f} >= {level:.3g}" + (" (held: clears below it)" if held else "")
-    return text + (f", above this pool's floor {floor:.3f}" if floor is not None else "")
+def recorded_verdicts(
+    figures: dict, thresholds: Thresholds = DEFAULT_THRESHOLDS, previous_flags: frozenset[str] | set[str] = frozenset()
+) -> dict[str, dict]:
+    """The verdicts as a record keeps them: per figure its verdict, threshold, level and found level (the
+    bounds themselves are the record's own fields)."""
+    return {
+        k: {key: v[key] for key in ("verdict", "threshold", "level", "found_level")}
+        for k, v in verdicts(figures, thresholds, held_figures(previous_flags)).items()
+    }
+
+
+_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}
+
+
+def resolve_line(figure: str, need: dict) -> str:
+    """What more data would decide a "cannot tell", in words (``pool_needed``'s answer for one figure)."""
+    name = _NAMES[figure]
+    parts = []
+    if need.get("models"):
+        parts.append(f"about {need['models']} models answering every item")
+    if need.get("samples"):
+        parts.append(f"{need['samples']} samples per item from these models")
+    if not parts:
+        tried = need.get("largest_tried")
+        return f"{name}: not even {tried} models answering every item would decide it" if tried else ""
+    return f"{name}: {' or '.join(parts)} would tell a benchmark of this size without the flaw apart (clear)"
+
+
+def verdict_line(figure: str, v: dict) -> str:
+    """One verdict in words, with the bound that decided it."""
+    name = _NAMES[figure]
+    level = v["found_level"] if v["verdict"] == "found" else v["level"]
+    if figure == "ddm":
+        if v["verdict"] == "found":
+            return f"{name}: found, at least {v['lower']:.3f} (>= {level:.3g}) for any difficulty distribution"
+        if v["verdict"] == "clear":
+            return f"{name}: clear, at most {v['upper']:.3f} (< {level:.3g}) for any difficulty distribution"
+        return (
+            f"{name}: cannot tell with these models, between {v['lower']:.3f} and {v['upper']:.3f} (level {level:.3g})"
+        )
+    if v["verdict"] == "found":
+        which = "a stretch" if figure == "max_gap" else "up to five stretches"
+        return (
+            f"{name}: found, {which} {v['lower']:.3f} wide (>= {level:.3g}) shown to hold less than a quarter "
+            "of the items the target puts there"
+        )
+    if v["verdict"] == "clear":
+        return f"{name}: clear, at most {v['upper']:.3f} for any difficulty distribution (< {level:.3g})"
+    if figure == "max_gap":
+        return (
+            f"{name}: cannot tell with these models, an empty stretch up to {v['upper']:.3f} wide cannot be ruled "
+            f"out (level {level:.3g})"
+        )
+    return (
+        f"{name}: cannot tell with these models, five empty stretches up to {v['upper']:.3f} wide in all cannot "
+        f"be ruled out (level {level:.3g})"
+    )
 
 
 def explain(
@@ -102,7 +208,6 @@ def explain(
 ) -> list[str]:
     """Why the state and each flag are what they are: the figure that crossed which threshold, in words
     (one line each, the state first), for the home page."""
-    t, h = thresholds, thresholds.hysteresis
     state, index, top5 = figures.get("state"), figures.get("saturation_index"), figures.get("top5_mean")
     ceiling = figures.get("ceiling", 1.0)
     if state == "unknown" or index is None:
@@ -115,22 +220,21 @@ def explain(
             f"{state}: saturation index {index:.2f} >= {SATURATION_LINE}, the top five's mean "
             f"{top5:.2f} {where} the ceiling {ceiling:g}"
         ]
+    if figures.get("unplaced"):
+        out.append(figures["unplaced"])
+    found = verdicts(figures, thresholds, held_figures(previous_flags))
     for flag in flags:
         if flag == "retire":
             out.append(f"retire: {retirement(figures, previous_state)[1]}")
         elif flag == "watch":
             out.append("watch: stagnant (top models indistinguishable, far from the ceiling)")
         elif flag == "revise":
-            held = "revise" in previous_flags
-            out.append("revise: " + _crossed(figures, "ddm", "DDM", t.revise_ddm, held, h))
+            out.append("revise: " + verdict_line("ddm", found["ddm"]))
         elif flag == "fill":
-            held = "fill" in previous_flags
-            parts = []
-            for key, label, level in (
-                ("max_gap", "Max Gap", t.fill_max_gap),
-                ("top5_gap_sum", "top-5 gap sum", t.fill_top5_gap_sum),
-            ):
-                if _above(figures.get(key), level, held, h, _floor(figures, key)):
-                    parts.append(_crossed(figures, key, label, level, held, h))
+            parts = [
+                verdict_line(k, found[k])
+                for k in ("max_gap", "top5_gap_sum")
+                if found.get(k, {}).get("verdict") == "found"
+            ]
             out.append("fill: " + "; ".join(parts))
     return out

@@ -145,8 +145,9 @@ def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
                 rec["gaps"],
                 rec.get("target_spec") or {},
                 rec.get("target") or "",
-                rec.get("max_gap_null_p95"),
+                rec.get("detection_stretch"),
                 items["item_id"].astype(str).tolist(),
+                rec.get("thin_stretches"),
             ),
             encoding="utf-8",
         )

@@ -8,6 +8,7 @@ import re
 
 import pandas as pd
 
+from bot.rules import resolve_line
 from bot.site.escape import md, printable
 from bot.site.numbers import fmt, pct
 from bot.store import safe_slug
@@ -36,11 +37,11 @@ def plot_path(benchmark: str, kind: str) -> str:
 
 
 def _pictures_and_targets(rec: dict, items: pd.DataFrame | None, plan: list[dict] | None = None) -> list[str]:
-    """The difficulty picture and the fill plan: for each gap wider than the pool's resolution floor, the
-    difficulty a new item should have, the seed items on either side and how the pool would fare on it."""
+    """The difficulty picture and the fill plan (``bot.fill.plan``): for each stretch found thin or not ruled out
+    as empty, the difficulty a new item should have, the seed items on either side and how the pool would fare."""
     alt = html.escape(
-        f"Every item of {printable(rec['benchmark'])} on the difficulty axis z, the largest gaps shaded, and the "
-        "items' empirical CDF against the target's"
+        f"Every item of {printable(rec['benchmark'])} on the difficulty axis z, the stretches shown thin and the "
+        "widest one that may be empty marked, and the items' empirical CDF against the target's"
     )
     # raw HTML is not rewritten by MkDocs: relative to the page's address (benchmarks/SLUG/), not its file
     src = "../../" + plot_path(rec["benchmark"], "difficulty")
@@ -55,14 +56,14 @@ def _pictures_and_targets(rec: dict, items: pd.DataFrame | None, plan: list[dict
         "",
     ]
     if not plan:
-        floor = rec.get("max_gap_null_p95")
-        said = "" if floor is None else f" ({fmt(floor)})"
-        return [*lines, f"No gap is wider than what this pool of models resolves{said}: nothing to fill."]
+        said = "every gap verdict is clear" if rec.get("verdicts") else "no gap verdict"
+        return [*lines, f"No stretch is shown thin, and {said}: nothing to fill."]
     lines += [
-        "For each gap wider than this pool's resolution floor: the difficulty a new item should have (the gap's "
-        "midpoint, and its b on the fitted scale), the existing items on either side (the seeds a BenchFill-style "
-        "rewrite starts from) and the solve probability an item at the target would have for the pool's models. "
-        "`benchwatch fill check` places candidates that have been evaluated.",
+        "For each stretch shown to hold too few items (**found**), and, where a gap verdict is **cannot tell**, "
+        "the widest stretch these models cannot rule out as empty: the difficulty a new item should have (the "
+        "stretch's midpoint, and its b on the fitted scale), the existing items on either side (the seeds a "
+        "BenchFill-style rewrite starts from) and the solve probability an item at the target would have for "
+        "the pool's models. `benchwatch fill check` places candidates that have been evaluated.",
         "",
     ]
     rows = []
@@ -72,13 +73,15 @@ def _pictures_and_targets(rec: dict, items: pd.DataFrame | None, plan: list[dict
         rows.append(
             [
                 f"{fmt(g['lo'])} – {fmt(g['hi'])}",
+                md(g.get("verdict") or "–"),
                 fmt(g["target_z"]),
                 fmt(g["target_b"]),
                 ", ".join(seeds) or "–",
                 f"{fmt(min(solve))} – {fmt(max(solve))}; {sum(p >= 0.5 for p in solve)} of {len(solve)} at 0.5 or more",
             ]
         )
-    columns = [("Gap", "l"), ("Target z", "r"), ("Target b", "r"), ("Seeds (z)", "l"), ("Solve probability", "l")]
+    columns = [("Stretch", "l"), ("Verdict", "l"), ("Target z", "r"), ("Target b", "r"), ("Seeds (z)", "l")]
+    columns.append(("Solve probability", "l"))
     return lines + _table(columns, rows)
 
 
@@ -245,12 +248,44 @@ LEGEND = """??? info "Legend: states and flags"
     **discriminating**: the index is below 0.7, the benchmark still separates its top models;
     **unknown**: fewer than five models.
 
-    **Flags** (each only above what this pool of models resolves: its resolution floor):
+    **Flags**:
     **retire**: saturated on two snapshots (or two publication dates) in a row, the index's interval above 0.7;
     **watch**: stagnant;
-    **revise**: DDM, the distance of the items' difficulties from the target, at or above its threshold;
-    **fill**: the Max Gap or the top-5 gap sum at or above its threshold: items are missing at some difficulty.
+    **revise**: DDM, the distance of the items' difficulties from the target, *found* at or above its threshold;
+    **fill**: a stretch at least as wide as the threshold *found* to hold too few items.
+
+    **Verdicts** of each coverage figure, from bounds that hold for any difficulty distribution:
+    **found**: the data show the flaw; **clear**: they rule it out; **cannot tell**: these models cannot
+    decide (the benchmark's page says what more data would).
 """
+
+
+def _home_ddm(rec: dict) -> str:
+    """DDM on the home page: its bounds where it has them (the model-based estimate otherwise)."""
+    if rec.get("ddm_bound_lo") is not None:
+        return f"{fmt(rec['ddm_bound_lo'])} – {fmt(rec['ddm_bound_hi'])}"
+    return fmt(rec.get("ddm"))
+
+
+def _home_gap(rec: dict) -> str:
+    """Max Gap on the home page: at most the detection limit where there are bounds."""
+    if rec.get("detection_limit") is not None:
+        return f"≤ {fmt(rec['detection_limit'])}"
+    return fmt(rec.get("max_gap"))
+
+
+def _coverage_verdict(rec: dict) -> str:
+    """The coverage verdicts in a few words: what was found, what cannot be told, or clear."""
+    v = {k: (x or {}).get("verdict") for k, x in (rec.get("verdicts") or {}).items()}
+    if not v:
+        return "–"
+    found = [FIGURE_NAMES[k] for k in FIGURE_NAMES if v.get(k) == "found"]
+    unsure = [FIGURE_NAMES[k] for k in FIGURE_NAMES if v.get(k) == "cannot tell"]
+    if found:
+        return "found: " + ", ".join(found)
+    if unsure:
+        return "cannot tell: " + ", ".join(unsure)
+    return "clear"
 
 
 def index_page(
@@ -283,7 +318,7 @@ def index_page(
         "",
     ]
     columns = [("Benchmark", "l"), ("Source", "l"), ("Items", "r"), ("Models", "r"), ("DDM", "r")]
-    columns += [("Max Gap", "r"), ("Top-5 gap sum", "r"), ("Saturation index", "r"), ("State", "l"), ("Flags", "l")]
+    columns += [("Max Gap", "r"), ("Coverage", "l"), ("Saturation index", "r"), ("State", "l"), ("Flags", "l")]
     lines += _table(
         columns,
         [
@@ -292,9 +327,9 @@ def index_page(
                 _source(rec),
                 str(rec["n_items"]),
                 str(rec["n_models"]),
-                fmt(rec["ddm"]),
-                fmt(rec["max_gap"]),
-                fmt(rec["top5_gap_sum"]),
+                _home_ddm(rec),
+                _home_gap(rec),
+                _coverage_verdict(rec),
                 _with_band(rec["saturation_index"], rec.get("band")),
                 _state(rec),
                 _flags(rec),
@@ -322,11 +357,6 @@ def _interval(rec: dict, key: str) -> str:
     return "–" if lo is None or hi is None else f"{fmt(lo)} – {fmt(hi)}"
 
 
-def _floor(rec: dict, key: str) -> str:
-    median, p95 = rec.get(f"{key}_null_median"), rec.get(f"{key}_null_p95")
-    return "" if median is None or p95 is None else f"{fmt(median)} / {fmt(p95)}"
-
-
 def _first_reached(rec: dict) -> str:
     first = rec.get("first_saturated_date")
     if not first:
@@ -348,14 +378,43 @@ def _table(columns: list[tuple[str, str]], rows: list[list[str]]) -> list[str]:
     return lines + ["| " + " | ".join(row[k] for k in keep) + " |" for row in rows]
 
 
+def _bound_cells(rec: dict) -> list[list[str]]:
+    """The bounds that hold for any difficulty distribution (``bot.metrics.bounds``)."""
+    if rec.get("detection_limit") is None:
+        return []
+    thin = rec.get("thin_stretches") or []
+    where = ", ".join(f"{fmt(lo)} – {fmt(hi)}" for lo, hi in thin)
+    lo, hi = rec.get("detection_stretch") or (None, None)
+    return [
+        [
+            f"DDM (W1 to {md(rec.get('target') or '–')}): bounds",
+            f"{fmt(rec['ddm_bound_lo'])} – {fmt(rec['ddm_bound_hi'])}",
+            "",
+        ],
+        [
+            "Max Gap: at most (the detection limit, the widest stretch these models cannot rule out as empty)",
+            fmt(rec["detection_limit"]),
+            "" if lo is None else f"widest at {fmt(lo)} – {fmt(hi)}",
+        ],
+        ["Top-5 gap sum: at most", fmt(rec.get("top5_gap_sum_bound_hi")), ""],
+        [
+            "Stretches shown to hold less than a quarter of the target's items",
+            fmt(rec.get("thin_width")) if thin else "none",
+            where,
+        ],
+    ]
+
+
 def _figure_cells(rec: dict) -> list[list[str]]:
-    """The figures of a record: name, value, 95% interval, what a matched benchmark shows with this pool."""
+    """The figures of a record: name, value, interval (or where)."""
+    based = " (model-based: smooth difficulties assumed)" if rec.get("detection_limit") is not None else ""
     rows = [
-        ["Items", str(rec["n_items"]), "", ""],
-        ["Models", str(rec["n_models"]), "", ""],
-        [f"DDM (W1 to {md(rec.get('target') or '–')})", fmt(rec["ddm"]), _interval(rec, "ddm"), _floor(rec, "ddm")],
+        ["Items", str(rec["n_items"]), ""],
+        ["Models", str(rec["n_models"]), ""],
+        *_bound_cells(rec),
+        [f"DDM{based}", fmt(rec["ddm"]), _interval(rec, "ddm")],
         *(
-            [name, fmt(rec[key]), _interval(rec, key), _floor(rec, key)]
+            [f"{name}{based}", fmt(rec[key]), _interval(rec, key)]
             for key, name in (
                 ("max_gap", "Max Gap"),
                 ("top3_gap_sum", "Top-3 gap sum"),
@@ -365,35 +424,25 @@ def _figure_cells(rec: dict) -> list[list[str]]:
     ]
     if rec.get("ddm_plugin") is not None:
         plugin = f"{fmt(rec['ddm_plugin'])} / {fmt(rec['max_gap_plugin'])}"
-        rows.append(["DDM / Max Gap of the fitted positions (plug-in)", plugin, "", ""])
+        rows.append(["DDM / Max Gap of the fitted positions (plug-in)", plugin, ""])
     top_gap = fmt((rec["top1"] or 0) - (rec["top5"] or 0)) if rec.get("top5") is not None else "–"
     return [
         *rows,
-        [
-            "Saturation index (published, n_eff = √n)",
-            fmt(rec["saturation_index"]),
-            _interval(rec, "saturation_index"),
-            "",
-        ],
-        ["Band", md(rec.get("band") or "–"), "", ""],
-        ["Saturation index (paired item-level SE)", fmt(rec.get("saturation_index_paired")), "", ""],
-        ["Top-1 minus top-5", top_gap, _interval(rec, "top_gap"), ""],
-        ["Saturation index first reached 0.7", _first_reached(rec), "", ""],
-        ["Best score (s1)", pct(rec["top1"]), "", ""],
-        ["Fifth best (s5)", pct(rec["top5"]), "", ""],
-        ["Top-5 mean", pct(rec["top5_mean"]), "", ""],
-        ["Items solved by at least one model", pct(rec.get("solved_share")), "", ""],
-        ["State", _state(rec), "", ""],
-        ["Flags", _flags(rec), "", ""],
+        ["Saturation index (published, n_eff = √n)", fmt(rec["saturation_index"]), _interval(rec, "saturation_index")],
+        ["Band", md(rec.get("band") or "–"), ""],
+        ["Saturation index (paired item-level SE)", fmt(rec.get("saturation_index_paired")), ""],
+        ["Top-1 minus top-5", top_gap, _interval(rec, "top_gap")],
+        ["Saturation index first reached 0.7", _first_reached(rec), ""],
+        ["Best score (s1)", pct(rec["top1"]), ""],
+        ["Fifth best (s5)", pct(rec["top5"]), ""],
+        ["Top-5 mean", pct(rec["top5_mean"]), ""],
+        ["Items solved by at least one model", pct(rec.get("solved_share")), ""],
+        ["State", _state(rec), ""],
+        ["Flags", _flags(rec), ""],
     ]
 
 
-FIGURE_COLUMNS = [
-    ("Figure", "l"),
-    ("Value", "r"),
-    ("95% interval", "r"),
-    ("Matched benchmark, this pool: median / 95th pct", "r"),
-]
+FIGURE_COLUMNS = [("Figure", "l"), ("Value", "r"), ("95% interval, or where", "r")]
 
 
 def _figures_it_has(rec: dict) -> list[str]:
@@ -404,8 +453,52 @@ def _figures_it_has(rec: dict) -> list[str]:
 FIGURE_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}
 
 
+VERDICT_WORDS = {
+    "found": "found",
+    "cannot tell": "cannot tell with these models",
+    "clear": "clear",
+}
+
+
+def _verdict_rows(rec: dict) -> list[list[str]]:
+    rows = []
+    for key, name in FIGURE_NAMES.items():
+        v = (rec.get("verdicts") or {}).get(key)
+        if not v:
+            continue
+        bound = {
+            "ddm": f"{fmt(rec.get('ddm_bound_lo'))} – {fmt(rec.get('ddm_bound_hi'))}",
+            "max_gap": f"at most {fmt(rec.get('detection_limit'))}; shown thin: {fmt(rec.get('thin_width'))}",
+            "top5_gap_sum": f"at most {fmt(rec.get('top5_gap_sum_bound_hi'))}; shown thin: {fmt(rec.get('thin_top5'))}",
+        }[key]
+        need = (rec.get("resolve") or {}).get(key) if v["verdict"] == "cannot tell" else None
+        decide = md(resolve_line(key, need).split(": ", 1)[-1]) if need else ""
+        rows.append([name[0].upper() + name[1:], bound, fmt(v["level"]), f"**{VERDICT_WORDS[v['verdict']]}**", decide])
+    return rows
+
+
+def _verdicts(rec: dict) -> list[str]:
+    """What these models can and cannot see: each coverage figure's bounds, level and verdict."""
+    rows = _verdict_rows(rec)
+    if not rows:
+        return []
+    columns = [("Figure", "l"), ("Bounds, any difficulty distribution", "l"), ("Level", "r"), ("Verdict", "l")]
+    columns.append(("What would decide", "l"))
+    return [
+        "## What these models can and cannot see",
+        "",
+        "Bounds that assume nothing about how the items' difficulties are distributed, each figure's flag "
+        "level (its threshold, raised to what this many items drawn from the target show by chance), and the "
+        "verdict: **found** when the lower bound reaches the level (`fill` and `revise` fire only then), "
+        "**clear** when the upper bound is below it, **cannot tell with these models** otherwise.",
+        "",
+        *_table(columns, rows),
+        "",
+    ]
+
+
 def _resolution(rec: dict) -> list[str]:
-    """What this model pool can resolve, in words: the floors, the pool's shape, what more would take."""
+    """What this model pool can resolve, in words: the information limit, the pool's shape, the estimates."""
     pool = rec.get("pool") or {}
     if not pool:
         return []
@@ -420,35 +513,27 @@ def _resolution(rec: dict) -> list[str]:
         "cannot tell where inside that stretch each lies).",
         f"- Abilities span {fmt(a_lo)} to {fmt(a_hi)} logits; item difficulties {fmt(b_lo)} to {fmt(b_hi)}. "
         "Items far outside the abilities' range are placed by the prior, not by the data.",
-        "- Each figure above is the median over joint draws of every item's difficulty from its exact "
-        "posterior, with its 95% interval; the last column is what a benchmark whose items matched the "
-        "target exactly would show with these same models (the resolution floor). A flag fires only above "
-        "its threshold and above that floor's 95th percentile.",
     ]
-    for key, name in FIGURE_NAMES.items():
-        need = (rec.get("resolve") or {}).get(key)
-        if need is None:
-            continue
-        floor = rec.get(f"{key}_null_p95")
-        sampling = rec.get(f"{key}_sampling_hi")
-        if sampling is not None and sampling >= floor * 0.8:
-            lines.append(
-                f"- This pool cannot resolve the {name} finer than {fmt(floor)}, and most of that is the "
-                f"benchmark's size: {rec['n_items']} items drawn exactly from the target already show a {name} "
-                f"up to {fmt(sampling)}. More items, not more models, would resolve finer structure."
-            )
-            continue
-        more = (
-            f"about {need['models']} models answering every item would bring it below the threshold"
-            if need.get("models")
-            else f"even {need.get('largest_tried')} models would not bring it below the threshold"
-        )
-        if need.get("p95_with_10_trials") is not None:
-            more += f"; 10 samples per item from these models would bring it to {fmt(need['p95_with_10_trials'])}"
+    if rec.get("detection_limit") is not None:
         lines.append(
-            f"- This pool cannot resolve the {name} finer than {fmt(floor)}: a matched benchmark reaches that "
-            f"with these models one time in twenty. {more.capitalize()}."
+            f"- These models cannot rule out an empty stretch of the axis up to {fmt(rec['detection_limit'])} wide "
+            f"(the detection limit; from the lowest end {fmt(rec.get('detection_limit_low_end'))}, from the "
+            f"highest end {fmt(rec.get('detection_limit_high_end'))}), whatever the items' distribution: a Max Gap "
+            "narrower than that is invisible to them. The model-based figures assume a smooth distribution of "
+            "difficulties; where the items leave a stretch empty, that assumption fills it in."
         )
+    joint = rec.get("joint_pool")
+    if joint:
+        others = ", ".join(
+            f"{md(j['benchmark'])} ({j['models']} models on {j['items']} shared items)" for j in joint["with"]
+        )
+        lines.append(
+            f"- Items are placed by {pool.get('fitted_models', rec['n_models'])} models: this benchmark's own and "
+            f"those of the other sources of this page that answered the same items: {others}. The scores and the "
+            "saturation figures are this benchmark's own."
+        )
+    for m in rec.get("uninformative") or []:
+        lines.append(f"- Left out of the fit: {md(m['model'])}, which {md(m['why'])} ({m['items']} items).")
     if rec.get("retirement"):
         lines.append(f"- Retirement: {md(rec['retirement'])}.")
     return ["", *lines]
@@ -512,7 +597,16 @@ def benchmark_body(
             "",
         ]
     feed_link = f"[RSS feed of this benchmark's alerts](../{benchmark_feed(page_id)})."
-    if rec.get("kind") == "aggregate":
+    if rec.get("kind") == "aggregate" and rec.get("unplaced"):
+        left = [f"{md(m['model'])} ({md(m['why'])})" for m in rec.get("uninformative") or []]
+        lines += [
+            f"Per-item data, but {md(rec['unplaced'])}. The saturation index comes from the {rec['n_models']} "
+            f"models' scores. {feed_link}",
+            "",
+            *([f"Left out of the fit: {', '.join(left)}.", ""] if left else []),
+            *_figures_it_has(rec),
+        ]
+    elif rec.get("kind") == "aggregate":
         lines += [
             f"An aggregate-only leaderboard: no per-item data, so no difficulty fit and no coverage figures; "
             f"the saturation index comes from the {rec['n_models']} published scores. {feed_link}",
@@ -525,22 +619,23 @@ def benchmark_body(
             f"Difficulties from a 1PL fit (`{rec['method']}`, {converged}) over the {rec['n_models']} models of "
             f"this benchmark, on the `{rec['scale']}` scale. {feed_link}",
             "",
+            *_verdicts(rec),
             *_figures_it_has(rec),
             "",
             "## What the figures mean",
             "",
-            f"- An improvement confined to a stretch of the difficulty axis narrower than the Max Gap "
-            f"({fmt(rec['max_gap'])}) can fall between two items and leave every score unchanged: this "
-            "benchmark cannot detect it, however often it is rerun.",
+            "- An improvement confined to a stretch of the difficulty axis narrower than the Max Gap can fall "
+            "between two items and leave every score unchanged: this benchmark cannot detect it, however often "
+            f"it is rerun. These models bound the Max Gap by {fmt(rec.get('detection_limit'))} and no finer.",
             f"- Ranked under the target distribution instead, two models can only swap places if their score "
             f"gap is below L × DDM = L × {fmt(rec['ddm'])}, where L bounds how fast the score difference between "
             "them changes along z.",
             "",
             "## Largest gaps",
             "",
-            "Between the items' fitted positions (the strip below). Items that share a position may lie anywhere "
-            "in a stretch the pool cannot split, so the published Max Gap above, taken over the items' posterior "
-            "draws, can be narrower or wider than the widest gap here.",
+            "Between the items' fitted positions (the strip below; plug-in). Items that share a position may lie "
+            "anywhere in a stretch the pool cannot split, so these gaps describe the pool as much as the "
+            "benchmark: the bounds above are what the data support.",
             "",
             "| From z | To z | Width |",
             "|---:|---:|---:|",
@@ -724,6 +819,22 @@ def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _proposal_bounds(proposal: dict) -> list[str]:
+    """The bounds and verdicts before and after the accepted candidates (the audit's own computation)."""
+    before, after = proposal.get("bounds_before"), proposal.get("bounds_after")
+    if not before or not after:
+        return []
+    rows = []
+    for key, label, fields in (
+        ("ddm", "DDM bounds", ("ddm_bound_lo", "ddm_bound_hi")),
+        ("max_gap", "Max Gap, at most", ("detection_limit",)),
+        ("top5_gap_sum", "Top-5 gap sum, at most", ("top5_gap_sum_bound_hi",)),
+    ):
+        cells = [" – ".join(fmt(b[f]) for f in fields) + f" ({b['verdicts'].get(key, '–')})" for b in (before, after)]
+        rows.append([label, *cells])
+    return _table([("For any difficulty distribution", "l"), ("Now", "r"), ("After fill", "r")], rows)
+
+
 def proposal_section(proposal: dict, rec: dict) -> str:
     """A proposed revision (``benchwatch fill check --record``): the figures after adding the accepted
     candidates, next to the current ones; never part of the benchmark's history."""
@@ -732,9 +843,8 @@ def proposal_section(proposal: dict, rec: dict) -> str:
         f"## After fill: a proposed revision of {_name(rec)}",
         "",
         f"{len(proposal['candidates'])} candidate item(s) calibrated onto this benchmark's scale with its "
-        f"{proposal['pool']} models' abilities held fixed, each landing inside a gap wider than the pool's "
-        "resolution floor (`benchwatch fill check --record`). Proposed only: the figures above and the "
-        "history leave them out.",
+        f"{proposal['pool']} models' abilities held fixed, each landing inside a stretch of the fill plan "
+        "(`benchwatch fill check --record`). Proposed only: the figures above and the history leave them out.",
         "",
     ]
     if proposal.get("revision") != rec.get("revision"):
@@ -749,6 +859,8 @@ def proposal_section(proposal: dict, rec: dict) -> str:
         ]
         for key, label in (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top5_gap_sum", "Top-5 gap sum"))
     ]
+    lines += _proposal_bounds(proposal)
+    lines += ["", "Model-based (smooth difficulties assumed):", ""]
     lines += _table([("Figure", "l"), ("Now (95% interval)", "r"), ("After fill (95% interval)", "r")], rows)
     lines += ["", "| Candidate | z (95% interval) | Gap |", "|---|---:|---|"]
     lines += [

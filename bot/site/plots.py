@@ -78,13 +78,15 @@ def difficulty_svg(
     gaps: list[dict],
     target_spec: dict,
     target_label: str,
-    floor: float | None = None,
+    may_be_empty: tuple[float, float] | None = None,
     item_ids: list[str] | None = None,
+    thin: list | None = None,
 ) -> str:
-    """Every item's z as a strip with the largest gaps shaded, over the empirical CDF against the target's.
+    """Every item's z (fitted positions) as a strip with the largest gaps between them shaded, over the
+    empirical CDF against the target's.
 
-    ``floor`` (the Max Gap a target-matched benchmark reaches with this pool, 95th percentile) is drawn as
-    a bar of that width under the strip: a gap no wider than it is within what this pool shows by chance.
+    Under the strip: ``may_be_empty``, the widest stretch these models cannot rule out as empty (the detection
+    limit), as a hatched bar, and ``thin``, the stretches shown to hold too few items, as solid bars.
     """
     with plt.rc_context(STYLE):
         fig, (strip, cdf) = plt.subplots(
@@ -94,12 +96,23 @@ def difficulty_svg(
             for ax in (strip, cdf):
                 ax.axvspan(gap["lo"], gap["hi"], color=GAP, lw=0)
         strip.vlines(z, 0.25, 1, color=MAIN, lw=0.6, alpha=0.8, gid="benchwatch-items")
-        if floor is not None:
-            strip.hlines(0.1, 0.0, min(floor, 1.0), color=ACCENT, lw=3)
-            strip.text(min(floor, 1.0) + 0.01, 0.1, f"resolution floor: {floor:.3f}", va="center", fontsize=7)
+        for lo, hi in thin or []:
+            strip.hlines(0.06, lo, hi, color=ACCENT, lw=4)
+        if may_be_empty is not None:
+            lo, hi = may_be_empty
+            strip.axvspan(lo, hi, ymin=0.12, ymax=0.22, facecolor="none", edgecolor=ACCENT, hatch="////", lw=0.5)
+            label = f"may be empty: {hi - lo:.3f}"
+            right = hi + 0.01 < 0.8
+            strip.text(
+                hi + 0.01 if right else lo - 0.01, 0.17, label, va="center", ha="left" if right else "right", fontsize=7
+            )
         strip.set_yticks([])
         strip.set_ylim(0, 1)
-        strip.set_title(f"{len(z)} items on the difficulty axis; the largest gaps shaded", loc="left")
+        strip.set_title(
+            f"{len(z)} items (fitted positions); largest gaps shaded; bars: shown thin (solid), may be empty (hatched)",
+            loc="left",
+            fontsize=8,
+        )
         t = np.linspace(0, 1, 401)
         zs = np.sort(z)
         cdf.step(

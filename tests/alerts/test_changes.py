@@ -42,3 +42,20 @@ def test_raised_and_cleared_flags_and_stable_ids():
     ids = [a["id"] for a in alerts]
     assert len(set(ids)) == 3
     assert ids == [a["id"] for a in diff_alerts(old, new, "2027-05-05T00:00:00Z")]  # the id does not hold the time
+
+
+def test_a_changed_verdict_is_one_alert_with_its_words():
+    def with_verdicts(revision: str, **verdicts: str) -> dict:
+        return record(revision=revision, verdicts={k: {"verdict": v} for k, v in verdicts.items()})
+
+    old = with_verdicts("r1", ddm="clear", max_gap="cannot tell", top5_gap_sum="cannot tell")
+    new = with_verdicts("r2", ddm="clear", max_gap="found", top5_gap_sum="cannot tell")
+    alerts = diff_alerts(old, new, "2026-01-04T00:00:00Z")
+    assert [(a["kind"], a["figure"], a["from"], a["to"]) for a in alerts] == [
+        ("verdict", "max_gap", "cannot tell", "found")
+    ]
+    assert alerts[0]["title"] == "bench: Max Gap is now found (was cannot tell with these models)"
+    assert alerts[0]["id"] == "bench/verdict-max_gap/r2"
+    # a first audit, or a record from before the verdicts, raises none
+    assert not [a for a in diff_alerts(record(), new, "t") if a["kind"] == "verdict"]
+    assert not [a for a in diff_alerts(None, new, "t") if a["kind"] == "verdict"]

@@ -119,7 +119,7 @@ def test_mbpp_plus_lines_up_with_the_paper(tmp_path, capsys):
     ("rows", "words"),
     [
         ("b,m1,i1,1\nb,m1,i2,0\n", "only one model (m1)"),
-        ("b,m1,i1,1\nb,m2,i1,0\nb,m1,i2,0\nb,m2,i2,1\n", "two models of different ability"),
+        ("b,m1,i1,1\nb,m1,i2,1\nb,m2,i1,1\nb,m2,i2,1\n", "every response scores 1"),
     ],
 )
 def test_data_that_cannot_be_audited_is_one_line_and_status_2(tmp_path, capsys, rows, words):
@@ -128,3 +128,25 @@ def test_data_that_cannot_be_audited_is_one_line_and_status_2(tmp_path, capsys, 
     assert main(["audit", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "few.csv" in err[0] and "'b' cannot be audited" in err[0] and words in err[0]
+
+
+def test_too_few_models_to_place_items_give_scores_and_no_figure(tmp_path, capsys):
+    """Two models (and a third answering everything right): the scores, no per-item figure, no flag."""
+    rows = ["benchmark,model,item_id,score"]
+    rows += [f"b,m1,i{k},{k % 2}" for k in range(30)] + [f"b,m2,i{k},{int(k % 3 == 0)}" for k in range(30)]
+    rows += [f"b,perfect,i{k},1" for k in range(30)]
+    path = tmp_path / "two.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["audit", str(path), "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["kind"] == "aggregate" and rec["per_item"] is True
+    assert "too few models to place items: 2 model(s)" in rec["unplaced"]
+    assert rec["ddm"] is None and rec["max_gap"] is None and "detection_limit" not in rec
+    assert rec["flags"] == [] and rec["verdicts"] == {}
+    assert rec["uninformative"] == [{"model": "perfect", "items": 30, "why": "answered every item right"}]
+    assert rec["top1"] == 1.0 and rec["n_models"] == 3  # its score still counts on the leaderboard
+    assert main(["audit", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert (
+        "too few models to place items" in text and "left out of the fit: perfect (answered every item right)" in text
+    )

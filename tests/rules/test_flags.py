@@ -1,8 +1,11 @@
-"""Flags over scripted sequences of snapshots: raise, hold, clear, and no flapping at a threshold."""
+"""Flags over scripted sequences of snapshots: raise, hold, clear, and no flapping at a threshold; the verdicts
+(found, cannot tell, clear) that ``revise`` and ``fill`` read, checked by hand."""
 
 from __future__ import annotations
 
-from bot.rules import DEFAULT_THRESHOLDS, Thresholds, evaluate_flags, retirement
+import pytest
+
+from bot.rules import DEFAULT_THRESHOLDS, Thresholds, evaluate_flags, retirement, verdicts
 
 
 def run(snapshots: list[dict], thresholds: Thresholds = DEFAULT_THRESHOLDS) -> list[list[str]]:
@@ -16,24 +19,53 @@ def run(snapshots: list[dict], thresholds: Thresholds = DEFAULT_THRESHOLDS) -> l
     return out
 
 
-def fig(state="discriminating", ddm=0.0, max_gap=0.0, top5=0.0) -> dict:
-    return {"state": state, "ddm": ddm, "max_gap": max_gap, "top5_gap_sum": top5}
+def fig(state="discriminating", ddm=(0.0, 0.05), gap=(0.0, 0.05), top5=(0.0, 0.2), **levels) -> dict:
+    """A record with bounds: ddm (lower, upper); gap (widest thin stretch, detection limit); top5 (the five
+    widest thin stretches, upper bound)."""
+    return {
+        "state": state,
+        "ddm_bound_lo": ddm[0],
+        "ddm_bound_hi": ddm[1],
+        "thin_width": gap[0],
+        "detection_limit": gap[1],
+        "thin_top5": top5[0],
+        "top5_gap_sum_bound_hi": top5[1],
+        **levels,
+    }
+
+
+def test_a_verdict_is_found_clear_or_cannot_tell_against_its_level():
+    v = verdicts(fig(ddm=(0.12, 0.2), gap=(0.0, 0.09), top5=(0.1, 0.5)))
+    assert v["ddm"]["verdict"] == "found"  # the lower bound reaches 0.10
+    assert v["max_gap"]["verdict"] == "clear"  # no empty stretch of 0.10 is possible
+    assert v["top5_gap_sum"]["verdict"] == "cannot tell"  # 0.1 found, up to 0.5 possible, threshold 0.3
+    assert v["ddm"]["level"] == DEFAULT_THRESHOLDS.revise_ddm
+
+
+def test_the_level_rises_to_what_so_many_items_show_by_chance():
+    few = {"max_gap_sampling_p95": 0.15, "thin_width_sampling_p95": 0.225}
+    v = verdicts(fig(gap=(0.2, 0.12), **few))
+    assert v["max_gap"]["level"] == 0.15 and v["max_gap"]["found_level"] == 0.225
+    assert v["max_gap"]["verdict"] == "clear"  # 0.2 thin is within chance for these few items; 0.12 < 0.15
+    assert verdicts(fig(gap=(0.23, 0.3), **few))["max_gap"]["verdict"] == "found"
 
 
 def test_revise_raises_holds_inside_the_band_and_clears_below_it():
-    seq = [fig(ddm=0.05), fig(ddm=0.10), fig(ddm=0.095), fig(ddm=0.0905), fig(ddm=0.0899), fig(ddm=0.095)]
+    lows = (0.05, 0.10, 0.095, 0.0905, 0.0899, 0.095)
+    seq = [fig(ddm=(lo, 0.3)) for lo in lows]
     assert ["revise" in f for f in run(seq)] == [False, True, True, True, False, False]
 
 
 def test_a_figure_hovering_at_the_threshold_does_not_flap():
-    seq = [fig(max_gap=v) for v in (0.101, 0.099, 0.1001, 0.0995, 0.1002, 0.098)]
+    seq = [fig(gap=(v, 0.4)) for v in (0.101, 0.099, 0.1001, 0.0995, 0.1002, 0.098)]
     assert ["fill" in f for f in run(seq)] == [True] * 6
 
 
-def test_fill_from_either_gap_figure():
-    assert run([fig(top5=0.30)]) == [["fill"]]
-    assert run([fig(max_gap=0.10)]) == [["fill"]]
-    assert run([fig(max_gap=0.09, top5=0.29)]) == [[]]
+def test_fill_only_on_found_never_on_cannot_tell():
+    assert run([fig(top5=(0.30, 0.9))]) == [["fill"]]
+    assert run([fig(gap=(0.10, 0.4))]) == [["fill"]]
+    assert run([fig(gap=(0.09, 0.9), top5=(0.29, 1.0))]) == [[]]  # a wide gap is possible, none is shown
+    assert run([fig(ddm=(0.09, 0.5))]) == [[]]
 
 
 def test_retire_needs_two_consecutive_saturated_snapshots():
@@ -48,19 +80,21 @@ def test_watch_follows_the_stagnant_state():
 
 def test_per_benchmark_thresholds():
     strict = Thresholds(revise_ddm=0.05, fill_max_gap=0.5, fill_top5_gap_sum=0.9)
-    assert run([fig(ddm=0.06, max_gap=0.2)], strict) == [["revise"]]
-    assert run([fig(ddm=0.06, max_gap=0.2)]) == [["fill"]]
+    record = fig(ddm=(0.06, 0.2), gap=(0.2, 0.4))
+    assert run([record], strict) == [["revise"]]
+    assert run([record]) == [["fill"]]
 
 
-def test_a_figure_within_its_floor_raises_no_flag():
-    above = fig(ddm=0.2, max_gap=0.2, top5=0.5)
-    within = {**above, "ddm_null_flag": 0.25, "max_gap_null_flag": 0.21, "top5_gap_sum_null_flag": 0.55}
-    assert run([above]) == [["revise", "fill"]]
-    assert run([within]) == [[]]  # above every threshold, but no more than the pool shows by chance
-    only_top5 = {**within, "top5_gap_sum_null_flag": 0.45}
-    assert run([only_top5]) == [["fill"]]
-    # Without the joint level, the 95th percentile is the floor.
-    assert run([{**above, "ddm_null_p95": 0.3}]) == [["fill"]]
+def test_a_record_without_bounds_has_no_verdict_and_no_coverage_flag():
+    aggregate = {"state": "stagnant", "ddm": None, "max_gap": None}
+    assert verdicts(aggregate) == {}
+    assert run([aggregate]) == [["watch"]]
+
+
+@pytest.mark.parametrize("nan_key", ["ddm_bound_lo", "detection_limit"])
+def test_a_bound_that_was_not_computed_gives_no_verdict_for_its_figure(nan_key):
+    record = {**fig(ddm=(0.2, 0.3), gap=(0.2, 0.3)), nan_key: float("nan")}
+    assert ("ddm" if nan_key == "ddm_bound_lo" else "max_gap") not in verdicts(record)
 
 
 def test_retirement_reads_the_history_by_date_and_the_index_interval():

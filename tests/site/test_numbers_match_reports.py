@@ -12,12 +12,18 @@ from bot.site.pages import benchmark_page
 
 pytestmark = pytest.mark.slow
 
+BASED = " (model-based: smooth difficulties assumed)"
 ROWS = {
     "Items": ("n_items", "{:d}"),
     "Models": ("n_models", "{:d}"),
-    "Max Gap": ("max_gap", "{:.3f}"),
-    "Top-3 gap sum": ("top3_gap_sum", "{:.3f}"),
-    "Top-5 gap sum": ("top5_gap_sum", "{:.3f}"),
+    "Max Gap: at most (the detection limit, the widest stretch these models cannot rule out as empty)": (
+        "detection_limit",
+        "{:.3f}",
+    ),
+    "Top-5 gap sum: at most": ("top5_gap_sum_bound_hi", "{:.3f}"),
+    f"Max Gap{BASED}": ("max_gap", "{:.3f}"),
+    f"Top-3 gap sum{BASED}": ("top3_gap_sum", "{:.3f}"),
+    f"Top-5 gap sum{BASED}": ("top5_gap_sum", "{:.3f}"),
     "Saturation index (published, n_eff = √n)": ("saturation_index", "{:.3f}"),
     "Saturation index (paired item-level SE)": ("saturation_index_paired", "{:.3f}"),
 }
@@ -55,9 +61,15 @@ def test_benchmark_pages_show_the_reported_figures(built):
             assert cells[label][0] == form.format(rec[key]), (rec["benchmark"], label)
         for label, key in PCT.items():
             assert cells[label][0] == f"{100 * rec[key]:.1f}%"
-        ddm_row = next(v for k, v in cells.items() if k.startswith("DDM"))
-        assert ddm_row[0] == f"{rec['ddm']:.3f}" and ddm_row[1] == f"{rec['ddm_lo']:.3f} – {rec['ddm_hi']:.3f}"
+        bounds = next(v for k, v in cells.items() if k.startswith("DDM (W1 to") and k.endswith("bounds"))
+        assert bounds[0] == f"{rec['ddm_bound_lo']:.3f} – {rec['ddm_bound_hi']:.3f}"
+        based = cells[f"DDM{BASED}"]
+        assert based[0] == f"{rec['ddm']:.3f}" and based[1] == f"{rec['ddm_lo']:.3f} – {rec['ddm_hi']:.3f}"
         assert cells["State"][0] == rec["state"]
+        words = {"found": "found", "cannot tell": "cannot tell with these models", "clear": "clear"}
+        for key, label in (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top5_gap_sum", "Top-5 gap sum")):
+            row = cells[label]  # the verdict table, first on the page
+            assert row[1] == f"{rec['verdicts'][key]['level']:.3f}" and row[2] == words[rec["verdicts"][key]["verdict"]]
 
 
 def test_home_page_rows_show_the_reported_figures(built):
@@ -66,9 +78,23 @@ def test_home_page_rows_show_the_reported_figures(built):
     cells = _cells(page)
     for rec in records:
         row = cells[rec["benchmark"]]
-        items, models, ddm, gap, top5, index = row[1:7]
+        items, models, ddm, gap, coverage, index = row[1:7]
         assert (int(items), int(models)) == (rec["n_items"], rec["n_models"])
-        assert (ddm, gap, top5) == (_f(rec["ddm"]), _f(rec["max_gap"]), _f(rec["top5_gap_sum"]))
+        if rec.get("detection_limit") is not None:  # bounds where the items were placed
+            assert ddm == f"{rec['ddm_bound_lo']:.3f} – {rec['ddm_bound_hi']:.3f}"
+            assert gap == f"≤ {rec['detection_limit']:.3f}"
+            verdicts = {k: v["verdict"] for k, v in rec["verdicts"].items()}
+            named = [n for k, n in (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top5_gap_sum", "top-5 gap sum"))]
+            found = [
+                n for (k, n) in zip(("ddm", "max_gap", "top5_gap_sum"), named, strict=True) if verdicts[k] == "found"
+            ]
+            assert (
+                coverage.startswith("found: " + ", ".join(found))
+                if found
+                else coverage in ("clear",) or coverage.startswith("cannot tell")
+            )
+        else:
+            assert (ddm, gap, coverage) == (_f(rec["ddm"]), _f(rec["max_gap"]), "–")
         assert index == f"{rec['saturation_index']:.3f}"  # its band named on hover
         assert f'<span title="{rec["band"]} band">{index}</span>' in page
         assert row[7] == rec["state"]

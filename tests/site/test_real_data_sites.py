@@ -31,16 +31,23 @@ def test_strict_site_on_swebench_livecodebench_and_mmlu_pro(shared_data, tmp_pat
 
     latest = json.loads((tmp_path / "r" / "latest.json").read_text())["benchmarks"]
     assert {r["benchmark"] for r in latest} == {"verified", "codegeneration_v2025-04", "mmlu_pro"}
+    words = {"found": "found", "cannot tell": "cannot tell with these models", "clear": "clear"}
     for rec in latest:
-        for key in ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum"):
+        for key in ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum"):  # the model-based estimates
             assert rec[f"{key}_lo"] <= rec[key] <= rec[f"{key}_hi"], (rec["benchmark"], key)
-            assert rec[f"{key}_null_median"] <= rec[f"{key}_null_p95"]
-            if key != "top3_gap_sum":  # the figures the flags read carry the joint level
-                assert rec[f"{key}_null_p95"] <= rec[f"{key}_null_flag"] + 1e-12
+        # the bounds: the detection limit above the widest gap between the fitted positions would be no check
+        # (they are a product of the pool); it lies in [0, 1], and the DDM bounds are ordered
+        assert 0 < rec["detection_limit"] <= 1 and 0 <= rec["ddm_bound_lo"] <= rec["ddm_bound_hi"] <= 1
+        assert rec["top5_gap_sum_bound_hi"] >= rec["detection_limit"]
+        assert set(rec["verdicts"]) == {"ddm", "max_gap", "top5_gap_sum"}
         html = (site / benchmark_page(rec["page"]).removesuffix(".md") / "index.html").read_text()
-        assert "Matched benchmark, this pool" in html and "What this model pool can resolve" in html
-        assert f"{rec['max_gap_null_median']:.3f} / {rec['max_gap_null_p95']:.3f}" in html
+        assert "What these models can and cannot see" in html and "What this model pool can resolve" in html
+        assert f"at most {rec['detection_limit']:.3f}" in html
+        for v in rec["verdicts"].values():
+            assert words[v["verdict"]] in html
         plot = site / "plots" / f"{benchmark_page(rec['benchmark']).split('/')[1].removesuffix('.md')}-difficulty.svg"
-        assert "resolution floor" in plot.read_text()
+        assert "may be empty" in plot.read_text()
+        if "fill" in rec["flags"]:
+            assert "found" in {rec["verdicts"][k]["verdict"] for k in ("max_gap", "top5_gap_sum")}
     mmlu = next(r for r in latest if r["benchmark"] == "mmlu_pro")
     assert (mmlu["n_models"], mmlu["n_items"]) == (29, 12032)

@@ -1,0 +1,131 @@
+"""The model-free bounds against independent calculations: brute force over every window, items whose place is
+known (the bounds then close on the truth), and the truth's own thin stretches counted by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.special import log_expit, ndtri
+
+from bot.metrics import UNIFORM, axis_bounds, axis_grid, axis_likelihood, coverage, thin_truth
+from bot.metrics import bounds as B
+from bot.metrics.npmle import solve
+
+
+def _likelihood(z: np.ndarray, n_models: int, trials: int, k: int, seed: int = 0):
+    """The axis likelihood on a grid of k points of items at true z, answered by a normal pool (abilities known)."""
+    rng = np.random.default_rng(seed)
+    theta = np.sort(rng.normal(0, 1, n_models))
+    b = theta.mean() + theta.std() * ndtri(z)
+    s = rng.binomial(trials, 1 / (1 + np.exp(-(theta[:, None] - b[None, :]))))
+    grid = axis_grid(k)
+    eta = theta[:, None] - (theta.mean() + theta.std() * ndtri(grid))[None, :]
+    rows = s.T @ log_expit(eta) + (trials - s).T @ log_expit(-eta)
+    return axis_likelihood(rows, grid)
+
+
+def test_a_complete_pool_collapses_to_its_sum_scores():
+    z = np.random.default_rng(1).random(300)
+    lik = _likelihood(z, 24, 1, 200)
+    assert lik.n_items == 300 and lik.n_patterns <= 25  # the 1PL likelihood depends on the total only
+    assert np.allclose(lik.like.max(axis=1), 1.0)
+
+
+def _brute_empty(lik, crit: float) -> dict[tuple[int, int], bool]:
+    """Every window's test, each by a full restricted fit."""
+    k = lik.like.shape[1]
+    top = solve(lik.like, lik.counts).loglik
+    out = {}
+    for lo in range(k):
+        for hi in range(lo + 1, k + 1):
+            if hi - lo == k:
+                out[(lo, hi)] = False
+                continue
+            free = np.ones(k, bool)
+            free[lo:hi] = False
+            out[(lo, hi)] = 2 * (top - solve(lik.like, lik.counts, free=free).loglik) <= crit
+    return out
+
+
+def test_the_searches_equal_brute_force_over_every_window():
+    z = np.random.default_rng(2).random(120)
+    z = z[(z < 0.35) | (z > 0.6)]
+    lik = _likelihood(z, 20, 3, 30, seed=3)
+    search = B._Search(lik, UNIFORM)
+    for crit in (B.CRIT_EMPTY, B.CRIT_TOP5):
+        brute = _brute_empty(lik, crit)
+        widest = max(hi - lo for (lo, hi), ok in brute.items() if ok)
+        assert B._widest_empty(search, crit)[0] == widest
+        reach = B._reach(search, crit)
+        for j in range(30):
+            assert reach[j] == max([hi for (lo, hi), ok in brute.items() if ok and lo == j], default=j)
+        # five disjoint admissible windows of the largest total length, by brute force over their ends
+        best = np.zeros((6, 31), int)
+        for p in range(1, 6):
+            for x in range(1, 31):
+                best[p][x] = max(
+                    [best[p][x - 1]]
+                    + [best[p - 1][lo] + x - lo for lo in range(x) if brute.get((lo, x)) or x == lo]
+                )
+        assert B._top_sum(reach) == best[5][30]
+    low = max([hi for (lo, hi), ok in _brute_empty(lik, B.CRIT_EMPTY).items() if ok and lo == 0], default=0)
+    assert B._end(search, B.CRIT_EMPTY, low=True) == low
+
+
+def test_with_items_known_exactly_the_bounds_close_on_the_truth():
+    """Items answered 20,000 times by 40 models: each one's place is known to about a thousandth, so the
+    widest stretch that may be empty is the true Max Gap (to the grid's cell), the stretches shown thin are
+    truly thin and cover the empty ones, and the DDM bounds hold the true DDM. (A thin stretch is a
+    claim about the distribution the items are drawn from, so a stretch whose few items are only a little
+    short of a quarter of the target's is not shown: the widest shown is narrower than the truth's widest.)"""
+    rng = np.random.default_rng(5)
+    z = np.concatenate([rng.uniform(0.0, 0.3, 40), rng.uniform(0.55, 0.85, 40)])  # empty 0.3-0.55 and 0.85-1
+    lik = _likelihood(z, 40, 20_000, 200, seed=6)
+    bounds = axis_bounds(lik)
+    cov = coverage(z)
+    cell = 1 / 200
+    assert cov.max_gap <= bounds.detection_limit <= cov.max_gap + 3 * cell
+    assert bounds.high_end >= 1 - z.max() - cell
+    width, _ = thin_truth(z)
+    assert 0.25 - cell <= bounds.thin_width <= width
+    for lo, hi in bounds.thin:
+        assert np.mean((z >= lo) & (z < hi)) < B.THIN * (hi - lo)
+    # the DDM bounds are those of the distribution 80 items are drawn from, so even exact positions leave
+    # the sampling of 80 items in them (about +-0.05)
+    assert bounds.ddm_lo <= cov.ddm <= bounds.ddm_hi and bounds.ddm_hi - bounds.ddm_lo < 0.12
+
+
+def test_a_pool_that_places_nothing_rules_nothing_out():
+    """Two models far from every item (all right, all wrong): no stretch can be ruled out as empty."""
+    z = np.random.default_rng(7).random(50)
+    grid = axis_grid(100)
+    rows = np.zeros((50, 100))  # a flat likelihood: the responses say nothing about where an item lies
+    bounds = axis_bounds(axis_likelihood(rows, grid))
+    assert bounds.detection_limit == 1.0 and bounds.thin_width == 0.0
+    assert bounds.ddm_lo == 0.0 and bounds.ddm_hi >= coverage(z).ddm
+
+
+def test_thin_truth_equals_counting_by_hand():
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        z = rng.beta(0.7, 0.7, 30)
+        k = 40
+        widest = 0
+        for lo in range(k + 1):
+            for hi in range(lo + 1, k + 1):
+                share = np.mean((z >= lo / k) & (z < hi / k)) if hi < k else np.mean(z >= lo / k)
+                if share < B.THIN * (hi - lo) / k:
+                    widest = max(widest, hi - lo)
+        assert thin_truth(z, UNIFORM, k)[0] == pytest.approx(widest / k)
+
+
+def test_the_ddm_functional_is_the_integral_it_stands_for():
+    """h . w - const equals the integral of s (G - F_mu) computed on a fine grid, for a random distribution."""
+    rng = np.random.default_rng(9)
+    z = axis_grid(50)
+    w = rng.dirichlet(np.ones(50))
+    t = (np.arange(B.FINE) + 0.5) / B.FINE
+    s = B._signs(0.37, 1.0, t)
+    h, const = B._functional(s, t, z, t)
+    g = np.array([w[z <= x].sum() for x in t])
+    assert h @ w - const == pytest.approx(np.mean(s * (g - t)), abs=2e-3)
