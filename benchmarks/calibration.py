@@ -121,14 +121,19 @@ def simulate(pool: Pool, n_items: int, shape: str, rng: np.random.Generator) -> 
     b = difficulty_b(z, pool.theta)
     successes = rng.binomial(pool.trials, expit(pool.theta[:, None] - b[None, :]))
     models, items = np.nonzero(pool.cells(n_items, rng))
+    # names as categoricals: millions of cells are built and factorised in a blink, and read as strings
+    model_names = [f"m{j:04d}" for j in range(pool.theta.size)]
+    item_names = [f"i{i:05d}" for i in range(n_items)]
     frame = pd.DataFrame(
         {
             "benchmark": "sim",
-            "model": np.char.add("m", np.char.zfill(models.astype(str), 4)),
-            "item_id": np.char.add("i", np.char.zfill(items.astype(str), 5)),
+            "model": pd.Categorical.from_codes(models, model_names),
+            "item_id": pd.Categorical.from_codes(items, item_names),
             "score": successes[models, items] / pool.trials,
             "date": pd.NaT,
-            "trials": pd.array([pool.trials if pool.trials > 1 else pd.NA] * models.size, dtype="Int64"),
+            "trials": pd.arrays.IntegerArray(
+                np.full(models.size, pool.trials, dtype=np.int64), np.full(models.size, pool.trials == 1)
+            ),
         }
     )
     return z, frame

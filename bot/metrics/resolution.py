@@ -158,7 +158,7 @@ def pool_key(*parts: object, arrays: tuple[np.ndarray, ...] = ()) -> str:
     return digest.hexdigest()[:24]
 
 
-RESOLVE_VERSION = 1
+RESOLVE_VERSION = 2
 POOL_FACTORS = (2, 4, 8, 16, 32, 64, 128)  # larger pools tried, as multiples of this one (until one decides)
 RESOLVE_REPLICATES = 1  # simulated matched benchmarks per pool tried
 MAX_POOL = 50_000  # models
@@ -200,6 +200,7 @@ def pool_needed(
     """What would let this pool decide: for each figure of ``levels`` (its flag level), the smallest pool tried
     whose bound on a benchmark of the same size that matches the target lies below the level (the median of
     ``RESOLVE_REPLICATES`` simulated benchmarks), so that a benchmark without the flaw would be told "clear".
+    The ladder of ``POOL_FACTORS`` is bisected (the bounds fall as the pool grows): a few pools, not all.
 
     Larger pools keep these models and add abilities drawn from a normal fitted to them, every item answered
     with the pool's usual ``trials``; a pool of single answers is also tried with ``SAMPLES`` samples per
@@ -220,18 +221,30 @@ def pool_needed(
         return {k: float(np.median([getattr(r, _BOUND_OF[k]) for r in runs])) for k in wanted}
 
     def compute() -> dict:
-        rng = np.random.default_rng(seed + 1)
-        tried, open_ = [], set(wanted)
-        for factor in POOL_FACTORS:
-            m = theta.size * factor
-            if m > MAX_POOL or not open_:
-                break
-            pool = np.concatenate([theta, rng.normal(theta.mean(), theta.std(), m - theta.size)])
-            found = median_bounds(pool, trials, rng)
-            tried.append([m, found])
-            open_ -= {k for k in open_ if found[k] < wanted[k]}
-        samples = median_bounds(theta, SAMPLES, rng) if trials == 1 else None
-        return {"tried": tried, "samples": samples}
+        factors = [f for f in POOL_FACTORS if theta.size * f <= MAX_POOL]
+        done: dict[int, dict[str, float]] = {}
+
+        def at(factor: int) -> dict[str, float]:  # each pool drawn from its own seed: the same, whatever the order
+            if factor not in done:
+                rng = np.random.default_rng([seed + 1, factor])
+                m = theta.size * factor
+                pool = np.concatenate([theta, rng.normal(theta.mean(), theta.std(), m - theta.size)])
+                done[factor] = median_bounds(pool, trials, rng)
+            return done[factor]
+
+        for fig, level in wanted.items():  # the bounds fall as the pool grows: bisect the ladder
+            lo, hi = 0, len(factors) - 1
+            if not factors or at(factors[hi])[fig] >= level:
+                continue
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if at(factors[mid])[fig] < level:
+                    hi = mid
+                else:
+                    lo = mid + 1
+        tried = [[theta.size * f, done[f]] for f in sorted(done)]
+        samples = median_bounds(theta, SAMPLES, np.random.default_rng([seed + 1, 0])) if trials == 1 else None
+        return {"tried": tried, "samples": samples, "largest": theta.size * factors[-1] if factors else None}
 
     key = pool_key(
         "pool_needed",
@@ -249,11 +262,11 @@ def pool_needed(
     found = cache(key, compute)
     out = {}
     for fig, level in wanted.items():
-        models = next((m for m, bounds in found["tried"] if bounds[fig] < level), None)
+        models = min((m for m, bounds in found["tried"] if bounds[fig] < level), default=None)
         samples = found["samples"]
         out[fig] = {
             "models": models,
-            "largest_tried": max((m for m, _ in found["tried"]), default=None),
+            "largest_tried": found.get("largest"),
             "samples": SAMPLES if samples is not None and samples[fig] < level else None,
             "how": (
                 f"median of {RESOLVE_REPLICATES} simulated benchmarks of {n_items} items matching the target, "

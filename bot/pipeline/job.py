@@ -64,6 +64,9 @@ from bot.store import (
 )
 
 LOCK_NAME = ".benchwatch.lock"
+# The figures a record holds: bump when an audit of the same data would publish other figures (2: the model-free
+# bounds and verdicts of issue 22), so that an unchanged upstream is audited again, once, by the new code.
+FIGURES_VERSION = 2
 DEFAULT_RULES = RuleBook()
 
 
@@ -221,6 +224,7 @@ class _Run:
     def unchanged(self, name: str, revision: str, method: str | None, scale: str | None) -> bool:
         before = self.previous.get(name)
         same = before is not None and before.get("revision") == revision and not before.get("rebuilt")
+        same = same and before.get("figures_version") == FIGURES_VERSION  # figures of an older benchwatch: redone
         return same and (before.get("method"), before.get("scale")) == (method, scale) and not self.force
 
     def shrunk(self, name: str, n_cells: int) -> str | None:
@@ -255,6 +259,7 @@ class _Run:
         fig["prior_state"] = before.get("prior_state") if same else (before or {}).get("state")
         flags = set((before or {}).get("flags", []))
         thresholds = self.rules.thresholds_for(name)
+        fig["figures_version"] = FIGURES_VERSION
         fig["flags"] = evaluate_flags(fig, flags, fig["prior_state"], thresholds)
         fig["verdicts"] = recorded_verdicts(fig, thresholds, flags)
         fig["why"] = explain(fig, fig["flags"], flags, fig["prior_state"], thresholds)
@@ -432,6 +437,8 @@ def _keep_unchanged(run: _Run, name: str, ctx: dict) -> str | None:
     if run.force or not mine or status.get("status") != "ok" or status.get("rules") != run.rules.fingerprint():
         return None
     if status.get("skipped") or any("notice" in rec for rec in mine):  # held or skipped data: the rules decide
+        return None
+    if any(rec.get("figures_version") != FIGURES_VERSION for rec in mine):  # made by an older benchwatch
         return None
     for rec in mine:
         fitted = rec.get("method") is not None

@@ -165,7 +165,7 @@ def resolve_line(figure: str, need: dict) -> str:
     if not parts:
         tried = need.get("largest_tried")
         return f"{name}: not even {tried} models answering every item would decide it" if tried else ""
-    return f"{name}: {' or '.join(parts)} would tell a benchmark of this size without the flaw apart (clear)"
+    return f"{name}: with {' or '.join(parts)}, a benchmark of this size without the flaw would be told clear"
 
 
 def verdict_line(figure: str, v: dict) -> str:

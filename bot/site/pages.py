@@ -477,7 +477,7 @@ def _verdict_rows(rec: dict) -> list[list[str]]:
     return rows
 
 
-def _verdicts(rec: dict) -> list[str]:
+def _verdicts(rec: dict, heading: str = "##") -> list[str]:
     """What these models can and cannot see: each coverage figure's bounds, level and verdict."""
     rows = _verdict_rows(rec)
     if not rows:
@@ -485,7 +485,7 @@ def _verdicts(rec: dict) -> list[str]:
     columns = [("Figure", "l"), ("Bounds, any difficulty distribution", "l"), ("Level", "r"), ("Verdict", "l")]
     columns.append(("What would decide", "l"))
     return [
-        "## What these models can and cannot see",
+        f"{heading} What these models can and cannot see",
         "",
         "Bounds that assume nothing about how the items' difficulties are distributed, each figure's flag "
         "level (its threshold, raised to what this many items drawn from the target show by chance), and the "
@@ -683,7 +683,7 @@ def benchmark_body(
             for r in by_date.itertuples()
         ]
         columns = [("Date", "l"), ("Models", "r"), ("Saturation index", "r"), ("State", "l")]
-        columns += [("Top-1", "r"), ("Top-5", "r"), ("DDM", "r"), ("Max Gap", "r")]
+        columns += [("Top-1", "r"), ("Top-5", "r"), ("DDM (model-based)", "r"), ("Max Gap (model-based)", "r")]
         lines += [
             "The figures as they stood at each model publication date, over the models published by then, "
             "newest first (the saturation index's band on hover).",
@@ -706,7 +706,7 @@ def benchmark_body(
             ]
             for r in mine_rows.itertuples()
         ]
-        columns = [("Snapshot", "l"), ("Revision", "l"), ("DDM", "r"), ("Max Gap", "r")]
+        columns = [("Snapshot", "l"), ("Revision", "l"), ("DDM (model-based)", "r"), ("Max Gap (model-based)", "r")]
         columns += [("Saturation index", "r"), ("State", "l")]
         lines += _recent_first(
             columns,
@@ -801,6 +801,7 @@ def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
     kind = "leaderboard of published scores" if rec.get("kind") == "aggregate" else "per-item fit"
     lines = ["", f"## Also: {_name(rec)} ({kind})", "", f"From {_origin(rec)}.", ""]
     lines += _notice_block(rec)
+    lines += _verdicts(rec, "###")
     lines += _figures_it_has(rec)
     if rec.get("comparison"):
         lines += _comparison(rec["comparison"], rec)

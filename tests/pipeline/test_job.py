@@ -69,3 +69,25 @@ def test_changed_data_appends_exactly_one_snapshot_and_its_alerts(tmp_path):
         and {a["benchmark"] for a in new} == {"other"}
         and all(a["raised_at"] == "2026-01-03T00:00:00Z" for a in new)
     )
+
+
+def test_a_record_of_an_older_benchwatch_is_audited_again_once(tmp_path):
+    """Figures made by an older version (no figures_version: no bounds, no verdicts) are redone on the same
+    data, without a history row (the data did not change), then carried as usual."""
+    df, _, _ = simulate(12, 80, seed=44)
+    lines: list[str] = []
+    kw = {"reports_dir": tmp_path / "r", "site_out": None, "cache_dir": tmp_path / "c", "log": lines.append}
+    run_job([("sim", lambda: _table(df))], now="2026-01-01T00:00:00Z", **kw)
+    latest = tmp_path / "r" / "latest.json"
+    data = json.loads(latest.read_text())
+    old = {
+        k: v for k, v in data["benchmarks"][0].items() if k not in ("figures_version", "verdicts", "detection_limit")
+    }
+    latest.write_text(json.dumps({**data, "benchmarks": [old]}))
+    run_job([("sim", lambda: _table(df))], now="2026-01-02T00:00:00Z", **kw)
+    assert "unchanged" not in fit_line(lines)
+    rec = json.loads(latest.read_text())["benchmarks"][0]
+    assert rec["figures_version"] >= 2 and "detection_limit" in rec and "verdicts" in rec
+    assert len(pd.read_csv(tmp_path / "r" / "history.csv")) == 1
+    run_job([("sim", lambda: _table(df))], now="2026-01-03T00:00:00Z", **kw)
+    assert "unchanged" in fit_line(lines)
