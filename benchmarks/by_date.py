@@ -77,10 +77,11 @@ def main() -> None:
         rng = np.random.default_rng(0)
         if published:
             post = item_posterior_dense(trials, successes, theta)
-            z = posterior_z_draws(trials, successes, theta, DEFAULT_SCALE, draws, rng, post=post)
+            z = posterior_z_draws(theta, DEFAULT_SCALE, draws, rng, post)
             figures_from_draws(z, UNIFORM, reference=target_reference(data.n_items, UNIFORM))
         else:
-            z = posterior_z_draws(trials, successes, theta, DEFAULT_SCALE, draws, rng, hyper=1)
+            post = item_posterior_dense(trials, successes, theta, prior_uncertainty=False)
+            z = posterior_z_draws(theta, DEFAULT_SCALE, draws, rng, post, hyper=1)
             figures_from_draws(z, UNIFORM)
 
     fit_s = best(one_fit)

@@ -10,20 +10,30 @@ from bot.irt.rasch_map import PRIOR_SD_B, PRIOR_SD_THETA
 from bot.irt.responses import ResponseArrays
 
 
-def _newton_1d(trials: np.ndarray, successes: np.ndarray, fixed: np.ndarray, sign: float, prior_sd: float):
-    """Per-row MAP of x_k with eta_kl = sign * (x_k - fixed_l); every row is its own 1-D problem."""
-    x = np.zeros(trials.shape[0])
+def _newton_1d(
+    row: np.ndarray,
+    col: np.ndarray,
+    trials: np.ndarray,
+    successes: np.ndarray,
+    fixed: np.ndarray,
+    sign: float,
+    prior_sd: float,
+    n_rows: int,
+):
+    """Per-row MAP of x_k with eta = sign * (x_row - fixed_col) over the cells (row, col); every row is its own
+    1-D problem. Over the observed cells only, never a models x items array."""
+    x = np.zeros(n_rows)
     for _ in range(100):
-        p = expit(sign * (x[:, None] - fixed[None, :]))
-        grad = sign * (successes - trials * p).sum(axis=1) - x / prior_sd**2
-        curv = (trials * p * (1 - p)).sum(axis=1) + 1 / prior_sd**2
+        p = expit(sign * (x[row] - fixed[col]))
+        grad = sign * np.bincount(row, successes - trials * p, minlength=n_rows) - x / prior_sd**2
+        curv = np.bincount(row, trials * p * (1 - p), minlength=n_rows) + 1 / prior_sd**2
         step = grad / curv
         # Newton on a 1-D log-concave target can overshoot from far away; cap the step.
         x += np.clip(step, -2.0, 2.0)
         if np.max(np.abs(step)) < 1e-10:
             break
-    p = expit(sign * (x[:, None] - fixed[None, :]))
-    return x, 1 / np.sqrt((trials * p * (1 - p)).sum(axis=1) + 1 / prior_sd**2)
+    p = expit(sign * (x[row] - fixed[col]))
+    return x, 1 / np.sqrt(np.bincount(row, trials * p * (1 - p), minlength=n_rows) + 1 / prior_sd**2)
 
 
 def calibrate_items(data: ResponseArrays, theta: pd.Series, sd_b: float = PRIOR_SD_B) -> pd.DataFrame:
@@ -32,10 +42,12 @@ def calibrate_items(data: ResponseArrays, theta: pd.Series, sd_b: float = PRIOR_
     known = np.array([m in theta.index for m in data.models])
     if not known.any():
         raise ValueError("none of the responding models has a known ability")
-    trials, successes = data.dense()
-    fixed = theta.reindex(data.models[known]).to_numpy(float)
-    b, b_sd = _newton_1d(trials[known].T, successes[known].T, fixed, -1.0, sd_b)
-    used = (trials[known] > 0).sum(axis=0)
+    fixed = theta.reindex(data.models).to_numpy(float)
+    cells = known[data.model_idx]
+    item, model = data.item_idx[cells], data.model_idx[cells]
+    trials = data.weight[cells]
+    b, b_sd = _newton_1d(item, model, trials, trials * data.y[cells], fixed, -1.0, sd_b, data.n_items)
+    used = np.bincount(item, minlength=data.n_items)
     return pd.DataFrame({"item_id": data.items, "b": b, "b_sd": b_sd, "n_responses": used})
 
 
@@ -45,8 +57,10 @@ def calibrate_models(data: ResponseArrays, b: pd.Series, sd_theta: float = PRIOR
     known = np.array([i in b.index for i in data.items])
     if not known.any():
         raise ValueError("none of the answered items has a known difficulty")
-    trials, successes = data.dense()
-    fixed = b.reindex(data.items[known]).to_numpy(float)
-    theta, theta_sd = _newton_1d(trials[:, known], successes[:, known], fixed, 1.0, sd_theta)
-    used = (trials[:, known] > 0).sum(axis=1)
+    fixed = b.reindex(data.items).to_numpy(float)
+    cells = known[data.item_idx]
+    model, item = data.model_idx[cells], data.item_idx[cells]
+    trials = data.weight[cells]
+    theta, theta_sd = _newton_1d(model, item, trials, trials * data.y[cells], fixed, 1.0, sd_theta, data.n_models)
+    used = np.bincount(model, minlength=data.n_models)
     return pd.DataFrame({"model": data.models, "theta": theta, "theta_sd": theta_sd, "n_responses": used})

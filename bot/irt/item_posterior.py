@@ -83,12 +83,126 @@ def _patterns(trials: np.ndarray, successes: np.ndarray) -> tuple[np.ndarray, np
     return unique[:, :m], unique[:, m:], counts, inverse.ravel()
 
 
+@dataclass(frozen=True)
+class CellPatterns:
+    """Items with the same cells (the same models, trials and successes) collapsed into one pattern each: the
+    patterns' own cells, how many items each stands for, and each item's pattern. Built from the observed
+    cells, never a models x items array."""
+
+    model_idx: np.ndarray  # per cell of a pattern
+    pattern_idx: np.ndarray
+    trials: np.ndarray
+    successes: np.ndarray
+    counts: np.ndarray  # items per pattern
+    pattern: np.ndarray  # items -> pattern
+    n_models: int
+
+    @property
+    def n_patterns(self) -> int:
+        return self.counts.size
+
+    def observed(self) -> np.ndarray:
+        """Each model's successes over all items."""
+        return np.bincount(self.model_idx, self.counts[self.pattern_idx] * self.successes, minlength=self.n_models)
+
+
+def cell_patterns(data: ResponseArrays) -> CellPatterns:
+    """``CellPatterns`` of one benchmark's cells (a 64-bit fingerprint of each item's cells, compiled)."""
+    from bot.irt.kernels import hash_items
+
+    rng = np.random.default_rng(20261201)
+    r1 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
+    r2 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
+    successes = data.weight * data.y
+    keys = hash_items(
+        data.item_idx.astype(np.int64), data.model_idx.astype(np.int64), data.weight, successes, r1, r2, data.n_items
+    )
+    _, first, pattern, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    keep = np.zeros(data.n_items, bool)
+    keep[first] = True
+    cells = keep[data.item_idx]
+    return CellPatterns(
+        model_idx=data.model_idx[cells].astype(np.int64),
+        pattern_idx=pattern.ravel()[data.item_idx[cells]].astype(np.int64),
+        trials=data.weight[cells].astype(float),
+        successes=successes[cells].astype(float),
+        counts=counts.astype(float),
+        pattern=pattern.ravel().astype(np.int64),
+        n_models=data.n_models,
+    )
+
+
+def _pattern_loglik(cp: CellPatterns, theta: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Each pattern's log likelihood on the grid (patterns x G), from its cells."""
+    return cell_loglik(cp.model_idx, cp.pattern_idx, cp.trials, cp.successes, theta, grid, cp.n_patterns)
+
+
 def item_posterior(
-    data: ResponseArrays, theta: np.ndarray, *, grid_size: int = GRID_SIZE, prior: tuple[float, float] | None = None
+    data: ResponseArrays,
+    theta: np.ndarray,
+    *,
+    grid_size: int = GRID_SIZE,
+    prior: tuple[float, float] | None = None,
+    prior_uncertainty: bool = True,
+    patterns: CellPatterns | None = None,
 ) -> ItemPosterior:
-    """Exact grid posteriors of b for every item given ``theta``; ``prior`` = (mu, sigma) skips the EM."""
-    trials, successes = data.dense()
-    return item_posterior_dense(trials, successes, theta, grid_size=grid_size, prior=prior)
+    """Exact grid posteriors of b for every item given ``theta``, from the observed cells; ``prior`` = (mu, sigma)
+    skips the EM. The same posteriors as ``item_posterior_dense`` without a models x items array."""
+    theta = np.asarray(theta, float)
+    cp = patterns or cell_patterns(data)
+    grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, grid_size)
+    loglik = _pattern_loglik(cp, theta, grid)
+    cov = None
+    if prior is None:
+        mu, sigma = _marginal_ml(loglik, cp.counts, grid)
+        if prior_uncertainty:
+            cov = _hyper_covariance(loglik, cp.counts, grid, mu, sigma)
+    else:
+        mu, sigma = prior
+    return ItemPosterior(grid, _cdf(loglik, grid, mu, sigma), cp.pattern, float(mu), float(sigma), cov, loglik)
+
+
+def marginal_abilities_patterns(
+    cp: CellPatterns,
+    theta: np.ndarray,
+    *,
+    grid_size: int = GRID_SIZE,
+    tol: float = 1e-5,
+    max_iter: int = 300,
+    sd_theta: float = 3.0,
+) -> tuple[np.ndarray, int]:
+    """``marginal_abilities`` over the cells of collapsed patterns: the same EM, each pass over the patterns'
+    cells instead of a models x patterns array."""
+    from bot.irt.kernels import rows_add
+
+    theta = np.asarray(theta, float).copy()
+    anchor = theta.mean()
+    grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, grid_size)
+    observed = cp.observed()
+    weight = cp.trials * cp.counts[cp.pattern_idx]
+    mu, sigma = theta.mean(), max(theta.std(), 0.5)
+    iterations = 0
+    for iterations in range(1, max_iter + 1):  # noqa: B007 (reported after the loop)
+        eta = theta[:, None] - grid[None, :]
+        loglik = _pattern_loglik(cp, theta, grid)
+        joint = loglik - 0.5 * ((grid - mu) / sigma) ** 2
+        post = np.exp(joint - joint.max(axis=1, keepdims=True))
+        post /= post.sum(axis=1, keepdims=True)
+        mass = cp.counts @ post
+        mu = float(mass @ grid / mass.sum())
+        sigma = max(float(np.sqrt(mass @ (grid - mu) ** 2 / mass.sum())), 2 * (grid[1] - grid[0]))
+        exposure = rows_add(np.zeros((cp.n_models, grid.size)), cp.model_idx, cp.pattern_idx, weight, post)
+        p = expit(eta)
+        gradient = observed - (exposure * p).sum(axis=1) - (theta - anchor) / sd_theta**2
+        step = gradient / ((exposure * p * (1 - p)).sum(axis=1) + 1 / sd_theta**2)
+        step = np.clip(step, -1.0, 1.0)
+        theta += step
+        shift = theta.mean() - anchor
+        theta -= shift
+        mu -= shift
+        if np.max(np.abs(step - step.mean())) < tol:
+            break
+    return theta, iterations
 
 
 def item_posterior_dense(

@@ -165,3 +165,17 @@ def invert_cdf(cdf, pattern, u, grid, out):  # pragma: no cover (compiled)
             frac = min(max(frac, 0.0), 1.0)
             out[r, t] = grid[cell] - 0.5 * step + frac * step
     return out
+
+
+@njit(cache=True, nogil=True)
+def hash_items(item_idx, model_idx, w, s, r1, r2, n_items):  # pragma: no cover (compiled)
+    """A 64-bit fingerprint of each item's cells: the wrapping sum over its cells of r1[model] * bits(s) +
+    r2[model] * bits(w) (random odd multipliers; the bits of the float values): items with the same models,
+    trials and successes share it, others collide with probability about 2^-64 a pair."""
+    out = np.zeros(n_items, np.uint64)
+    for k in range(item_idx.size):
+        j = model_idx[k]
+        a = np.uint64(np.int64(s[k] * 1048576.0 + 0.5)) + np.uint64(1)
+        b = np.uint64(np.int64(w[k] * 1048576.0 + 0.5)) + np.uint64(7)
+        out[item_idx[k]] += r1[j] * a + r2[j] * b
+    return out

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from bot.irt import ItemPosterior, difficulty_b, difficulty_z, item_posterior_dense
+from bot.irt import ItemPosterior, difficulty_b, difficulty_z
 from bot.metrics.bounds import AxisLikelihood, axis_bounds, axis_grid, axis_likelihood, thin_truth
 from bot.metrics.coverage import Target, coverage_draws
 
@@ -78,23 +78,20 @@ HYPER_DRAWS = 20  # draws of the prior's (mu, sigma); each gives n_draws / 20 it
 
 
 def posterior_z_draws(
-    trials: np.ndarray,
-    successes: np.ndarray,
     theta: np.ndarray,
     scale: str,
     n_draws: int,
     rng: np.random.Generator,
-    post: ItemPosterior | None = None,
+    post: ItemPosterior,
     hyper: int = HYPER_DRAWS,
 ) -> np.ndarray:
     """Joint draws of every item's z (n_draws x items), the uncertainty of the prior included.
 
     Each of ``hyper`` rounds (``HYPER_DRAWS``; 1 holds the prior at its estimate, enough for medians) takes
     one draw of the prior's (mu, log sigma) from the curvature of its marginal likelihood, then draws every
-    item's b from its exact posterior given it. The abilities are held at their fitted values: drawing them
-    too changed no coverage in ``benchmarks/calibration.py``.
+    item's b from its exact posterior given it (``post``, from ``bot.irt.item_posterior``, which keeps each
+    pattern's likelihood for the other priors). The abilities are held at their fitted values.
     """
-    post = post or item_posterior_dense(trials, successes, theta, prior_uncertainty=hyper > 1)
     if hyper <= 1:  # the prior at its estimate: one posterior serves every draw
         b = post.draws(n_draws, rng)
         return difficulty_z(b.ravel(), theta, scale).reshape(b.shape)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bot.irt import DEFAULT_SCALE, encode_responses, fit_map, marginal_abilities
+from bot.irt import DEFAULT_SCALE, encode_responses, fit_map, item_posterior_dense, marginal_abilities
 from bot.metrics import posterior_z_draws, saturation_index
 from bot.metrics.coverage import coverage_draws
 from bot.pipeline.by_date import BY_DATE_DRAWS, first_saturated, history_by_date, saturation_runs
@@ -36,7 +36,8 @@ def test_each_date_equals_an_independent_fit_of_its_pool(dated):
         data = encode_responses(pool)  # a cold fit of this date's pool alone, by the same estimator
         trials, successes = data.dense()
         theta, _ = marginal_abilities(trials, successes, fit_map(data).theta)
-        z = posterior_z_draws(trials, successes, theta, DEFAULT_SCALE, BY_DATE_DRAWS, np.random.default_rng(0), hyper=1)
+        post = item_posterior_dense(trials, successes, theta, prior_uncertainty=False)  # the dense reference
+        z = posterior_z_draws(theta, DEFAULT_SCALE, BY_DATE_DRAWS, np.random.default_rng(0), post, hyper=1)
         assert row["ddm"] == pytest.approx(float(np.median(coverage_draws(z)["ddm"])), abs=1e-4)
         if row["n_models"] >= 5:
             top = np.sort(pool.groupby("model")["score"].mean().to_numpy())[::-1]
