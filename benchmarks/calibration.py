@@ -267,9 +267,7 @@ def summary(cell: dict) -> dict:
         "thin_truly_thin": rate(thin),
         "thin_reported": len(thin),
         "median_detection_limit": float(np.median([r["detection_limit"] for r in rows])) if rows else float("nan"),
-        "model_based": {
-            k: rate(r["model_based"][k] for r in rows) for k in ("max_gap", "top5_gap_sum", "ddm")
-        },
+        "model_based": {k: rate(r["model_based"][k] for r in rows) for k in ("max_gap", "top5_gap_sum", "ddm")},
     }
 
 

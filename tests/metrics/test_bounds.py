@@ -64,8 +64,7 @@ def test_the_searches_equal_brute_force_over_every_window():
         for p in range(1, 6):
             for x in range(1, 31):
                 best[p][x] = max(
-                    [best[p][x - 1]]
-                    + [best[p - 1][lo] + x - lo for lo in range(x) if brute.get((lo, x)) or x == lo]
+                    [best[p][x - 1]] + [best[p - 1][lo] + x - lo for lo in range(x) if brute.get((lo, x)) or x == lo]
                 )
         assert B._top_sum(reach) == best[5][30]
     low = max([hi for (lo, hi), ok in _brute_empty(lik, B.CRIT_EMPTY).items() if ok and lo == 0], default=0)
