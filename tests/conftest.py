@@ -20,6 +20,20 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def quiet_progress():
+    """Progress lines off in the suite (tests read standard error); ``tests/test_progress.py`` turns them on."""
+    import os
+
+    before = os.environ.get("BENCHWATCH_PROGRESS")
+    os.environ["BENCHWATCH_PROGRESS"] = "0"
+    yield
+    if before is None:
+        os.environ.pop("BENCHWATCH_PROGRESS", None)
+    else:
+        os.environ["BENCHWATCH_PROGRESS"] = before
+
+
+@pytest.fixture(scope="session", autouse=True)
 def shared_floor_cache(tmp_path_factory):
     """One folder of resolution floors for the whole session: a floor depends only on pool, size and target."""
     import os

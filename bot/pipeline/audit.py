@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -290,6 +291,7 @@ def measure(
     seed: int = 0,
     revision: str | None = None,
     pool_rows: pd.DataFrame | None = None,
+    progress: Callable[[str], None] = lambda _text: None,
 ) -> BenchmarkAudit:
     """Coverage and saturation of one benchmark from its responses and a fit of the informative ones.
 
@@ -301,6 +303,7 @@ def measure(
     Models answering every item alike are in ``responses`` (their scores count) but not in ``fit``.
     ``revision`` is the responses' content hash when the caller has it (computed otherwise). ``pool_rows``:
     other benchmarks' responses on these items, in ``fit`` and the figures of the items, not in the scores.
+    ``progress`` hears each stage as it begins.
     """
     from bot.rules import verdicts
 
@@ -321,6 +324,7 @@ def measure(
     data = encode_responses(fitted)
     cache = cache or floor_cache()
     with threadpool_limits(1):  # many small matrix products: BLAS threads only add overhead here
+        progress("abilities and item posteriors")
         patterns = cell_patterns(data)  # over the observed cells: never a models x items array
         theta = fit.theta  # the joint MAP's stretch of the scale falls as 1/models: 0.4% with 200 (measured)
         if len(fit.models) < MARGINAL_MODELS:
@@ -330,6 +334,7 @@ def measure(
         draws = posterior_z_draws(theta, scale, N_DRAWS, rng, post)
         reference = _cached_reference(len(fit.items), target, cache)
         posterior = figures_from_draws(draws, target, reference=reference)
+        progress("bounds, for any difficulty distribution")
         lik = likelihood_from_cells(
             data.model_idx, data.item_idx, data.weight, data.weight * data.y, theta, data.n_items, scale
         )
@@ -340,11 +345,15 @@ def measure(
             k: v["level"] for k, v in verdicts(partial, thresholds or {}).items() if v["verdict"] == "cannot tell"
         }
         usual = float(np.median(data.weight)) if data.weight.size else 1.0
+        if resolve and undecided:
+            progress("what would decide: " + ", ".join(undecided))
         needed = (
             pool_needed(theta, usual, len(fit.items), target, scale, undecided, cache=cache, seed=seed)
             if resolve
             else {}
         )
+        if by_date:
+            progress("history by date")
         by_date_table = history_by_date(own, scale=scale, target=target, ceiling=ceiling) if by_date else None
     models["theta_axis"] = models["model"].map(dict(zip(fit.models, theta, strict=True)))
     pool = {
@@ -473,6 +482,7 @@ def audit_benchmark(
     init: tuple[np.ndarray, np.ndarray] | None = None,
     sampler: str = "auto",
     thresholds: dict[str, float] | None = None,
+    progress: Callable[[str], None] = lambda _text: None,
 ) -> BenchmarkAudit:
     """Fit the 1PL model to one benchmark's informative responses and compute its coverage and saturation
     (scores only when fewer than ``MIN_MODELS`` models tell items apart)."""
@@ -488,6 +498,7 @@ def audit_benchmark(
             ceiling=ceiling,
             uninformative=uninformative,
         )
+    progress(f"{method} fit")
     fit = fit_rasch(encode_responses(fitted), method, init=init, sampler=sampler)
     return measure(
         responses,
@@ -498,6 +509,7 @@ def audit_benchmark(
         target=target,
         ceiling=ceiling,
         thresholds=thresholds,
+        progress=progress,
     )
 
 

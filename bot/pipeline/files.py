@@ -11,6 +11,7 @@ from bot.irt import DEFAULT_SCALE
 from bot.metrics import UNIFORM, Target, binomial_gap_interval, coverage, index_interval, saturation
 from bot.pipeline.audit import BenchmarkAudit, audit_benchmark, unauditable
 from bot.pipeline.by_date import BY_DATE_COLUMNS, saturation_runs
+from bot.progress import Progress
 from bot.rules import threshold_map
 from bot.sources import fetch_csv_file
 from bot.store import content_revision, validate_difficulties, validate_responses
@@ -62,7 +63,10 @@ def audit_responses(
         rows, location = validate_responses(table.frame, table.location), table.location
     df = rows
     audits = []
-    for name, rows in df.groupby("benchmark", sort=True):
+    groups = list(df.groupby("benchmark", sort=True))
+    bar = Progress(len(groups), "audit")
+    for name, rows in groups:
+        bar.step(str(name))
         reason = unauditable(rows)
         try:
             if reason is None:
@@ -75,12 +79,15 @@ def audit_responses(
                         target=target,
                         sampler=sampler,
                         thresholds=threshold_map(),
+                        progress=bar.note,
                     )
                 )
         except (ValueError, ArithmeticError) as exc:  # a data set the fit or the scale cannot take
             reason = str(exc)
         if reason is not None:
+            bar.close()
             raise InputError(location, f"benchmark {name!r} cannot be audited: {reason}")
+    bar.close()
     return audits
 
 

@@ -51,6 +51,7 @@ from bot.pipeline.files import audit_leaderboard
 from bot.pipeline.incremental import calibrated_fit, plan_update
 from bot.pipeline.joint import joint_rows
 from bot.pipeline.pages import compare_pages
+from bot.progress import Progress
 from bot.rules import RuleBook, beta_or_uniform, evaluate_flags, explain, recorded_verdicts, retirement, threshold_map
 from bot.sources import SourceTable
 from bot.store import (
@@ -125,6 +126,7 @@ def audit_with_history(
     ceiling: float = 1.0,
     thresholds: dict[str, float] | None = None,
     pool_rows: pd.DataFrame | None = None,
+    progress: Callable[[str], None] = lambda _text: None,
 ) -> tuple[BenchmarkAudit, str]:
     """Audit one benchmark, calibrating only the new models or items when that is all that changed (the models
     answering every item alike are left out of the fit; too few informative models give scores only).
@@ -155,6 +157,7 @@ def audit_with_history(
         how = f"calibrated {len(update.new_models) or len(update.new_items)} new {update.kind.split('-')[1]}"
     else:
         init = _warm_start(items, models, fitted) if method == "map" and not joint else None
+        progress(f"{method} fit")
         fit = fit_rasch(encode_responses(fitted), method, init=init, sampler=sampler)
         how = f"{method} fit" + (" (warm start)" if init is not None else "")
         if joint:
@@ -171,6 +174,7 @@ def audit_with_history(
         thresholds=thresholds,
         pool_rows=pool_rows,
         revision=None if pool_rows is None else content_revision(both),
+        progress=progress,
     )
     return audit, how
 
@@ -354,8 +358,11 @@ def _target(run: _Run, name: str) -> Target:
 def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame, ctx: dict, source: str) -> list[str]:
     notes = []
     method, scale, cache = ctx["method"], ctx["scale"], ctx["cache"]
-    for name, rows in frame.groupby("benchmark", sort=True):
+    groups = list(frame.groupby("benchmark", sort=True))
+    bar = Progress(len(groups), source)
+    for name, rows in groups:
         t0 = time.perf_counter()
+        bar.step(str(name))
         page = run.rules.page_for(name, table.pages.get(name))
         pool_rows, joint = joint_rows(
             name, rows, page, run.records, run.fresh, lambda other: load_snapshot(run.reports, other)
@@ -383,6 +390,7 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
                 ceiling=run.rules.ceiling_for(name),
                 thresholds=threshold_map(run.rules.thresholds_for(name)),
                 pool_rows=pool_rows,
+                progress=bar.note,
             )
         except (InputError, ValueError, ArithmeticError) as exc:
             run.skip(batch, name, f"could not be audited: {exc}")
@@ -400,6 +408,7 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
             batch.tables.append((run.reports.by_date(name), audit.by_date))
         batch.snapshots.append((name, rows, "responses"))
         notes.append(f"{name} {how} {time.perf_counter() - t0:.2f}s")
+    bar.close()
     return notes
 
 

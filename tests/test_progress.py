@@ -1,0 +1,46 @@
+"""Long work shows progress on standard error: which benchmark a run is on, and each stage of an audit."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+
+from bot.progress import Progress
+from tests.irt.test_rasch_map import simulate
+
+
+def test_plain_lines_off_a_terminal(monkeypatch):
+    monkeypatch.setenv("BENCHWATCH_PROGRESS", "1")
+    out = io.StringIO()
+    bar = Progress(2, "sim", out)
+    bar.step("first")
+    bar.note("bounds")
+    bar.step("second")
+    bar.close()
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "  sim [1/2] first" and lines[1].startswith("    bounds (") and lines[2] == "  sim [2/2] second"
+
+
+def test_silenced(monkeypatch):
+    monkeypatch.setenv("BENCHWATCH_PROGRESS", "0")
+    out = io.StringIO()
+    bar = Progress(1, "sim", out)
+    bar.step("x")
+    bar.close()
+    assert out.getvalue() == ""
+
+
+def test_a_run_says_which_benchmark_it_is_on_and_what_it_is_doing(tmp_path, monkeypatch, capsys):
+    from bot.pipeline import run_job
+    from bot.sources import SourceTable
+
+    monkeypatch.setenv("BENCHWATCH_PROGRESS", "1")
+    a, _, _ = simulate(12, 60, seed=61)
+    b, _, _ = simulate(12, 60, seed=62)
+    data = pd.concat([a, b.assign(benchmark="other")])
+    kw = {"reports_dir": tmp_path / "r", "site_out": None, "cache_dir": tmp_path / "c", "log": lambda s: None}
+    run_job([("src", lambda: SourceTable("src", "simulated", data.astype(str)))], now="2026-01-01T00:00:00Z", **kw)
+    err = capsys.readouterr().err
+    assert "src [1/2] other" in err and "src [2/2] sim" in err
+    assert "map fit" in err and "bounds, for any difficulty distribution" in err
