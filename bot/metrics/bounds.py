@@ -30,6 +30,8 @@ has at most m + 1 patterns, whatever the number of items.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -152,11 +154,11 @@ def target_mass(target: Target, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 class _Search:
     """The tests behind every bound, on one pool's axis likelihood, sharing one unrestricted fit."""
 
-    def __init__(self, lik: AxisLikelihood, target: Target):
+    def __init__(self, lik: AxisLikelihood, target: Target, top: Fit | None = None):
         self.like, self.counts, self.target = lik.like, lik.counts, target
         self.k = lik.like.shape[1]
         self.edges = np.arange(self.k + 1) / self.k
-        self.top: Fit = solve(self.like, self.counts)
+        self.top: Fit = top or solve(self.like, self.counts)
         self.w0 = self.top.w
         self.mix0 = self.like @ self.w0
         self.fits = 0
@@ -358,42 +360,73 @@ def _ddm_bounds(search: _Search, z: np.ndarray) -> tuple[float, float]:
 PARTS = ("empty", "top5", "thin", "ddm")
 
 
+THREADS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+PARALLEL_CELLS = 20_000  # patterns x grid points from which the parts run on threads of their own
+_pool: ThreadPoolExecutor | None = None
+
+
 def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str, ...] = PARTS) -> Bounds:
     """Every bound of one benchmark's items from their axis likelihood (see the module's docstring); ``parts``
     limits the work to some of them (the others are NaN): ``empty`` (detection limit and ends), ``top5``,
-    ``thin``, ``ddm``."""
-    search = _Search(lik, target)
-    cell = 1.0 / search.k
+    ``thin``, ``ddm``. The parts are independent searches from one unrestricted fit: on a large likelihood they
+    run on the cores at once (the compiled solver releases the GIL), with the same results."""
+    global _pool
+    top = solve(lik.like, lik.counts)
+    cell = 1.0 / lik.like.shape[1]
     nan = float("nan")
-    limit, stretch, low_end, high_end = nan, (nan, nan), nan, nan
-    if "empty" in parts:
+
+    def empty() -> tuple:
+        search = _Search(lik, target, top)
         best, (lo, hi) = _widest_empty(search, CRIT_EMPTY)
-        # A true gap (g0, g1) removes the grid points strictly inside it: a window at most one cell narrower.
+        # A distribution with no mass on grid points lo..hi-1 leaves the open stretch between its neighbours
+        # empty: (best + 1) cells wide (and a true gap of width g removes at least g K - 1 grid points).
         limit = min(1.0, (best + 1) * cell) if best else 0.0
         stretch = (max(0.0, lo * cell - cell / 2), min(1.0, hi * cell + cell / 2))
         low, high = _end(search, CRIT_EMPTY, low=True), _end(search, CRIT_EMPTY, low=False)
         low_end = min(1.0, (low + 0.5) * cell) if low else 0.0
         high_end = min(1.0, (high + 0.5) * cell) if high else 0.0
-    top5 = nan
-    if "top5" in parts:
+        return (limit, stretch, low_end, high_end), search.fits
+
+    def top5() -> tuple:
+        search = _Search(lik, target, top)
         total = _top_sum(_reach(search, CRIT_TOP5))
-        top5 = min(1.0, (total + 5) * cell) if total else 0.0
-    thin: list[tuple[int, int]] = _thin_stretches(search) if "thin" in parts else []
-    ddm_lo, ddm_hi = _ddm_bounds(search, lik.z) if "ddm" in parts else (nan, nan)
-    widths = [(b - a) * cell for a, b in thin]
+        return (min(1.0, (total + 5) * cell) if total else 0.0), search.fits
+
+    def thin() -> tuple:
+        search = _Search(lik, target, top)
+        return _thin_stretches(search), search.fits
+
+    def ddm() -> tuple:
+        search = _Search(lik, target, top)
+        return _ddm_bounds(search, lik.z), search.fits
+
+    jobs = {"empty": empty, "top5": top5, "thin": thin, "ddm": ddm}
+    wanted = [p for p in PARTS if p in parts]
+    if THREADS > 1 and len(wanted) > 1 and lik.like.size >= PARALLEL_CELLS:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="benchwatch-bounds")
+        futures = {p: _pool.submit(jobs[p]) for p in wanted}
+        done = {p: f.result() for p, f in futures.items()}
+    else:
+        done = {p: jobs[p]() for p in wanted}
+    limit, stretch, low_end, high_end = done["empty"][0] if "empty" in done else (nan, (nan, nan), nan, nan)
+    top5_upper = done["top5"][0] if "top5" in done else nan
+    stretches: list[tuple[int, int]] = done["thin"][0] if "thin" in done else []
+    ddm_lo, ddm_hi = done["ddm"][0] if "ddm" in done else (nan, nan)
+    widths = [(b - a) * cell for a, b in stretches]
     return Bounds(
         detection_limit=limit,
         detection_stretch=stretch,
         low_end=low_end,
         high_end=high_end,
-        top5_upper=top5,
-        thin=tuple((a * cell, b * cell) for a, b in thin),
-        thin_width=max(widths, default=0.0) if "thin" in parts else nan,
-        thin_top5=float(sum(sorted(widths, reverse=True)[:5])) if "thin" in parts else nan,
+        top5_upper=top5_upper,
+        thin=tuple((a * cell, b * cell) for a, b in stretches),
+        thin_width=max(widths, default=0.0) if "thin" in done else nan,
+        thin_top5=float(sum(sorted(widths, reverse=True)[:5])) if "thin" in done else nan,
         ddm_lo=ddm_lo,
         ddm_hi=ddm_hi,
         patterns=lik.n_patterns,
-        fits=search.fits,
+        fits=sum(f for _, f in done.values()),
     )
 
 

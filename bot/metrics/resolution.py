@@ -22,7 +22,7 @@ import numpy as np
 from scipy.special import expit
 
 from bot.irt import ItemPosterior, difficulty_b, difficulty_z
-from bot.metrics.bounds import AxisLikelihood, axis_bounds, axis_grid, axis_likelihood, thin_truth
+from bot.metrics.bounds import GRID, AxisLikelihood, axis_bounds, axis_grid, axis_likelihood, thin_truth
 from bot.metrics.coverage import Target, coverage_draws
 
 N_DRAWS = 200  # joint draws behind a model-based estimate and its interval
@@ -155,22 +155,29 @@ def pool_key(*parts: object, arrays: tuple[np.ndarray, ...] = ()) -> str:
     return digest.hexdigest()[:24]
 
 
-RESOLVE_VERSION = 2
+RESOLVE_VERSION = 3
 POOL_FACTORS = (2, 4, 8, 16, 32, 64, 128)  # larger pools tried, as multiples of this one (until one decides)
 RESOLVE_REPLICATES = 1  # simulated matched benchmarks per pool tried
 MAX_POOL = 50_000  # models
 SAMPLES = 10  # samples per item tried for a pool of single answers
+RESOLVE_GRID = 100  # z points of the simulations (the audit's bounds: GRID): within 0.01, a quarter of the cost
 _BOUND_OF = {"max_gap": "detection_limit", "top5_gap_sum": "top5_upper", "ddm": "ddm_hi"}
 _PART_OF = {"max_gap": "empty", "top5_gap_sum": "top5", "ddm": "ddm"}
 
 
 def matched_likelihood(
-    theta: np.ndarray, trials: float, n_items: int, target: Target, scale: str, rng: np.random.Generator
+    theta: np.ndarray,
+    trials: float,
+    n_items: int,
+    target: Target,
+    scale: str,
+    rng: np.random.Generator,
+    grid: int = GRID,
 ) -> AxisLikelihood:
     """The axis likelihood of a benchmark whose n items are drawn from the target, answered by every model of
     the pool ``theta`` (abilities known) with ``trials`` samples each: collapsed by total successes, which
-    is all a complete 1PL pool's likelihood depends on."""
-    z_grid = axis_grid()
+    is all a complete 1PL pool's likelihood depends on; on a grid of ``grid`` points of z."""
+    z_grid = axis_grid(grid)
     b_grid = difficulty_b(z_grid, theta, scale)
     b = difficulty_b(_target_z(target, n_items, rng), theta, scale)
     totals = np.zeros(n_items)
@@ -212,7 +219,7 @@ def pool_needed(
     def median_bounds(pool: np.ndarray, t: float, rng: np.random.Generator) -> dict[str, float]:
         parts = tuple(sorted({_PART_OF[k] for k in wanted}))
         runs = [
-            axis_bounds(matched_likelihood(pool, t, n_items, target, scale, rng), target, parts)
+            axis_bounds(matched_likelihood(pool, t, n_items, target, scale, rng, RESOLVE_GRID), target, parts)
             for _ in range(RESOLVE_REPLICATES)
         ]
         return {k: float(np.median([getattr(r, _BOUND_OF[k]) for r in runs])) for k in wanted}
@@ -267,7 +274,7 @@ def pool_needed(
             "samples": SAMPLES if samples is not None and samples[fig] < level else None,
             "how": (
                 f"median of {RESOLVE_REPLICATES} simulated benchmarks of {n_items} items matching the target, "
-                "every item answered, abilities known"
+                f"every item answered, abilities known, on {RESOLVE_GRID} points of z"
             ),
         }
     return out

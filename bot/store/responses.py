@@ -169,11 +169,11 @@ def content_revision(df: pd.DataFrame) -> str:
         tables.append(shown)
     order = np.lexsort([codes[cols.index(k)] for k in reversed(keys)]) if keys else np.arange(len(df))
     blob, starts, lengths, bases = _table_bytes(tables)
-    matrix = np.stack([codes[k] + bases[k] for k in range(len(cols))], axis=1)[order]
     digest = hashlib.sha256((",".join(cols) + "\n").encode())
     step = 1_000_000
-    for lo in range(0, len(matrix), step):
-        block = matrix[lo : lo + step]
+    for lo in range(0, len(order), step):  # a block of rows at a time: memory stays a few tens of MB
+        rows = order[lo : lo + step]
+        block = np.stack([codes[k][rows] + bases[k] for k in range(len(cols))], axis=1)
         out = np.empty(int(lengths[block].sum()) + block.size, np.uint8)
         digest.update(_row_bytes(block, blob, starts, lengths, out).tobytes())
     return digest.hexdigest()[:12]

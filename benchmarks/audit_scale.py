@@ -1,0 +1,148 @@
+"""The whole audit of one benchmark at the size of the largest public matrices (issue 23).
+
+A full ``audit`` (the MAP fit, the abilities, the model-based figures, the model-free bounds and verdicts,
+what larger pool would decide, the paired saturation figures) of a simulated 1PL matrix, timed against the
+fit alone and against one plain numpy pass over the same cells measured in the same run, with the process's
+peak memory. At a size where the dense reference still fits, the figures are also computed by the dense
+models x items path (``item_posterior_dense``, ``marginal_abilities``) and compared.
+
+Run: ``python benchmarks/audit_scale.py`` (4,500 x 12,000, 30% missing; targets: under 10 minutes and 8 GB on
+2 cores); ``--models 300 --items 5000 --missing 0``; ``--mmlu-pro`` for ``../shared/data/mmlu_pro/``
+(targets of both: under 10 s, within 5x the fit alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def rss_gb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
+
+
+def simulate(n_models: int, n_items: int, missing: float, seed: int = 0) -> pd.DataFrame:
+    """A long table of binary responses (names as categoricals: a 38-million-row table in about a GB)."""
+    rng = np.random.default_rng(seed)
+    theta, b = rng.normal(0, 1.5, n_models), rng.normal(0, 1.5, n_items)
+    models, items = [], []
+    for lo in range(0, n_models, 250):  # a block of models at a time: never the whole dense matrix
+        block = rng.random((min(250, n_models - lo), n_items)) >= missing
+        m, i = np.nonzero(block)
+        models.append(m + lo)
+        items.append(i)
+    m, i = np.concatenate(models), np.concatenate(items)
+    y = (rng.random(m.size) < expit(theta[m] - b[i])).astype(float)
+    return pd.DataFrame(
+        {
+            "benchmark": "scale",
+            "model": pd.Categorical.from_codes(m, [f"m{k:05d}" for k in range(n_models)]),
+            "item_id": pd.Categorical.from_codes(i, [f"i{k:06d}" for k in range(n_items)]),
+            "score": y,
+            "date": pd.NaT,
+            "trials": pd.arrays.IntegerArray(np.ones(m.size, np.int64), np.ones(m.size, bool)),
+        }
+    )
+
+
+def numpy_pass(data) -> float:
+    start = time.perf_counter()
+    p = expit(np.zeros(data.n_models)[data.model_idx] - np.zeros(data.n_items)[data.item_idx])
+    np.bincount(data.item_idx, data.y - p, minlength=data.n_items)
+    return time.perf_counter() - start
+
+
+def dense_agreement(frame: pd.DataFrame, rec: dict, audit) -> str:
+    """The model-based figures (abilities, item posteriors, draws) and the bounds computed from dense models x
+    items matrices instead of the cells, against the audit's: the largest difference over the figures."""
+    from scipy.special import log_expit
+
+    from bot.irt import difficulty_b, encode_responses, item_posterior_dense
+    from bot.metrics import UNIFORM, axis_bounds, axis_grid, axis_likelihood, figures_from_draws, posterior_z_draws
+    from bot.metrics.resolution import N_DRAWS, target_reference
+
+    data = encode_responses(frame)
+    theta = audit.models.set_index("model")["theta_axis"].reindex(data.models).to_numpy(float)
+    trials, successes = data.dense()
+    post = item_posterior_dense(trials, successes, theta)
+    draws = posterior_z_draws(theta, "ability-quantile", N_DRAWS, np.random.default_rng(0), post)
+    dense = figures_from_draws(draws, UNIFORM, reference=target_reference(data.n_items, UNIFORM))
+    model_based = max(abs(dense.median[k] - rec[k]) for k in ("ddm", "max_gap", "top5_gap_sum"))
+    grid = difficulty_b(axis_grid(), theta, "ability-quantile")
+    eta = theta[:, None] - grid[None, :]
+    rows = successes.T @ log_expit(eta) + (trials - successes).T @ log_expit(-eta)
+    b = axis_bounds(axis_likelihood(rows))
+    bounds = max(
+        abs(b.detection_limit - rec["detection_limit"]),
+        abs(b.ddm_lo - rec["ddm_bound_lo"]),
+        abs(b.ddm_hi - rec["ddm_bound_hi"]),
+        abs(b.top5_upper - rec["top5_gap_sum_bound_hi"]),
+    )
+    return (
+        f"dense reference: model-based figures within {model_based:.1e} (their Monte Carlo error is ~1e-3), "
+        f"bounds within {bounds:.1e}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=4500)
+    parser.add_argument("--items", type=int, default=12000)
+    parser.add_argument("--missing", type=float, default=0.3)
+    parser.add_argument("--mmlu-pro", action="store_true", help="audit ../shared/data/mmlu_pro/mmlu_pro.csv instead")
+    parser.add_argument("--dense-check", action="store_true", help="also compare with the dense path (small sizes)")
+    args = parser.parse_args()
+    from bot.irt import encode_responses, fit_rasch
+    from bot.pipeline.audit import measure, split_uninformative
+    from bot.rules import DEFAULT_THRESHOLDS, recorded_verdicts, threshold_map
+    from bot.store import validate_responses
+
+    if args.mmlu_pro:
+        from bot.sources import fetch_csv_file
+
+        table = fetch_csv_file(ROOT.parent / "shared" / "data" / "mmlu_pro" / "mmlu_pro.csv")
+        frame = validate_responses(table.frame, table.location)
+        label = "MMLU-Pro (../shared/data/mmlu_pro)"
+    else:
+        print(f"simulating {args.models:,} x {args.items:,}, {args.missing:.0%} missing ...", flush=True)
+        frame = simulate(args.models, args.items, args.missing)
+        label = f"simulated {args.models:,} x {args.items:,}, {args.missing:.0%} missing"
+    warm = simulate(8, 30, 0.0, seed=1)  # numba's one-off load of the compiled kernels, outside the timing
+    measure(warm, fit_rasch(encode_responses(warm), "map"), source="warm-up", by_date=False)
+    before = rss_gb()
+    fitted, _ = split_uninformative(frame)
+    data = encode_responses(fitted)
+    base = min(numpy_pass(data) for _ in range(3))
+    print(f"{label}: {data.model_idx.size:,} cells; data held: {before:.2f} GB; one numpy pass: {base:.2f} s")
+    start = time.perf_counter()
+    fit = fit_rasch(data, "map")
+    fit_s = time.perf_counter() - start
+    audit = measure(frame, fit, source="scale", by_date=False, thresholds=threshold_map(), seed=0)
+    total = time.perf_counter() - start
+    rec = audit.figures()
+    verdicts = {k: v["verdict"] for k, v in recorded_verdicts(rec, DEFAULT_THRESHOLDS).items()}
+    peak = rss_gb()
+    print(f"fit alone: {fit_s:.1f} s = {fit_s / base:.0f} numpy passes")
+    print(f"whole audit: {total:.1f} s = {total / fit_s:.1f}x the fit alone = {total / base:.0f} numpy passes")
+    print(f"peak RSS: {peak:.2f} GB in all, {peak - before:.2f} GB above the data")
+    print(
+        f"figures: detection limit {rec['detection_limit']:.3f}, DDM bounds {rec['ddm_bound_lo']:.3f}-"
+        f"{rec['ddm_bound_hi']:.3f}, top-5 bound {rec['top5_gap_sum_bound_hi']:.3f}, verdicts {verdicts}; "
+        f"{rec['pool']['likelihood_patterns']:,} likelihood patterns"
+    )
+    if args.dense_check:
+        print(dense_agreement(fitted, rec, audit))
+
+
+if __name__ == "__main__":
+    main()
