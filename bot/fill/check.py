@@ -182,15 +182,7 @@ def _bounds(bench: Benchmark, extra: pd.DataFrame | None) -> dict | None:
         items.size,
         rec.get("scale") or "ability-quantile",
     )
-    b = axis_bounds(lik, target)
-    figures = {
-        "detection_limit": b.detection_limit,
-        "top5_gap_sum_bound_hi": b.top5_upper,
-        "thin_width": b.thin_width,
-        "thin_top5": b.thin_top5,
-        "ddm_bound_lo": b.ddm_lo,
-        "ddm_bound_hi": b.ddm_hi,
-    }
+    figures = {k: v for k, v in axis_bounds(lik, target).record_fields().items() if k in BOUND_KEYS}
     thresholds = {k: v["threshold"] for k, v in (rec.get("verdicts") or {}).items()}
     found = verdicts({**figures, **sampling_levels(int(items.size), target)}, thresholds)
     return {"n_items": int(items.size), **figures, "verdicts": {k: v["verdict"] for k, v in found.items()}}

@@ -171,8 +171,13 @@ def marginal_abilities_patterns(
     max_iter: int = 300,
     sd_theta: float = 3.0,
 ) -> tuple[np.ndarray, int]:
-    """``marginal_abilities`` over the cells of collapsed patterns: the same EM, each pass over the patterns'
-    cells instead of a models x patterns array."""
+    """Abilities by marginal MAP, the items' difficulties integrated out (EM on the grid), over the cells of
+    collapsed patterns (never a models x items array).
+
+    The joint MAP stretches the logit scale when there are few models (every item's b is fitted from a
+    handful of responses, the abilities follow); integrating the items out removes that stretch. The
+    abilities keep the joint fit's prior N(mean, ``sd_theta``^2), so a model that solves every item stays
+    finite. Starts from ``theta``, keeps its mean (the location is free), returns (abilities, iterations)."""
     from bot.irt.kernels import rows_add
 
     theta = np.asarray(theta, float).copy()
@@ -253,41 +258,12 @@ def marginal_abilities(
     max_iter: int = 300,
     sd_theta: float = 3.0,
 ) -> tuple[np.ndarray, int]:
-    """Abilities by marginal MAP, the items' difficulties integrated out (EM on the grid).
+    """Abilities by marginal MAP from model x item matrices of trials (0 where missing) and successes: the
+    cells of those matrices through ``marginal_abilities_patterns``."""
+    from bot.irt.responses import arrays_from_dense
 
-    The joint MAP stretches the logit scale when there are few models (every item's b is fitted from a
-    handful of responses, the abilities follow); integrating the items out removes that stretch. The
-    abilities keep the joint fit's prior N(mean, ``sd_theta``^2), so a model that solves every item stays
-    finite. Starts from ``theta``, keeps its mean (the location is free), returns (abilities, iterations).
-    """
-    theta = np.asarray(theta, float).copy()
-    anchor = theta.mean()
-    w, s, counts, _ = _patterns(trials, successes)
-    grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, grid_size)
-    observed = counts @ s  # each model's successes
-    mu, sigma = theta.mean(), max(theta.std(), 0.5)
-    iterations = 0
-    for iterations in range(1, max_iter + 1):  # noqa: B007 (reported after the loop)
-        eta = theta[:, None] - grid[None, :]
-        loglik = s @ log_expit(eta) + (w - s) @ log_expit(-eta)
-        joint = loglik - 0.5 * ((grid - mu) / sigma) ** 2
-        post = np.exp(joint - joint.max(axis=1, keepdims=True))
-        post /= post.sum(axis=1, keepdims=True)
-        mass = counts @ post
-        mu = float(mass @ grid / mass.sum())
-        sigma = max(float(np.sqrt(mass @ (grid - mu) ** 2 / mass.sum())), 2 * (grid[1] - grid[0]))
-        exposure = w.T @ (counts[:, None] * post)  # models x G: expected trials at each difficulty
-        p = expit(eta)
-        gradient = observed - (exposure * p).sum(axis=1) - (theta - anchor) / sd_theta**2
-        step = gradient / ((exposure * p * (1 - p)).sum(axis=1) + 1 / sd_theta**2)
-        step = np.clip(step, -1.0, 1.0)
-        theta += step
-        shift = theta.mean() - anchor
-        theta -= shift
-        mu -= shift
-        if np.max(np.abs(step - step.mean())) < tol:
-            break
-    return theta, iterations
+    cp = cell_patterns(arrays_from_dense(np.asarray(trials, float), np.asarray(successes, float)))
+    return marginal_abilities_patterns(cp, theta, grid_size=grid_size, tol=tol, max_iter=max_iter, sd_theta=sd_theta)
 
 
 def _marginal_loglik(

@@ -130,6 +130,21 @@ class Bounds:
     patterns: int  # distinct likelihoods the items collapsed to
     fits: int  # restricted fits it took
 
+    def record_fields(self) -> dict:
+        """The bounds under the names a benchmark's record gives them."""
+        return {
+            "detection_limit": self.detection_limit,
+            "detection_stretch": list(self.detection_stretch),
+            "detection_limit_low_end": self.low_end,
+            "detection_limit_high_end": self.high_end,
+            "top5_gap_sum_bound_hi": self.top5_upper,
+            "thin_stretches": [list(s) for s in self.thin],
+            "thin_width": self.thin_width,
+            "thin_top5": self.thin_top5,
+            "ddm_bound_lo": self.ddm_lo,
+            "ddm_bound_hi": self.ddm_hi,
+        }
+
     def as_dict(self) -> dict:
         out = asdict(self)
         out["detection_stretch"] = list(self.detection_stretch)

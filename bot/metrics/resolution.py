@@ -159,6 +159,7 @@ RESOLVE_VERSION = 3
 POOL_FACTORS = (2, 4, 8, 16, 32, 64, 128)  # larger pools tried, as multiples of this one (until one decides)
 RESOLVE_REPLICATES = 1  # simulated matched benchmarks per pool tried
 MAX_POOL = 50_000  # models
+MAX_SIMULATED_CELLS = 200_000_000  # models x items of one simulated pool (drawn in blocks of 20 million)
 SAMPLES = 10  # samples per item tried for a pool of single answers
 RESOLVE_GRID = 100  # z points of the simulations (the audit's bounds: GRID): within 0.01, a quarter of the cost
 _BOUND_OF = {"max_gap": "detection_limit", "top5_gap_sum": "top5_upper", "ddm": "ddm_hi"}
@@ -225,7 +226,9 @@ def pool_needed(
         return {k: float(np.median([getattr(r, _BOUND_OF[k]) for r in runs])) for k in wanted}
 
     def compute() -> dict:
-        factors = [f for f in POOL_FACTORS if theta.size * f <= MAX_POOL]
+        factors = [
+            f for f in POOL_FACTORS if theta.size * f <= MAX_POOL and theta.size * f * n_items <= MAX_SIMULATED_CELLS
+        ]
         done: dict[int, dict[str, float]] = {}
 
         def at(factor: int) -> dict[str, float]:  # each pool drawn from its own seed: the same, whatever the order

@@ -120,21 +120,7 @@ class BenchmarkAudit:
         out["detection_boundary"] = out["max_gap"]
         out["rank_flip_bound_per_lipschitz"] = out["ddm"]
         if self.bounds is not None:
-            b = self.bounds
-            out.update(
-                {
-                    "detection_limit": b.detection_limit,
-                    "detection_stretch": list(b.detection_stretch),
-                    "detection_limit_low_end": b.low_end,
-                    "detection_limit_high_end": b.high_end,
-                    "top5_gap_sum_bound_hi": b.top5_upper,
-                    "thin_stretches": [list(s) for s in b.thin],
-                    "thin_width": b.thin_width,
-                    "thin_top5": b.thin_top5,
-                    "ddm_bound_lo": b.ddm_lo,
-                    "ddm_bound_hi": b.ddm_hi,
-                }
-            )
+            out.update(self.bounds.record_fields())
         out.update(self.levels)
         out["pool"] = self.pool
         if self.resolve:
@@ -340,7 +326,7 @@ def measure(
         )
         bounds = axis_bounds(lik, target)
         levels = _cached_levels(len(fit.items), target, cache)
-        partial = {**_bound_keys(bounds), **levels}
+        partial = {**bounds.record_fields(), **levels}
         undecided = {
             k: v["level"] for k, v in verdicts(partial, thresholds or {}).items() if v["verdict"] == "cannot tell"
         }
@@ -392,17 +378,6 @@ def measure(
         resolve=needed,
         uninformative=uninformative,
     )
-
-
-def _bound_keys(b: Bounds) -> dict:
-    return {
-        "detection_limit": b.detection_limit,
-        "top5_gap_sum_bound_hi": b.top5_upper,
-        "thin_width": b.thin_width,
-        "thin_top5": b.thin_top5,
-        "ddm_bound_lo": b.ddm_lo,
-        "ddm_bound_hi": b.ddm_hi,
-    }
 
 
 def _cached_reference(n_items: int, target: Target, cache: Cache) -> dict:
