@@ -376,7 +376,7 @@ PARTS = ("empty", "top5", "thin", "ddm")
 
 
 THREADS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
-PARALLEL_CELLS = 20_000  # patterns x grid points from which the parts run on threads of their own
+PARALLEL_CELLS = 4_000  # patterns x grid points from which the parts run on threads of their own
 _pool: ThreadPoolExecutor | None = None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,8 @@ def ddm(z: np.ndarray, target: Target = UNIFORM) -> float:
     """DDM = W1(nu_B, mu) = integral over [0, 1] of |F_B(t) - F_mu(t)| dt, in closed form."""
     z = _checked(z)
     if target.kind == "empirical":
+        from scipy import stats  # only an empirical target needs it (scipy.stats takes a second to import)
+
         return float(stats.wasserstein_distance(z, np.asarray(target.values)))
     n = z.size
     icdf, quantile = _cdf_integral_and_quantile(target)

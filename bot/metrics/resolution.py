@@ -155,13 +155,13 @@ def pool_key(*parts: object, arrays: tuple[np.ndarray, ...] = ()) -> str:
     return digest.hexdigest()[:24]
 
 
-RESOLVE_VERSION = 3
+RESOLVE_VERSION = 4
 POOL_FACTORS = (2, 4, 8, 16, 32, 64, 128)  # larger pools tried, as multiples of this one (until one decides)
 RESOLVE_REPLICATES = 1  # simulated matched benchmarks per pool tried
 MAX_POOL = 50_000  # models
 MAX_SIMULATED_CELLS = 200_000_000  # models x items of one simulated pool (drawn in blocks of 20 million)
 SAMPLES = 10  # samples per item tried for a pool of single answers
-RESOLVE_GRID = 100  # z points of the simulations (the audit's bounds: GRID): within 0.01, a quarter of the cost
+RESOLVE_GRID = 50  # z points of the simulations (the audit's: GRID): the same pools named, an eighth of the work
 _BOUND_OF = {"max_gap": "detection_limit", "top5_gap_sum": "top5_upper", "ddm": "ddm_hi"}
 _PART_OF = {"max_gap": "empty", "top5_gap_sum": "top5", "ddm": "ddm"}
 

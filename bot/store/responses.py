@@ -8,7 +8,6 @@ import io
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
 from bot.errors import InputError
 from bot.store.naming import clean_name
@@ -168,6 +167,8 @@ def content_revision(df: pd.DataFrame) -> str:
         codes.append(code)
         tables.append(shown)
     order = np.lexsort([codes[cols.index(k)] for k in reversed(keys)]) if keys else np.arange(len(df))
+    from bot.store.csvbytes import row_bytes  # compiled: loaded when a revision is first computed
+
     blob, starts, lengths, bases = _table_bytes(tables)
     digest = hashlib.sha256((",".join(cols) + "\n").encode())
     step = 1_000_000
@@ -175,7 +176,7 @@ def content_revision(df: pd.DataFrame) -> str:
         rows = order[lo : lo + step]
         block = np.stack([codes[k][rows] + bases[k] for k in range(len(cols))], axis=1)
         out = np.empty(int(lengths[block].sum()) + block.size, np.uint8)
-        digest.update(_row_bytes(block, blob, starts, lengths, out).tobytes())
+        digest.update(row_bytes(block, blob, starts, lengths, out).tobytes())
     return digest.hexdigest()[:12]
 
 
@@ -210,18 +211,3 @@ def _table_bytes(tables: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.nd
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     bases = np.cumsum([0, *[len(t) for t in tables[:-1]]]).tolist()
     return np.frombuffer(b"".join(encoded), np.uint8), starts, lengths, bases
-
-
-@njit(cache=True, nogil=True)
-def _row_bytes(block, blob, starts, lengths, out):  # pragma: no cover (compiled)
-    """The CSV bytes of a block of rows (each a row of codes into the blob): fields, commas, line ends."""
-    at = 0
-    for r in range(block.shape[0]):
-        for c in range(block.shape[1]):
-            v = block[r, c]
-            for b in range(lengths[v]):
-                out[at] = blob[starts[v] + b]
-                at += 1
-            out[at] = 44 if c < block.shape[1] - 1 else 10  # ',' between fields, '\n' after the last
-            at += 1
-    return out[:at]
