@@ -170,6 +170,7 @@ def audit_one(pool: Pool, frame: pd.DataFrame, seed: int, cache) -> dict | None:
         resolve=False,
         seed=seed,
         revision="simulated",
+        tiered=False,
     )
     fig = audit.figures()
     fig["verdicts"] = recorded_verdicts(fig, DEFAULT_THRESHOLDS)
@@ -338,6 +339,11 @@ def tables(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def _native(value: object) -> object:
+    """numpy scalars as JSON values."""
+    return value.item() if hasattr(value, "item") else str(value)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=40, help="benchmarks per cell (default 40)")
@@ -373,7 +379,7 @@ def main(argv: list[str] | None = None) -> None:
                 flush=True,
             )
             if args.out:
-                Path(args.out).write_text(json.dumps(done))
+                Path(args.out).write_text(json.dumps(done, default=_native))
     print(tables(done))
     print(f"\n({time.perf_counter() - start:.0f} s on this machine, {max(1, args.jobs)} processes)")
 

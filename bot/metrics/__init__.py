@@ -42,6 +42,7 @@ __all__ = exports(
             "sampling_levels",
             "target_reference",
         ),
+        ".tiers": ("ALPHA", "Tiers", "binomial_se", "holm", "mcnemar_exact", "tiers_from_items", "tiers_from_scores"),
         ".saturation": (
             "BANDS",
             "SATURATION_THRESHOLD",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,9 +31,11 @@ from bot.metrics import (
     PosteriorFigures,
     Saturation,
     Target,
+    Tiers,
     axis_bounds,
     band,
     binomial_gap_interval,
+    binomial_se,
     coverage,
     figures_from_draws,
     index_interval,
@@ -47,12 +50,15 @@ from bot.metrics import (
     saturation,
     score_interval,
     target_reference,
+    tiers_from_items,
+    tiers_from_scores,
 )
 from bot.pipeline.by_date import history_by_date, saturation_runs
 from bot.store import content_revision, json_memo
 
 N_DRAWS = 200
 FIGURE_KEYS = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum")
+MAX_TIERED = 300  # the best this many models are tiered (pairs grow as the square)
 MARGINAL_MODELS = 200  # below this many models, abilities by marginal MAP (the items integrated out)
 MIN_MODELS = 5  # fewer informative models place no item: scores only (the saturation state needs five too)
 
@@ -86,6 +92,7 @@ class BenchmarkAudit:
     resolve: dict = field(default_factory=dict)  # figure -> the pool that would decide its verdict
     uninformative: list = field(default_factory=list)  # models answering every item alike, left out of the fit
     unplaced: str | None = None  # why no item was placed (too few informative models), or None
+    tiers: Tiers | None = None  # who can be told apart: tiers and rank intervals of the models
 
     def figures(self) -> dict:
         """The headline figures as a flat, JSON-ready mapping."""
@@ -126,6 +133,8 @@ class BenchmarkAudit:
         if self.resolve:
             out["resolve"] = self.resolve
         out["uninformative"] = self.uninformative
+        if self.tiers is not None:
+            out.update(self.tiers.summary())
         out.update(self.paired)
         out.update(_index_interval(out))
         if self.by_date is not None:
@@ -174,9 +183,23 @@ class BenchmarkAudit:
             "solved_share": self.solved_share,
             "uninformative": self.uninformative,
         }
+        if self.tiers is not None:
+            out.update(self.tiers.summary())
         out.update(self.paired)
         out.update(_index_interval(out))
         return out
+
+
+def with_tiers(models: pd.DataFrame, tiers: Tiers) -> pd.DataFrame:
+    """A models table with each model's tier and 95% interval of rank (empty beyond the tiered ones)."""
+    table = (
+        pd.DataFrame(tiers.table()).drop(columns="score")
+        if tiers.models
+        else pd.DataFrame(columns=["model", "tier", "rank_lo", "rank_hi"])
+    )
+    table = table.astype({"tier": "Int64", "rank_lo": "Int64", "rank_hi": "Int64"})
+    out = models.assign(model=models["model"].astype(str)).merge(table, on="model", how="left")
+    return out
 
 
 def split_uninformative(responses: pd.DataFrame) -> tuple[pd.DataFrame, list[dict]]:
@@ -196,6 +219,41 @@ def split_uninformative(responses: pd.DataFrame) -> tuple[pd.DataFrame, list[dic
     if not listed:
         return responses, []
     return responses[~responses["model"].isin(alike.index)], listed
+
+
+def tiers_of(responses: pd.DataFrame, seed: int = 0) -> Tiers:
+    """Tiers and rank intervals of one benchmark's models from their per-item scores (``bot.metrics.tiers``):
+    the best ``MAX_MODELS`` by score, compared on the items both answered."""
+    scores = responses.groupby("model", sort=True, observed=True)["score"].mean().sort_values(ascending=False)
+    keep = scores.index[:MAX_TIERED].astype(str)
+    rows = responses[responses["model"].astype(str).isin(set(keep))]
+    data = encode_responses(rows)
+    y = np.zeros((data.n_models, data.n_items))
+    answered = np.zeros((data.n_models, data.n_items), bool)
+    y[data.model_idx, data.item_idx] = data.y
+    answered[data.model_idx, data.item_idx] = True
+    binary = bool(np.all(data.weight == 1) and np.all((data.y == 0) | (data.y == 1)))
+    tiers = tiers_from_items(data.models, y, answered, binary, seed=seed)
+    rest = tuple(str(m) for m in scores.index[MAX_TIERED:])
+    return dataclasses.replace(tiers, untiered=rest) if rest else tiers
+
+
+def tiers_of_board(rows: pd.DataFrame, seed: int = 0) -> Tiers:
+    """Tiers of a board of published scores, from their standard errors: the source's own (``stderr``) where
+    it gives them, the binomial error of the test-set size otherwise."""
+    n = int(rows["n_items"].iloc[0])
+    scores = rows["score"].to_numpy(float)
+    se = binomial_se(scores, n)
+    given = rows["stderr"].to_numpy(float) if "stderr" in rows.columns else np.full(len(rows), np.nan)
+    has = ~np.isnan(given)
+    if has.all():
+        how = "the standard errors the source publishes"
+    elif has.any():
+        how = f"the standard errors the source publishes, or the binomial error of {n:,} items where it gives none"
+    else:
+        how = f"the binomial error of the test-set size ({n:,} items): the source publishes no standard errors"
+    se = np.where(has, given, se)
+    return tiers_from_scores(rows["model"].astype(str).to_numpy(), scores, se, how, seed=seed)
 
 
 def too_few(responses: pd.DataFrame) -> str | None:
@@ -232,6 +290,8 @@ def scores_only(
     sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), n_items, ceiling)
     paired, top_intervals = _paired_figures(responses, sat)
     solved = responses.groupby("item_id")["score"].max()
+    tiers = tiers_of(responses)
+    models = with_tiers(models, tiers)
     return BenchmarkAudit(
         benchmark=str(names[0]),
         revision=content_revision(responses),
@@ -250,6 +310,7 @@ def scores_only(
         top_intervals=top_intervals,
         uninformative=list(uninformative or []),
         unplaced=reason,
+        tiers=tiers,
     )
 
 
@@ -278,6 +339,7 @@ def measure(
     revision: str | None = None,
     pool_rows: pd.DataFrame | None = None,
     progress: Callable[[str], None] = lambda _text: None,
+    tiered: bool = True,
 ) -> BenchmarkAudit:
     """Coverage and saturation of one benchmark from its responses and a fit of the informative ones.
 
@@ -289,7 +351,7 @@ def measure(
     Models answering every item alike are in ``responses`` (their scores count) but not in ``fit``.
     ``revision`` is the responses' content hash when the caller has it (computed otherwise). ``pool_rows``:
     other benchmarks' responses on these items, in ``fit`` and the figures of the items, not in the scores.
-    ``progress`` hears each stage as it begins.
+    ``progress`` hears each stage as it begins; ``tiered`` off skips the tiers (a calibration of the bounds).
     """
     from bot.rules import verdicts
 
@@ -342,6 +404,11 @@ def measure(
             progress("history by date")
         by_date_table = history_by_date(own, scale=scale, target=target, ceiling=ceiling) if by_date else None
     models["theta_axis"] = models["model"].map(dict(zip(fit.models, theta, strict=True)))
+    tiers = None
+    if tiered:
+        progress("tiers")
+        tiers = tiers_of(responses, seed=seed)
+        models = with_tiers(models, tiers)
     pool = {
         "response_patterns": int(post.n_patterns),
         "likelihood_patterns": lik.n_patterns,
@@ -377,6 +444,7 @@ def measure(
         pool=pool,
         resolve=needed,
         uninformative=uninformative,
+        tiers=tiers,
     )
 
 

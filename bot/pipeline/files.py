@@ -8,8 +8,8 @@ import pandas as pd
 
 from bot.errors import InputError
 from bot.irt import DEFAULT_SCALE
-from bot.metrics import UNIFORM, Target, binomial_gap_interval, coverage, index_interval, saturation
-from bot.pipeline.audit import BenchmarkAudit, audit_benchmark, unauditable
+from bot.metrics import UNIFORM, Target, Tiers, binomial_gap_interval, coverage, index_interval, saturation
+from bot.pipeline.audit import BenchmarkAudit, audit_benchmark, tiers_of_board, unauditable
 from bot.pipeline.by_date import BY_DATE_COLUMNS, saturation_runs
 from bot.progress import Progress
 from bot.rules import threshold_map
@@ -123,8 +123,11 @@ def leaderboard_by_date(rows: pd.DataFrame, ceiling: float = 1.0) -> pd.DataFram
     return pd.DataFrame(out).reindex(columns=BY_DATE_COLUMNS)
 
 
-def audit_leaderboard(rows: pd.DataFrame, *, source: str, ceiling: float = 1.0) -> tuple[dict, pd.DataFrame | None]:
-    """The record of an aggregate-only benchmark (coverage figures are null) and its history by date."""
+def audit_leaderboard(
+    rows: pd.DataFrame, *, source: str, ceiling: float = 1.0
+) -> tuple[dict, pd.DataFrame | None, Tiers]:
+    """The record of an aggregate-only benchmark (coverage figures are null), its history by date, and the
+    tiers of its models from their standard errors."""
     name = str(rows["benchmark"].iloc[0])
     rec = {
         **dict.fromkeys(("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "method", "scale", "converged")),
@@ -139,4 +142,6 @@ def audit_leaderboard(rows: pd.DataFrame, *, source: str, ceiling: float = 1.0) 
     by_date = leaderboard_by_date(rows, ceiling)
     if by_date is not None:
         rec.update(saturation_runs(by_date))
-    return rec, by_date
+    tiers = tiers_of_board(rows)
+    rec.update(tiers.summary())
+    return rec, by_date, tiers

@@ -46,6 +46,7 @@ from bot.pipeline.audit import (
     split_uninformative,
     too_few,
     unauditable,
+    with_tiers,
 )
 from bot.pipeline.files import audit_leaderboard
 from bot.pipeline.incremental import calibrated_fit, plan_update
@@ -426,13 +427,14 @@ def _aggregates(
             notes.append(stop)
             continue
         change = diff_snapshots(load_snapshot(run.reports, name, "aggregates"), rows)
-        fig, by_date = audit_leaderboard(rows, source=table.location, ceiling=run.rules.ceiling_for(name))
+        fig, by_date, tiers = audit_leaderboard(rows, source=table.location, ceiling=run.rules.ceiling_for(name))
         fig = _provenance(fig, table, rows)
         run.record(batch, fig, source, change, table.pages.get(name))
         if by_date is not None:
             batch.tables.append((run.reports.by_date(name), by_date))
         board = rows.assign(date=rows["date"].dt.strftime("%Y-%m-%d")) if "date" in rows else rows
-        batch.tables.append((run.reports.models(name), board.drop(columns="benchmark").sort_values("model")))
+        board = with_tiers(board.drop(columns="benchmark"), tiers)
+        batch.tables.append((run.reports.models(name), board.sort_values("model")))
         batch.snapshots.append((name, rows, "aggregates"))
         notes.append(f"{name} leaderboard")
     return notes

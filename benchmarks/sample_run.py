@@ -1,0 +1,49 @@
+"""A newcomer's first command and its rerun (issue 23): ``benchwatch run --sample`` in a fresh folder (no
+reports, no caches of benchwatch's own; numba's compiled kernels as an installed package keeps them), then the
+same command again with nothing changed, against ``python -c pass`` measured in the same run.
+
+Targets: the first run under 15 s, the unchanged rerun under 3 s. Run: ``python benchmarks/sample_run.py``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def timed(argv: list[str], cwd: Path) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{argv}: exit {done.returncode}: {done.stderr.strip()[-500:]}")
+    return seconds, done.stdout
+
+
+def main() -> None:
+    python = [sys.executable]
+    bare = min(timed([*python, "-c", "pass"], ROOT)[0] for _ in range(5))
+    command = [*python, "-m", "bot.cli", "run", "--sample"]
+    with tempfile.TemporaryDirectory() as warm:  # numba's kernels compiled once, as after an install
+        timed(command, Path(warm))
+    with tempfile.TemporaryDirectory() as folder:
+        first, out = timed(command, Path(folder))
+        again, out2 = timed(command, Path(folder))
+    print(f"python -c pass: {bare:.3f} s")
+    print(f"benchwatch run --sample, fresh folder: {first:.1f} s = {first / bare:.0f}x (target: under 15 s)")
+    print(f"the same, unchanged rerun: {again:.2f} s = {again / bare:.0f}x (target: under 3 s)")
+    for line in out.splitlines():
+        if line.startswith(("source", "site", "reports")):
+            print("  first: " + line[:160])
+    for line in out2.splitlines():
+        if line.startswith(("source", "site")):
+            print("  rerun: " + line[:160])
+
+
+if __name__ == "__main__":
+    main()
