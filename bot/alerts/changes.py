@@ -27,7 +27,8 @@ _FLAG_TITLES = {
 
 
 def _alert(kind: str, bench: str, fig: dict, raised_at: str, title: str, **extra: object) -> dict:
-    key = {"state": "state", "verdict": f"verdict-{extra.get('figure')}"}.get(kind) or f"{extra['flag']}-{kind}"
+    key = {"state": "state", "tier": "top-tier", "verdict": f"verdict-{extra.get('figure')}"}.get(kind)
+    key = key or f"{extra['flag']}-{kind}"
     return {
         "id": f"{bench}/{key}/{fig['revision']}",
         "benchmark": bench,
@@ -78,7 +79,27 @@ def diff_alerts(previous: dict | None, current: dict, raised_at: str) -> list[di
     for flag in sorted(old_flags - new_flags):
         out.append(_alert("cleared", bench, current, raised_at, f"{bench}: the {flag} flag is cleared", flag=flag))
     out += _verdict_alerts(previous, current, raised_at)
+    out += _tier_alerts(previous, current, raised_at)
     return out
+
+
+def _names(models: list[str], most: int = 5) -> str:
+    shown = ", ".join(models[:most])
+    return shown + (f" and {len(models) - most} more" if len(models) > most else "")
+
+
+def _tier_alerts(previous: dict | None, current: dict, raised_at: str) -> list[dict]:
+    """An alert when the top tier changes (a model joins or leaves it), where the previous record had one."""
+    before, now = (previous or {}).get("top_tier"), current.get("top_tier")
+    if before is None or now is None or set(before) == set(now):
+        return []
+    joined = [m for m in now if m not in set(before)]
+    left = [m for m in before if m not in set(now)]
+    bench = current["benchmark"]
+    parts = [f"joined: {_names(joined)}" if joined else "", f"left: {_names(left)}" if left else ""]
+    plural = "s" if len(now) != 1 else ""
+    title = f"{bench}: the top tier is now {len(now)} model{plural} ({'; '.join(p for p in parts if p)})"
+    return [_alert("tier", bench, current, raised_at, title, joined=joined, left=left, size=len(now))]
 
 
 _FIGURE_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}

@@ -17,6 +17,7 @@ COMMANDS = {  # name -> its one line of help; a command's module is imported onl
     "audit": "Audit a CSV of per-item responses (or of item difficulties z) and print coverage and saturation.",
     "calibrate": "Calibrate new items (with --abilities model,theta) or new models (with --difficulties item_id,b).",
     "saturation": "Saturation index of aggregate leaderboards (benchmark,model,score,n_items[,date]).",
+    "tiers": "Who can be told apart: tiers of tied models and rank intervals, from per-item results or a leaderboard.",
     "schedule": "Run the job on a schedule (APScheduler, cron in UTC); --once runs it once through the scheduler.",
     "check": "Check the reports folder: every file readable, the files consistent with each other, the site in place.",
     "merge": "Merge the parts of a fan-out (run --reports-out on several runners) into reports/, then build the site.",

@@ -42,7 +42,16 @@ __all__ = exports(
             "sampling_levels",
             "target_reference",
         ),
-        ".tiers": ("ALPHA", "Tiers", "binomial_se", "holm", "mcnemar_exact", "tiers_from_items", "tiers_from_scores"),
+        ".tiers": (
+            "ALPHA",
+            "TIERED_MODELS",
+            "Tiers",
+            "binomial_se",
+            "holm",
+            "mcnemar_exact",
+            "tiers_from_items",
+            "tiers_from_scores",
+        ),
         ".saturation": (
             "BANDS",
             "SATURATION_THRESHOLD",

@@ -28,7 +28,7 @@ from scipy import stats
 
 ALPHA = 0.05
 BOOTSTRAP = 1000
-MAX_MODELS = 300  # the best this many are tiered (pairs grow as the square); the rest are listed untiered
+TIERED_MODELS = 300  # the best this many are tiered (pairs grow as the square); the rest are listed untiered
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class Tiers:
     adjusted: np.ndarray  # the same, Holm-adjusted over all pairs
     method: str  # how the pairs were compared, in words
     alpha: float = ALPHA
-    untiered: tuple[str, ...] = ()  # models beyond MAX_MODELS
+    untiered: tuple[str, ...] = ()  # models beyond TIERED_MODELS
 
     @property
     def top(self) -> list[str]:
@@ -163,7 +163,7 @@ def tiers_from_items(
     mask = answered.astype(float)
     mean = y.sum(axis=1) / np.maximum(mask.sum(axis=1), 1)
     order = np.argsort(-mean, kind="stable")
-    keep, rest = order[:MAX_MODELS], order[MAX_MODELS:]
+    keep, rest = order[:TIERED_MODELS], order[TIERED_MODELS:]
     y, mask, mean = y[keep], mask[keep], mean[keep]
     m = keep.size
     n_each = np.maximum(mask.sum(axis=1), 1)
@@ -234,7 +234,7 @@ def tiers_from_scores(
     models = np.asarray(models)
     scores, se = np.asarray(scores, float), np.asarray(se, float)
     order = np.argsort(-scores, kind="stable")
-    keep, rest = order[:MAX_MODELS], order[MAX_MODELS:]
+    keep, rest = order[:TIERED_MODELS], order[TIERED_MODELS:]
     s, e = scores[keep], se[keep]
     m = keep.size
     pooled = np.sqrt(e[:, None] ** 2 + e[None, :] ** 2)

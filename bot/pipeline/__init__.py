@@ -5,7 +5,7 @@ from bot.lazy import exports
 __all__ = exports(
     __name__,
     {
-        ".audit": ("BenchmarkAudit", "audit_benchmark", "measure"),
+        ".audit": ("BenchmarkAudit", "audit_benchmark", "measure", "tiers_of", "tiers_of_board"),
         ".files": ("audit_responses", "coverage_only", "leaderboard_saturation"),
         ".job": ("BusyError", "JobResult", "merge_parts", "run_job"),
         ".schedule": ("DEFAULT_CRON", "JOB_OPTIONS", "add_job", "run_schedule"),

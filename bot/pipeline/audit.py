@@ -23,6 +23,7 @@ from bot.irt import (
     marginal_abilities_patterns,
 )
 from bot.metrics import (
+    TIERED_MODELS,
     UNIFORM,
     AxisLikelihood,
     Bounds,
@@ -58,7 +59,6 @@ from bot.store import content_revision, json_memo
 
 N_DRAWS = 200
 FIGURE_KEYS = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum")
-MAX_TIERED = 300  # the best this many models are tiered (pairs grow as the square)
 MARGINAL_MODELS = 200  # below this many models, abilities by marginal MAP (the items integrated out)
 MIN_MODELS = 5  # fewer informative models place no item: scores only (the saturation state needs five too)
 
@@ -225,7 +225,7 @@ def tiers_of(responses: pd.DataFrame, seed: int = 0) -> Tiers:
     """Tiers and rank intervals of one benchmark's models from their per-item scores (``bot.metrics.tiers``):
     the best ``MAX_MODELS`` by score, compared on the items both answered."""
     scores = responses.groupby("model", sort=True, observed=True)["score"].mean().sort_values(ascending=False)
-    keep = scores.index[:MAX_TIERED].astype(str)
+    keep = scores.index[:TIERED_MODELS].astype(str)
     rows = responses[responses["model"].astype(str).isin(set(keep))]
     data = encode_responses(rows)
     y = np.zeros((data.n_models, data.n_items))
@@ -234,11 +234,11 @@ def tiers_of(responses: pd.DataFrame, seed: int = 0) -> Tiers:
     answered[data.model_idx, data.item_idx] = True
     binary = bool(np.all(data.weight == 1) and np.all((data.y == 0) | (data.y == 1)))
     tiers = tiers_from_items(data.models, y, answered, binary, seed=seed)
-    rest = tuple(str(m) for m in scores.index[MAX_TIERED:])
+    rest = tuple(str(m) for m in scores.index[TIERED_MODELS:])
     return dataclasses.replace(tiers, untiered=rest) if rest else tiers
 
 
-def tiers_of_board(rows: pd.DataFrame, seed: int = 0) -> Tiers:
+def tiers_of_board(rows: pd.DataFrame, seed: int = 0, bootstrap: int = 1000) -> Tiers:
     """Tiers of a board of published scores, from their standard errors: the source's own (``stderr``) where
     it gives them, the binomial error of the test-set size otherwise."""
     n = int(rows["n_items"].iloc[0])
@@ -253,7 +253,7 @@ def tiers_of_board(rows: pd.DataFrame, seed: int = 0) -> Tiers:
     else:
         how = f"the binomial error of the test-set size ({n:,} items): the source publishes no standard errors"
     se = np.where(has, given, se)
-    return tiers_from_scores(rows["model"].astype(str).to_numpy(), scores, se, how, seed=seed)
+    return tiers_from_scores(rows["model"].astype(str).to_numpy(), scores, se, how, seed=seed, bootstrap=bootstrap)
 
 
 def too_few(responses: pd.DataFrame) -> str | None:

@@ -17,6 +17,7 @@ from bot.irt import (
 )
 from bot.metrics import (
     SATURATION_THRESHOLD,
+    TIERED_MODELS,
     UNIFORM,
     Target,
     binomial_gap_interval,
@@ -24,6 +25,7 @@ from bot.metrics import (
     index_interval,
     paired_difference,
     saturation,
+    tiers_from_items,
 )
 
 BY_DATE_DRAWS = 50  # joint draws behind each date's coverage figures (posterior medians)
@@ -43,6 +45,7 @@ BY_DATE_COLUMNS = [
     "top1",
     "top5",
     "top5_mean",
+    "top_tier_size",
 ]
 
 
@@ -157,9 +160,26 @@ def history_by_date(
                 "top5_gap_sum": figs["top5_gap_sum"],
                 **sat.summary(),
                 **_index_bounds(m[:hi], i[:hi], score[:hi], data.models, sat),
+                "top_tier_size": _top_tier_size(m[:hi], i[:hi], score[:hi], w[:hi], data.n_items),
             }
         )
     return pd.DataFrame(rows, columns=BY_DATE_COLUMNS)
+
+
+def _top_tier_size(m: np.ndarray, i: np.ndarray, score: np.ndarray, w: np.ndarray, n_items: int) -> int:
+    """The top tier's size over the cells published so far (``bot.metrics.tiers``, without rank intervals)."""
+    models, local = np.unique(m, return_inverse=True)
+    means = np.bincount(local, score) / np.bincount(local)
+    keep = np.argsort(-means, kind="stable")[:TIERED_MODELS]
+    slot = np.full(models.size, -1)
+    slot[keep] = np.arange(keep.size)
+    cells = slot[local] >= 0
+    y = np.zeros((keep.size, n_items))
+    answered = np.zeros((keep.size, n_items), bool)
+    y[slot[local[cells]], i[cells]] = score[cells]
+    answered[slot[local[cells]], i[cells]] = True
+    binary = bool(np.all(w == 1) and np.all((score == 0) | (score == 1)))
+    return len(tiers_from_items(models[keep], y, answered, binary, bootstrap=0).top)
 
 
 def first_saturated(by_date: pd.DataFrame) -> str | None:

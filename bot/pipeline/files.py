@@ -119,6 +119,7 @@ def leaderboard_by_date(rows: pd.DataFrame, ceiling: float = 1.0) -> pd.DataFram
     for day in sorted(rows["date"].dropna().unique()):
         pool = rows[rows["date"] <= day]
         fig = _leaderboard_figures("", pool, ceiling)
+        fig["top_tier_size"] = tiers_of_board(pool, bootstrap=0).summary()["top_tier_size"]
         out.append({"date": pd.Timestamp(day).strftime("%Y-%m-%d")} | {k: fig[k] for k in BY_DATE_COLUMNS if k in fig})
     return pd.DataFrame(out).reindex(columns=BY_DATE_COLUMNS)
 

@@ -42,7 +42,7 @@ from bot.site.pages import (
     proposal_section,
     summary_points,
 )
-from bot.site.plots import difficulty_svg, saturation_svg, summary_svg
+from bot.site.plots import difficulty_svg, saturation_svg, summary_svg, tiers_svg
 from bot.store import safe_slug
 
 PACKAGED_PROJECT = Path(__file__).resolve().parents[1] / "site_project"
@@ -94,15 +94,18 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
             name = rec["benchmark"]
             by_date = load_table(reports.by_date(name))
             items = load_table(reports.items(name))
+            models = load_table(reports.models(name))
             if k == 0:
-                plan = _fill_plan(rec, items, load_table(reports.models(name)))
-                sections.append(benchmark_body(rec, history, alerts, by_date, changes, items, page_id=pid, plan=plan))
+                plan = _fill_plan(rec, items, models)
+                sections.append(
+                    benchmark_body(rec, history, alerts, by_date, changes, items, page_id=pid, plan=plan, models=models)
+                )
             else:
                 sections.append(also_section(rec, history, alerts))
             proposal = load_proposal(reports, name)
             if proposal is not None:
                 sections.append(proposal_section(proposal, rec))
-            _write_assets(docs, name, rec, items, by_date)
+            _write_assets(docs, name, rec, items, by_date, models)
         (docs / benchmark_page(pid)).write_text("\n".join(sections), encoding="utf-8")
         names = {rec["benchmark"] for rec in recs}
         mine = [a for a in alerts if a["benchmark"] in names]
@@ -128,7 +131,7 @@ def _fill_plan(rec: dict, items, models) -> list[dict] | None:
     return fill_plan(Benchmark(rec, items, models))
 
 
-def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
+def _write_assets(docs: Path, name: str, rec: dict, items, by_date, models=None) -> None:
     """Pictures and downloads of one benchmark."""
     slug = safe_slug(name)
     (docs / "plots").mkdir(exist_ok=True)
@@ -151,6 +154,9 @@ def _write_assets(docs: Path, name: str, rec: dict, items, by_date) -> None:
             ),
             encoding="utf-8",
         )
+    if models is not None and "tier" in models.columns and rec.get("tier_method"):
+        (docs / "downloads" / f"{slug}-models.csv").write_text(csv_text(models), encoding="utf-8")
+        (docs / plot_path(name, "tiers")).write_text(tiers_svg(models, rec["tier_method"]), encoding="utf-8")
     if by_date is not None and not by_date.empty:
         (docs / "downloads" / f"{slug}-by-date.csv").write_text(csv_text(by_date), encoding="utf-8")
         (docs / plot_path(name, "saturation")).write_text(saturation_svg(by_date, rec["top_models"]), encoding="utf-8")

@@ -260,6 +260,15 @@ LEGEND = """??? info "Legend: states and flags"
 """
 
 
+def _top_tier(rec: dict) -> str:
+    """The top tier's size on the home page, its members named on hover."""
+    k = rec.get("top_tier_size")
+    if k is None:
+        return "–"
+    members = ", ".join(printable(m) for m in rec.get("top_tier") or [])
+    return f'<span title="{html.escape(members)}">{k} of {rec["n_models"]}</span>'
+
+
 def _home_ddm(rec: dict) -> str:
     """DDM on the home page: its bounds where it has them (the model-based estimate otherwise)."""
     if rec.get("ddm_bound_lo") is not None:
@@ -318,7 +327,8 @@ def index_page(
         "",
     ]
     columns = [("Benchmark", "l"), ("Source", "l"), ("Items", "r"), ("Models", "r"), ("DDM", "r")]
-    columns += [("Max Gap", "r"), ("Coverage", "l"), ("Saturation index", "r"), ("State", "l"), ("Flags", "l")]
+    columns += [("Max Gap", "r"), ("Coverage", "l"), ("Saturation index", "r"), ("Top tier", "r"), ("State", "l")]
+    columns += [("Flags", "l")]
     lines += _table(
         columns,
         [
@@ -331,6 +341,7 @@ def index_page(
                 _home_gap(rec),
                 _coverage_verdict(rec),
                 _with_band(rec["saturation_index"], rec.get("band")),
+                _top_tier(rec),
                 _state(rec),
                 _flags(rec),
             ]
@@ -548,6 +559,12 @@ def _num(value: object) -> float | None:
     return None if out != out else out
 
 
+def _whole(value: object) -> str:
+    """A count from a CSV cell, or an en dash."""
+    number = _num(value)
+    return "–" if number is None else str(int(number))
+
+
 RECENT_ROWS = 8  # rows of a long table shown; older ones wait behind a collapsed block
 
 
@@ -567,6 +584,54 @@ def _recent_first(columns: list[tuple[str, str]], rows: list[list[str]], what: s
     return lines
 
 
+TIER_ROWS = 15  # models shown before the rest of the tiers table collapses
+
+
+def _tiers_section(rec: dict, models: pd.DataFrame | None, heading: str = "##") -> list[str]:
+    """Who can be told apart: the tiers, every model with its tier and rank interval, and the picture."""
+    if not rec.get("tier_method") or models is None or "tier" not in models.columns:
+        return []
+    table = models.dropna(subset=["tier"]).sort_values("score", ascending=False)
+    k = rec.get("top_tier_size") or 0
+    lines = [
+        "",
+        f"{heading} Who can be told apart",
+        "",
+        f"{rec['n_models']} models in {rec.get('n_tiers')} tiers, compared by the {md(rec['tier_method'])}, the "
+        f"false separations controlled over all pairs at once (Holm, {rec.get('tier_alpha', 0.05):.0%}). Tier 1 is "
+        "the best model and every model not significantly below it; each next tier gathers round the best of the "
+        "rest. Two models of one tier cannot be told apart from its leader: their order is within the noise. "
+        f"**Top tier: {k} model{'s' if k != 1 else ''}.**",
+        "",
+        f"![Every model's score with its 95% interval, best first, its tiers shaded]"
+        f"(../{plot_path(rec['benchmark'], 'tiers')})",
+        "",
+    ]
+    rows = [
+        [
+            str(n),
+            md(r.model),
+            pct(_num(r.score)),
+            f"{int(r.rank_lo)} – {int(r.rank_hi)}",
+            str(int(r.tier)),
+        ]
+        for n, r in enumerate(table.itertuples(), 1)
+    ]
+    columns = [("Rank by score", "r"), ("Model", "l"), ("Score", "r"), ("95% interval of rank", "r"), ("Tier", "r")]
+    shown = _table(columns, rows)
+    lines += shown[: 2 + TIER_ROWS]
+    if len(rows) > TIER_ROWS:
+        lines += [
+            "",
+            f'??? note "{len(rows) - TIER_ROWS} more models"',
+            *("    " + x for x in [*shown[:2], *shown[2 + TIER_ROWS :]]),
+        ]
+    untiered = rec.get("untiered") or []
+    if untiered:
+        lines += ["", f"{len(untiered)} further models are below the {len(rows)} best by score and not tiered."]
+    return lines
+
+
 def _with_band(value: float | None, band: object) -> str:
     """A saturation index, its band named on hover."""
     return f'<span title="{html.escape(band)} band">{fmt(value)}</span>' if isinstance(band, str) else fmt(value)
@@ -581,6 +646,7 @@ def benchmark_body(
     items: pd.DataFrame | None = None,
     page_id: str | None = None,
     plan: list[dict] | None = None,
+    models: pd.DataFrame | None = None,
 ) -> str:
     """One benchmark's page (its main record; ``also_section`` adds the others of its benchmark id)."""
     page_id = page_id or rec["benchmark"]
@@ -645,6 +711,7 @@ def benchmark_body(
         lines += [*_resolution(rec), "", *_pictures_and_targets(rec, items, plan)]
     elif rec.get("retirement"):
         lines += ["", f"Retirement: {md(rec['retirement'])}."]
+    lines += _tiers_section(rec, models)
     lines += ["", "## Top models", ""]
     lines += _table(
         [("Rank", "r"), ("Model", "l"), ("Score", "r"), ("95% interval", "r")],
@@ -679,11 +746,13 @@ def benchmark_body(
                 pct(_num(r.top5)),
                 fmt(_num(r.ddm)),
                 fmt(_num(r.max_gap)),
+                _whole(getattr(r, "top_tier_size", None)),
             ]
             for r in by_date.itertuples()
         ]
         columns = [("Date", "l"), ("Models", "r"), ("Saturation index", "r"), ("State", "l")]
         columns += [("Top-1", "r"), ("Top-5", "r"), ("DDM (model-based)", "r"), ("Max Gap (model-based)", "r")]
+        columns += [("Top tier", "r")]
         lines += [
             "The figures as they stood at each model publication date, over the models published by then, "
             "newest first (the saturation index's band on hover).",
@@ -754,6 +823,8 @@ def benchmark_body(
             f"- Item difficulties (item_id, b, b_sd, z): [CSV](../downloads/{slug}-items.csv), "
             f"[JSON](../downloads/{slug}-items.json)"
         )
+    if rec.get("tier_method"):
+        lines.append(f"- Models with their tiers and rank intervals: [CSV](../downloads/{slug}-models.csv)")
     if by_date is not None and not by_date.empty:
         lines.append(f"- History by date: [CSV](../downloads/{slug}-by-date.csv)")
     mine = [a for a in alerts if a["benchmark"] == rec["benchmark"]]
@@ -803,6 +874,12 @@ def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
     lines += _notice_block(rec)
     lines += _verdicts(rec, "###")
     lines += _figures_it_has(rec)
+    if rec.get("top_tier_size") is not None:
+        lines += [
+            "",
+            f"Top tier of {_name(rec)}: {rec['top_tier_size']} of {rec['n_models']} models cannot be told apart from "
+            f"its best, by the {md(rec['tier_method'])}.",
+        ]
     if rec.get("comparison"):
         lines += _comparison(rec["comparison"], rec)
     lines += ["", f"Top models of {_name(rec)}:", "", "| Rank | Model | Score |", "|---:|---|---:|"]

@@ -247,3 +247,31 @@ def summary_svg(points: list[dict]) -> str:
         return f'<a xlink:href="{match.group(1)}" target="_top"><title>{html.escape(printable(point["name"]))}</title>'
 
     return _LINK.sub(_linked, svg)
+
+
+TIER_SHOWN = 40  # models drawn in the tiers picture (the table lists them all)
+
+
+def tiers_svg(table: pd.DataFrame, method: str) -> str:
+    """Each model's score with its 95% interval, best first, the tiers shaded in turn (the first TIER_SHOWN)."""
+    rows = table.dropna(subset=["tier"]).sort_values("score", ascending=False).head(TIER_SHOWN)
+    n = len(rows)
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(7, 0.9 + 0.22 * n))
+        y = np.arange(n)[::-1]
+        tiers = rows["tier"].astype(int).to_numpy()
+        for k, t in enumerate(tiers):
+            if t % 2 == 1:
+                ax.axhspan(y[k] - 0.5, y[k] + 0.5, color=MAIN, alpha=0.08, lw=0)
+        lo = rows["score_lo"].to_numpy(float) if "score_lo" in rows else rows["score"].to_numpy(float)
+        hi = rows["score_hi"].to_numpy(float) if "score_hi" in rows else rows["score"].to_numpy(float)
+        score = rows["score"].to_numpy(float)
+        ax.hlines(y, lo, hi, color=MAIN, lw=1.5)
+        ax.scatter(score, y, c=[ACCENT if t == 1 else MAIN for t in tiers], s=14, zorder=3)
+        ax.set_yticks(y)
+        labels = [f"{printable(str(m))[:48]}  (tier {t})" for m, t in zip(rows["model"], tiers, strict=True)]
+        ax.set_yticklabels(labels, fontsize=7)
+        ax.set_xlabel("score (95% interval); tier 1 in orange; tiers shaded in turn")
+        ax.set_ylim(-0.7, n - 0.3)
+        ax.set_title(printable(method)[:110], loc="left", fontsize=8)
+        return _svg(fig)

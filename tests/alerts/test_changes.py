@@ -59,3 +59,15 @@ def test_a_changed_verdict_is_one_alert_with_its_words():
     # a first audit, or a record from before the verdicts, raises none
     assert not [a for a in diff_alerts(record(), new, "t") if a["kind"] == "verdict"]
     assert not [a for a in diff_alerts(None, new, "t") if a["kind"] == "verdict"]
+
+
+def test_a_change_of_the_top_tier_is_one_alert_naming_who_joined_and_left():
+    old = record(revision="r1", top_tier=["a", "b", "c"])
+    new = record(revision="r2", top_tier=["a", "b", "d"])
+    alerts = [a for a in diff_alerts(old, new, "2026-01-05T00:00:00Z") if a["kind"] == "tier"]
+    assert len(alerts) == 1 and alerts[0]["joined"] == ["d"] and alerts[0]["left"] == ["c"]
+    assert alerts[0]["title"] == "bench: the top tier is now 3 models (joined: d; left: c)"
+    assert alerts[0]["id"] == "bench/top-tier/r2"
+    same_order = record(revision="r3", top_tier=["b", "a", "d"])
+    assert not [a for a in diff_alerts(new, same_order, "t") if a["kind"] == "tier"]
+    assert not [a for a in diff_alerts(record(), new, "t") if a["kind"] == "tier"]  # no tiers before: none

@@ -322,3 +322,46 @@ def test_every_table_fits_the_text_width(real_site, which):
             assert block.count() == 1 and block.get_attribute("open") is None
             assert block.locator("table").count() == 1
         browser.close()
+
+
+def test_every_model_shows_its_tier_and_rank_interval_and_home_the_top_tier(served_site):
+    """Issue 24: a benchmark page lists every model with its tier and 95% interval of rank (the long table's
+    rest in a block that opens), and the home page shows each benchmark's top tier size."""
+    import json
+
+    from playwright.sync_api import sync_playwright
+
+    from bot.site.pages import benchmark_page
+
+    base, root = served_site
+    records = json.loads((root / "r" / "latest.json").read_text())["benchmarks"]
+    rec = next(r for r in records if r["benchmark"] == "synthetic-stagnant")
+    with sync_playwright() as pw:
+        browser, page = _page(pw, base + benchmark_page(rec["page"]).removesuffix(".md") + "/")
+        for block in page.locator("details").all():  # open every collapsed block
+            block.evaluate("d => d.open = true")
+        rows = page.evaluate(
+            """() => {
+              const heading = [...document.querySelectorAll('h2')].find(h => h.textContent.startsWith('Who can be'));
+              const out = [];
+              let node = heading.nextElementSibling;
+              while (node && node.tagName !== 'H2') {
+                node.querySelectorAll('table').forEach(t => {
+                  const head = [...t.tHead.rows[0].cells].map(c => c.textContent.trim());
+                  if (!head.includes('Tier')) return;
+                  [...t.tBodies[0].rows].forEach(r => out.push([...r.cells].map(c => c.innerText.trim())));
+                });
+                node = node.nextElementSibling;
+              }
+              return out;
+            }"""
+        )
+        assert len(rows) == rec["n_models"]
+        assert all(row[-1].isdigit() and " – " in row[-2] for row in rows)  # a tier and a rank interval each
+        assert sum(row[-1] == "1" for row in rows) == rec["top_tier_size"]
+        page.goto(base)
+        page.wait_for_load_state("networkidle")
+        home = page.locator("article").inner_text()
+        browser.close()
+    for r in records:
+        assert f"{r['top_tier_size']} of {r['n_models']}" in home, r["benchmark"]

@@ -1,0 +1,61 @@
+"""Tiers on the site (issue 24): the source of each board's errors named, and a top-tier change alerted."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import feedparser
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import expit
+
+from bot.pipeline import run_job
+from bot.site.pages import benchmark_feed, benchmark_page
+from bot.sources import SourceTable
+
+pytestmark = pytest.mark.slow
+
+
+def _text(path) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", path.read_text()))
+
+
+def test_boards_name_where_their_errors_come_from(sample_site):
+    _, reports, site = sample_site
+    records = {r["benchmark"]: r for r in json.loads((reports / "latest.json").read_text())["benchmarks"]}
+    gpqa, evalplus = records["Epoch gpqa_diamond"], records["EvalPlus humaneval"]
+    assert gpqa["tier_method"] == "z test on the standard errors the source publishes"
+    assert evalplus["tier_method"].startswith("z test on the binomial error of the test-set size (164 items)")
+    for rec in (gpqa, evalplus):
+        page = _text(site / benchmark_page(rec["page"]).removesuffix(".md") / "index.html")
+        assert "Who can be told apart" in page and rec["tier_method"] in " ".join(page.split())
+        assert f"Top tier: {rec['top_tier_size']} model" in page
+
+
+def _source(scores: list[float], seed: int) -> SourceTable:
+    rng = np.random.default_rng(seed)
+    easiness = rng.normal(0, 1, 800)
+    rows = []
+    for k, skill in enumerate(scores):
+        solved = rng.random(800) < expit(skill + easiness)
+        rows += [("tiered", f"model-{k}", f"i{j}", float(v)) for j, v in enumerate(solved)]
+    frame = pd.DataFrame(rows, columns=["benchmark", "model", "item_id", "score"])
+    return SourceTable("sim", "simulated", frame.astype(str))
+
+
+def test_a_change_of_the_top_tier_raises_one_alert_in_the_benchmarks_feed(tmp_path):
+    kw = {"reports_dir": tmp_path / "r", "site_out": tmp_path / "s", "cache_dir": tmp_path / "c", "log": lambda s: None}
+    skills = [1.0, 1.0, 0.0, -0.5, -1.0, -1.5]
+    run_job([("sim", lambda: _source(skills, 1))], now="2026-01-01T00:00:00Z", **kw)
+    first = json.loads((tmp_path / "r" / "latest.json").read_text())["benchmarks"][0]
+    assert set(first["top_tier"]) == {"model-0", "model-1"}
+    skills[2] = 1.0  # model-2 catches up with the two best
+    run_job([("sim", lambda: _source(skills, 1))], now="2026-01-02T00:00:00Z", **kw)
+    second = json.loads((tmp_path / "r" / "latest.json").read_text())["benchmarks"][0]
+    assert "model-2" in second["top_tier"]
+    feed = feedparser.parse((tmp_path / "s" / benchmark_feed("tiered")).read_bytes())
+    tier_items = [e for e in feed.entries if "top tier" in e.title]
+    assert len(tier_items) == 1 and "joined: model-2" in tier_items[0].title
