@@ -441,6 +441,11 @@ def _figure_cells(rec: dict) -> list[list[str]]:
         *rows,
         ["Saturation index (published, n_eff = √n)", fmt(rec["saturation_index"]), _interval(rec, "saturation_index")],
         ["Band", md(rec.get("band") or "–"), ""],
+        [
+            "Top tier (models that cannot be told apart from the best)",
+            "–" if rec.get("top_tier_size") is None else f"{rec['top_tier_size']} of {rec['n_models']}",
+            "",
+        ],
         ["Saturation index (paired item-level SE)", fmt(rec.get("saturation_index_paired")), ""],
         ["Top-1 minus top-5", top_gap, _interval(rec, "top_gap")],
         ["Saturation index first reached 0.7", _first_reached(rec), ""],
