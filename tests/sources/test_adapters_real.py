@@ -99,6 +99,26 @@ def test_evalarena_one_benchmark_per_file(shared_upstream, tmp_path):
     }
 
 
+def test_evalarena_the_four_other_files_and_a_second_run_set_kept_apart(shared_upstream, tmp_path):
+    """humaneval_hf.jsonl carries HumanEval's benchmark_id for 29 other models: without a name of its own it is
+    an error (never merged into humaneval.jsonl's 49 models); named, it is a benchmark of its own."""
+    import pytest
+
+    from bot.errors import InputError
+
+    files = ["humaneval.jsonl", "mbpp.jsonl", "humaneval_hf.jsonl", "cruxeval_input.jsonl"]
+    with pytest.raises(InputError, match="also that of humaneval.jsonl"):
+        _load(shared_upstream, tmp_path, "evalarena", "evalarena/", files=files)
+    names = {"humaneval_hf.jsonl": "humaneval (HF base models)"}
+    table = _load(shared_upstream, tmp_path, "evalarena", "evalarena/", files=files, names=names)
+    assert _shape(table.frame) == {
+        "humaneval": {"models": 49, "items": 164},
+        "mbpp": {"models": 59, "items": 378},
+        "humaneval (HF base models)": {"models": 29, "items": 164},
+        "CRUXEval-input": {"models": 37, "items": 800},
+    }
+
+
 def test_evalplus_aggregate_table(shared_upstream, tmp_path):
     table = _load(shared_upstream, tmp_path, "evalplus", "evalplus/results.json")
     assert table.frame.empty

@@ -1,7 +1,10 @@
 """eval-arena: example-level JSONL files (``benchmark_id, model, example_id, pass1`` and ``count``).
 
 One benchmark per file; ``count`` (samples drawn) becomes ``trials``. The option ``files`` lists file names
-that are joined to ``url`` (a folder URL ending in ``/``); without it ``url`` is one file.
+that are joined to ``url`` (a folder URL ending in ``/``); without it ``url`` is one file. A file's benchmark is
+its ``benchmark_id``, or the name ``names`` gives its file (``names = {"humaneval_hf.jsonl" = "..."}``): two
+files of one ``benchmark_id`` (eval-arena's ``humaneval_hf.jsonl`` is a second run set of HumanEval, other
+models on the same problems) are two benchmarks, never one merged silently; without a name that is an error.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from bot.sources.parsing import fetch_files, proportion, provenance, require, wh
 from bot.sources.table import LONG_COLUMNS, SourceTable
 
 
-def _parse(text: str, src: str, url: str) -> list[list[str]]:
+def _parse(text: str, src: str, url: str, name: str | None = None) -> list[list[str]]:
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -33,7 +36,7 @@ def _parse(text: str, src: str, url: str) -> list[list[str]]:
         score = proportion(require(rec, "pass1", (int, float), src, url, ctx), src, url, f"{ctx}.pass1", percent=False)
         count = rec.get("count")
         trials = str(int(count)) if isinstance(count, int | float) and count >= 1 and count % 1 == 0 else ""
-        out.append([bench, model, str(item), repr(score), "", trials])
+        out.append([name or bench, model, str(item), repr(score), "", trials])
     if not out:
         raise InputError(where(src, url), "no records")
     return out
@@ -42,12 +45,25 @@ def _parse(text: str, src: str, url: str) -> list[list[str]]:
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch every configured file."""
     downloads = fetch_files(fetcher, cfg)
-    rows = []
+    names = dict(cfg.options.get("names", {}))
+    rows, first_file = [], {}
     for dl in downloads:
         try:
             text = dl.path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise InputError(where(cfg.name, dl.url), "the body is not UTF-8 text") from None
-        rows += _parse(text, cfg.name, dl.url)
+        file = dl.url.rsplit("/", 1)[-1]
+        parsed = _parse(text, cfg.name, dl.url, names.get(file))
+        for bench in sorted({r[0] for r in parsed}):
+            other = first_file.setdefault(bench, file)
+            if other != file:
+                raise InputError(
+                    where(cfg.name, dl.url),
+                    f"benchmark {bench!r} is also that of {other}: name one of them in `names` "
+                    "(two run sets of one benchmark are two benchmarks, not one)",
+                    field="names",
+                    value=file,
+                )
+        rows += parsed
     frame = pd.DataFrame(rows, columns=LONG_COLUMNS)
     return SourceTable(cfg.name, cfg.url, frame, provenance=provenance(cfg.url, downloads))
