@@ -107,7 +107,7 @@ def test_evalarena_the_four_other_files_and_a_second_run_set_kept_apart(shared_u
     from bot.errors import InputError
 
     files = ["humaneval.jsonl", "mbpp.jsonl", "humaneval_hf.jsonl", "cruxeval_input.jsonl"]
-    with pytest.raises(InputError, match="also that of humaneval.jsonl"):
+    with pytest.raises(InputError, match=r"also that of humaneval\.jsonl"):
         _load(shared_upstream, tmp_path, "evalarena", "evalarena/", files=files)
     names = {"humaneval_hf.jsonl": "humaneval (HF base models)"}
     table = _load(shared_upstream, tmp_path, "evalarena", "evalarena/", files=files, names=names)
