@@ -158,3 +158,33 @@ def test_mmlu_pro_outputs_reproduce_each_models_accuracy_and_the_shared_long_tab
     merged = overall.merge(shared, on=["model", "item_id"], how="outer", suffixes=("", "_shared"), indicator=True)
     assert len(shared) == 2 * 12032 and (merged["_merge"] == "both").all()
     assert (merged["score"] == merged["score_shared"]).all()
+
+
+def test_epoch_samples_each_run_checked_against_epochs_published_score(shared_upstream, tmp_path):
+    """Every kept run's per-sample mean equals its row of benchmarks_runs.csv (Epoch's best score, to 0.005);
+    the three 8-epoch GPQA runs that disagree are listed with both numbers, not fitted."""
+    runs_url = shared_upstream.url + "epoch_samples/benchmarks_runs.csv"
+    table = _load(shared_upstream, tmp_path, "epoch_samples", "epoch_samples/parsed.csv", runs=runs_url)
+    df = validate_responses(table.frame, "test")
+    assert _shape(table.frame) == {
+        "Epoch samples GPQA Diamond": {"models": 105, "items": 198},
+        "Epoch samples OTIS Mock AIME 2024-2025": {"models": 81, "items": 45},
+        "Epoch samples SWE-bench Verified": {"models": 14, "items": 500},
+        "Epoch samples FrontierMath public": {"models": 40, "items": 10},
+    }
+    from bot.sources.adapters.epoch_samples import BENCHMARKS
+
+    runs = pd.read_csv(shared_upstream.root / "epoch_samples" / "benchmarks_runs.csv")
+    runs = runs[runs["task"].isin(BENCHMARKS)]
+    published = {
+        (BENCHMARKS[t], m): v
+        for t, m, v in zip(runs["task"], runs["model"], runs["Best score (across scorers)"], strict=True)
+    }
+    means = df.groupby(["benchmark", "model"])["score"].mean()
+    checked = [(key, v) for key, v in means.items() if key in published]
+    assert len(checked) >= 235 and all(abs(v - published[key]) <= 0.005 for key, v in checked)
+    assert len(means) == 243 - 3  # every run of parsed.csv but the three that disagree
+    disagree = sorted(e["model"].split(" (run ")[1].rstrip(")") for e in table.excluded)
+    assert disagree == ["FQ8Ykq4JWRSXnyF9rbmLc7", "J9wjcQqKJ7hCSYnnoa5E9i", "fFGyQR2mfDufvrSV2rzWyV"]
+    assert all("disagrees with Epoch's published best score" in e["reason"] for e in table.excluded)
+    assert any("no published score to check" in n for n in table.notes)

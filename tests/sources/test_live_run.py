@@ -23,8 +23,11 @@ REAL = {
     "epoch": "epoch/benchmark_data.zip",
     "evalplus": "evalplus/results.json",
     "mmlu_pro": "mmlu_pro/",
+    "epoch_samples": "epoch_samples/parsed.csv",
 }
 
+
+OTHER_URLS = {"epoch_samples": {"runs": "epoch_samples/benchmarks_runs.csv"}}
 
 # Left out of the whole runs below: none since the resolution floors are gone (MMLU-Pro's two real output files
 # are two models: scores only, in a second).
@@ -43,6 +46,10 @@ def _shipped_config_on(server, tmp_path, extra: str = "", leave_out: tuple[str, 
         if header and block.startswith(f"[sources.{header.group(1)}]"):
             old = config["sources"][header.group(1)]["url"]
             block = block.replace(f'url = "{old}"', f'url = "{server.url}{REAL[header.group(1)]}"')
+            for key, path in OTHER_URLS.get(header.group(1), {}).items():  # a source's other URLs
+                block = block.replace(
+                    f'{key} = "{config["sources"][header.group(1)][key]}"', f'{key} = "{server.url}{path}"'
+                )
             files = config["sources"][header.group(1)].get("files")
             if isinstance(files, list):  # only the files that have a real copy (two of MMLU-Pro's 44 zips)
                 here = [f for f in files if (server.root / REAL[header.group(1)] / f).is_file()]

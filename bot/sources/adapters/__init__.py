@@ -3,6 +3,7 @@
 from bot.sources.adapters import (
     csv_file,
     epoch,
+    epoch_samples,
     evalarena,
     evalplus,
     helm,
@@ -20,6 +21,7 @@ ADAPTERS = {
     "livebench": livebench.load,
     "helm": helm.load,
     "epoch": epoch.load,
+    "epoch_samples": epoch_samples.load,
     "evalplus": evalplus.load,
     "mmlu_pro": mmlu_pro.load,
     "inspect_index": inspect_index.load,
