@@ -188,3 +188,24 @@ def test_epoch_samples_each_run_checked_against_epochs_published_score(shared_up
     assert disagree == ["FQ8Ykq4JWRSXnyF9rbmLc7", "J9wjcQqKJ7hCSYnnoa5E9i", "fFGyQR2mfDufvrSV2rzWyV"]
     assert all("disagrees with Epoch's published best score" in e["reason"] for e in table.excluded)
     assert any("no published score to check" in n for n in table.notes)
+
+
+def test_alpaca_eval_win_rates_recomputed_from_the_judges_preferences(shared_upstream, tmp_path):
+    """Each model's per-instruction scores (preference - 1, as AlpacaEval's own scoring rule counts them)
+    average to the leaderboard's win rate to 0.01 points, for all 20 models here."""
+    import os
+
+    models = sorted(os.listdir(shared_upstream.root / "alpaca_eval" / "results"))
+    table = _load(shared_upstream, tmp_path, "alpaca_eval", "alpaca_eval/", models=models)
+    assert not table.excluded
+    df = validate_responses(table.frame, "test")
+    assert _shape(table.frame) == {"AlpacaEval 2": {"models": 20, "items": 805}}
+    board = pd.read_csv(
+        shared_upstream.root / "alpaca_eval/src/alpaca_eval/leaderboards/data_AlpacaEval_2/"
+        "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv",
+        index_col=0,
+    )
+    rates = df.groupby("model")["score"].mean() * 100
+    assert (rates - board.loc[rates.index, "win_rate"]).abs().max() < 0.01
+    aggs = validate_aggregates(table.aggregates.astype(str), "test")
+    assert len(aggs) == len(board) and aggs["stderr"].notna().all()

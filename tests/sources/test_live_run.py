@@ -24,6 +24,7 @@ REAL = {
     "evalplus": "evalplus/results.json",
     "mmlu_pro": "mmlu_pro/",
     "epoch_samples": "epoch_samples/parsed.csv",
+    "alpaca_eval": "alpaca_eval/",
 }
 
 

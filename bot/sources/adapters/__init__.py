@@ -1,6 +1,7 @@
 """One module per upstream source; each has ``load(fetcher, config) -> SourceTable``."""
 
 from bot.sources.adapters import (
+    alpaca_eval,
     csv_file,
     epoch,
     epoch_samples,
@@ -26,6 +27,7 @@ ADAPTERS = {
     "mmlu_pro": mmlu_pro.load,
     "inspect_index": inspect_index.load,
     "csv": csv_file.load,
+    "alpaca_eval": alpaca_eval.load,
 }
 
 __all__ = ["ADAPTERS"]
