@@ -7,6 +7,7 @@ import io
 import zipfile
 
 import pandas as pd
+import pytest
 
 from bot.sources import Fetcher, SourceConfig, load_source
 from bot.store import validate_aggregates, validate_responses
@@ -209,3 +210,31 @@ def test_alpaca_eval_win_rates_recomputed_from_the_judges_preferences(shared_ups
     assert (rates - board.loc[rates.index, "win_rate"]).abs().max() < 0.01
     aggs = validate_aggregates(table.aggregates.astype(str), "test")
     assert len(aggs) == len(board) and aggs["stderr"].notna().all()
+
+
+def test_livebench_site_tasks_and_categories_of_the_newest_release(shared_upstream, tmp_path):
+    """Every category average equals the site's own rule (the mean of the category's non-empty cells),
+    computed here from the table by hand; models dated by their first release."""
+    import json
+    import re
+
+    root = shared_upstream.root / "livebench_site"
+    releases = sorted(re.findall(r"table_(\d{4}_\d{2}_\d{2})\.csv", " ".join(p.name for p in root.iterdir())))
+    table = _load(shared_upstream, tmp_path, "livebench_site", "livebench_site/", releases=releases)
+    assert table.frame.empty
+    aggs = validate_aggregates(table.aggregates.astype(str), "test")
+    newest = pd.read_csv(root / f"table_{releases[-1]}.csv").set_index("model")
+    categories = json.loads((root / f"categories_{releases[-1]}.json").read_text())
+    assert aggs["benchmark"].nunique() == newest.shape[1] + len(categories) + 1  # tasks, categories, global
+    for category, tasks in categories.items():
+        board = aggs[aggs["benchmark"] == f"LiveBench {category}"].set_index("model")["score"]
+        for model, row in newest.iterrows():
+            cells = [row[t] for t in tasks if pd.notna(row[t])]
+            assert board[model] * 100 == pytest.approx(sum(cells) / len(cells), abs=1e-9)
+    first = {}
+    for release in releases:
+        for model in pd.read_csv(root / f"table_{release}.csv")["model"]:
+            first.setdefault(model, release.replace("_", "-"))
+    dates = aggs.drop_duplicates("model").set_index("model")["date"].dt.strftime("%Y-%m-%d")
+    assert all(dates[m] == first[m] for m in newest.index)
+    assert any("tasks of earlier releases not in the newest" in n for n in table.notes)
