@@ -19,7 +19,7 @@ pytest.importorskip("inspect_ai", reason='inspect_ai is the optional extra ".[in
 from tests.sources.evallogs.inspect_tasks import MODELS, N_SAMPLES, run_tasks  # noqa: E402
 
 
-def _index(shared_upstream, server, logs) -> bytes:
+def _index(shared_upstream, server, logs, prefix: str = "logs/") -> bytes:
     """A zip like Epoch's benchmark_data.zip: gpqa_diamond.csv and math_level_5.csv with the real files'
     header (read from ../shared/upstream/epoch/benchmark_data.zip) and their first real rows, each row's Logs
     replaced by the URL of one of our logs on the loopback server (plus one real row without a log)."""
@@ -36,7 +36,7 @@ def _index(shared_upstream, server, logs) -> bytes:
             writer = csv.DictWriter(text, header, lineterminator="\n")
             writer.writeheader()
             for row, log in zip(rows, mine, strict=False):
-                writer.writerow({**row, "Logs": server.url + "logs/" + log.location.rsplit("/", 1)[1]})
+                writer.writerow({**row, "Logs": server.url + prefix + log.location.rsplit("/", 1)[1]})
             writer.writerow({**rows[len(mine)], "Logs": ""})
             index.writestr(f"{stem}.csv", text.getvalue())
     return out.getvalue()
@@ -97,3 +97,49 @@ def test_a_damaged_log_is_listed_and_fetched_again_next_run_while_the_others_are
     assert len(first.excluded) == 1 and first.excluded[0]["model"] not in set(first.frame["model"])
     assert "not a readable Inspect log" in first.excluded[0]["reason"] and first.frame["model"].nunique() == 1
     assert second.excluded == () and second.frame["model"].nunique() == 2 and hits == 2
+
+
+CHALLENGE = (
+    b"<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>"
+)
+
+
+def test_a_log_host_that_answers_with_a_challenge_page_fails_the_source_at_its_first_log(shared_upstream, tmp_path):
+    """Epoch's log links answer scripts with a browser challenge: the source fails in one line that says so,
+    asks for no second log, and the last good data stays published."""
+    import json
+
+    from bot.pipeline import run_job
+    from bot.sources import load_source as read
+    from tests.sources.upstream_server import Upstream
+
+    root = tmp_path / "upstream"
+    logs = run_tasks(root / "logs")
+    with Upstream(root) as server:
+        (root / "index.zip").write_bytes(_index(shared_upstream, server, logs))
+        cfg = SourceConfig("epoch_logs", "inspect_index", server.url + "index.zip", {"files": ["gpqa_diamond"]})
+
+        def source():
+            with Fetcher(tmp_path / "c" / "downloads", retries=0) as fetcher:
+                return read(fetcher, cfg)
+
+        lines: list[str] = []
+        kw = {"reports_dir": tmp_path / "r", "site_out": None, "cache_dir": tmp_path / "c", "log": lines.append}
+        run_job([("epoch_logs", source)], now="2026-01-01T00:00:00Z", strict=False, **kw)
+        before = json.loads((tmp_path / "r" / "latest.json").read_text())["benchmarks"]
+        # the logs move to URLs that now answer with a challenge page
+        for log in logs:
+            name = log.location.rsplit("/", 1)[1]
+            (root / "logs" / ("moved-" + name)).write_bytes(CHALLENGE)
+        (root / "index.zip").write_bytes(_index(shared_upstream, server, logs, prefix="logs/moved-"))
+        server.hits.clear()
+        lines.clear()
+        run_job([("epoch_logs", source)], now="2026-01-02T00:00:00Z", strict=False, **kw)
+        asked = sum(n for path, n in server.hits.items() if "/logs/" in path)
+    failed = [line for line in lines if "FAILED" in line]
+    assert len(failed) == 1 and "the log host refused a script" in failed[0] and "HTML page" in failed[0]
+    assert asked == 1
+    after = json.loads((tmp_path / "r" / "latest.json").read_text())["benchmarks"]
+    assert after == before  # the last good data is kept
+    status = json.loads((tmp_path / "r" / "sources.json").read_text())["sources"]["epoch_logs"]
+    assert status["status"] == "failed"

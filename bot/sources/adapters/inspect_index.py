@@ -16,7 +16,9 @@ and, in ``Logs``, the URL of its Inspect ``.eval`` log, whose samples carry the 
   again. ``max_logs`` caps how many logs one run may download (default 20); the rest wait for later runs,
   named in the run log. A run that failed or was cancelled is listed and skipped; so is a log that cannot be
   downloaded or read, which is dropped from the cache and asked for again by the next run (one bad log never
-  stops the others, and never sticks).
+  stops the others, and never sticks). A log host that refuses scripts (a browser challenge, 401 or 403, an
+  HTML page instead of a log: Epoch's own log links do this) fails the source at its first log, in one line
+  that says so, with no further log asked for: the source needs a log host that serves logs to scripts.
 """
 
 from __future__ import annotations
@@ -64,6 +66,18 @@ def _indexes(dl: Download, cfg: SourceConfig) -> dict[str, pd.DataFrame]:
         raise InputError(src, f"not a readable index: {exc}") from None
 
 
+def _looks_like_html(dl: Download) -> bool:
+    """A body that is a web page (a challenge, a login, an error page), whatever its content type said."""
+    with open(dl.path, "rb") as handle:
+        head = handle.read(512).lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body")) or b"<html" in head
+
+
+def _refused(exc: Exception) -> bool:
+    text = str(exc)
+    return any(mark in text for mark in ("HTTP 401", "HTTP 403", "an HTML page", "HTML page, not data"))
+
+
 def _read_log(dl: Download, label: str) -> tuple[list[tuple], str | None, dict]:
     """inspect_ai tells a log's format by its name: the cached body is read through a link named like the URL."""
     suffix = ".json" if dl.url.lower().split("?")[0].endswith(".json") else ".eval"
@@ -98,9 +112,18 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
                 fetched += 1
             try:
                 dl = fetcher.get(url, source=cfg.name, immutable=True)
+                if _looks_like_html(dl):
+                    raise FetchError(cfg.name, url, "an HTML page instead of a log")
                 got, skipped, facts = _read_log(dl, where(cfg.name, url))
             except (FetchError, InputError) as exc:  # one bad log: listed, dropped from the cache, asked again next run
                 fetcher.forget(url)
+                if _refused(exc):  # the host serves pages to browsers, not logs to scripts: no log will come
+                    raise InputError(
+                        where(cfg.name, url),
+                        f"the log host refused a script ({exc}): a browser challenge, a 401/403 or an HTML page "
+                        "instead of an Inspect log. This source needs a log host that serves logs to scripts; no "
+                        "more logs are asked for this run, and the last good data is kept",
+                    ) from None
                 excluded.append({"benchmark": bench, "model": model, "reason": f"log {url}: {exc}"})
                 notes.append(f"{bench}: a log could not be read ({model}); fetched again next run")
                 continue
