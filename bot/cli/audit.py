@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from bot import history, pipeline, rules, sources, store  # stages: their names load when the command runs
+from bot.errors import InputError
 from bot.irt import METHODS, SAMPLERS, SCALES
 
 
@@ -17,7 +18,8 @@ def register(parser: argparse.ArgumentParser) -> None:
         "file",
         metavar="FILE",
         help="a CSV of responses (benchmark,model,item_id,score) or of item_id,z; or evaluation logs: Inspect "
-        "(.eval, .json), lm-evaluation-harness samples_*.jsonl, or a folder of them",
+        "(.eval, .json), lm-evaluation-harness samples_*.jsonl, Every Eval Ever records (<uuid>.json with its "
+        "_samples.jsonl), or a folder of them",
     )
     parser.add_argument("--method", choices=METHODS, default="map", help="fitting method (default: map)")
     parser.add_argument(
@@ -26,6 +28,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale", choices=SCALES, default=SCALES[0], help="difficulty scale (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print JSON (an object, or a list for several)")
     parser.add_argument("--items-out", metavar="FILE.csv", help="write item_id,b,b_sd,z for every item")
+    parser.add_argument(
+        "--eee-out",
+        metavar="DIR",
+        help="write the per-item table as Every Eval Ever records (schema 0.3.0) under DIR/data/",
+    )
     parser.add_argument(
         "--reports",
         default=None,
@@ -83,11 +90,19 @@ def handle(args: argparse.Namespace) -> int:
     """Run the audit and print it."""
     # read and checked before the fit's libraries load: a bad file answers at once
     table = sources.read_input(args.file)
+    if table.frame.empty and table.aggregates is not None:
+        raise InputError(
+            table.location,
+            "holds board scores only (no instance-level rows): an audit needs per-item scores; `run --input` "
+            "publishes board scores",
+        )
     if store.is_difficulty_file(list(table.frame.columns)):
         rows = store.validate_difficulties(table.frame, table.location)
         records, items = pipeline.coverage_only(args.file, rows=rows), None
     else:
         rows = store.validate_responses(table.frame, table.location)
+        if args.eee_out:
+            store.write_eee_records(rows, args.eee_out, source=Path(args.file).name)
         audits = pipeline.audit_responses(
             args.file, method=args.method, scale=args.scale, sampler=args.sampler, rows=rows
         )

@@ -151,7 +151,10 @@ def handle(args: argparse.Namespace) -> int:
             loads.append(("sample", sources.fetch_sample))
         for path in args.input:  # read and checked before the job's libraries load: a bad file answers at once
             table = sources.read_input(path)
-            store.validate_responses(table.frame, table.location)
+            if len(table.frame) or table.aggregates is None:  # board rows alone (Every Eval Ever) are a board
+                store.validate_responses(table.frame, table.location)
+            else:
+                store.validate_aggregates(table.aggregates, table.location)
             loads.append((Path(path).name, lambda table=table: table))
     else:
         loads, fetcher, book, deadline, position, configured = _live_sources(args, cache)

@@ -6,6 +6,7 @@ __all__ = exports(
     __name__,
     {
         ".adapters": ("ADAPTERS",),
+        ".eee": ("read_eee", "validate_eee_record"),
         ".config": ("DEFAULT_CONFIG", "Config", "SourceConfig", "load_config"),
         ".http": ("DEADLINE", "USER_AGENT", "Download", "Fetcher", "FetchError"),
         ".live": ("load_source",),

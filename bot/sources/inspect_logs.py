@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from bot.errors import InputError
+from bot.sources.eee import is_record_path
 from bot.sources.table import LONG_COLUMNS, SourceTable
 
 SUFFIXES = (".eval", ".json")
@@ -91,12 +92,16 @@ def log_rows(path: str | Path, label: str | None = None) -> tuple[list[tuple], s
 
 def log_files(path: Path) -> list[Path]:
     """The Inspect logs a path names: the file itself, or every ``.eval`` and ``.json`` log under a folder
-    (sorted; lm-evaluation-harness ``results_*.json`` files are not Inspect logs and are left out)."""
+    (sorted; lm-evaluation-harness ``results_*.json`` files and Every Eval Ever ``<uuid>.json`` records are
+    not Inspect logs and are left out)."""
     if path.is_dir():
         return sorted(
             p
             for p in path.rglob("*")
-            if p.is_file() and p.suffix in SUFFIXES and not p.name.startswith(("results_", "."))
+            if p.is_file()
+            and p.suffix in SUFFIXES
+            and not p.name.startswith(("results_", "."))
+            and not is_record_path(p)
         )
     return [path]
 

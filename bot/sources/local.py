@@ -60,8 +60,9 @@ def fetch_sample() -> SourceTable:
 
 def read_input(path: str | Path) -> SourceTable:
     """What ``audit`` and ``run --input`` accept: a long-format CSV; an Inspect log (``.eval``, ``.json``);
-    lm-evaluation-harness ``samples_<task>_<date>.jsonl`` (its ``results_<date>.json`` beside it); or a
-    folder of such logs, both kinds read."""
+    lm-evaluation-harness ``samples_<task>_<date>.jsonl`` (its ``results_<date>.json`` beside it); an Every
+    Eval Ever record (``<uuid>.json``, its ``_samples.jsonl`` beside it); or a folder of any of these."""
+    from bot.sources.eee import is_eee_input, read_eee
     from bot.sources.inspect_logs import log_files, read_inspect_logs
     from bot.sources.lm_eval_samples import is_samples_file, read_lm_eval_samples
 
@@ -72,24 +73,31 @@ def read_input(path: str | Path) -> SourceTable:
             tables.append(read_inspect_logs(path))
         if any(is_samples_file(p) for p in path.rglob("samples_*.jsonl")):
             tables.append(read_lm_eval_samples(path))
+        if is_eee_input(path):
+            tables.append(read_eee(path))
         if not tables:
             raise InputError(
                 str(path),
-                "no evaluation logs in this folder (Inspect .eval/.json, lm-evaluation-harness samples_*.jsonl)",
+                "no evaluation logs in this folder (Inspect .eval/.json, lm-evaluation-harness samples_*.jsonl, "
+                "Every Eval Ever <uuid>.json)",
             )
         if len(tables) == 1:
             return tables[0]
         import pandas as pd
 
         frame = pd.concat([t.frame for t in tables], ignore_index=True)
+        boards = [t.aggregates for t in tables if t.aggregates is not None]
         return SourceTable(
             name=path.name,
             location=str(path),
             frame=frame,
+            aggregates=pd.concat(boards, ignore_index=True) if boards else None,
             excluded=tuple(e for t in tables for e in t.excluded),
             notes=tuple(n for t in tables for n in t.notes),
         )
     _readable(path)
+    if is_eee_input(path):
+        return read_eee(path)
     if path.suffix == ".eval" or (path.suffix == ".json" and not path.name.startswith("results_")):
         return read_inspect_logs(path)
     if path.suffix == ".json":

@@ -7,6 +7,7 @@ __all__ = exports(
     {
         ".aggregates": ("AGGREGATE_COLUMNS", "validate_aggregates"),
         ".atomic": ("atomic_write_bytes", "atomic_write_text"),
+        ".eee_records": ("eee_records", "write_eee_records"),
         ".changes": ("diff_snapshots",),
         ".memo": ("json_memo",),
         ".naming": ("clean_name", "safe_slug", "slug_collisions"),

@@ -3,6 +3,7 @@
 from bot.sources.adapters import (
     alpaca_eval,
     csv_file,
+    eee,
     epoch,
     epoch_samples,
     evalarena,
@@ -30,6 +31,7 @@ ADAPTERS = {
     "inspect_index": inspect_index.load,
     "csv": csv_file.load,
     "alpaca_eval": alpaca_eval.load,
+    "eee": eee.load,
 }
 
 __all__ = ["ADAPTERS"]
