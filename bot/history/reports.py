@@ -278,12 +278,13 @@ def load_latest(reports: Reports) -> dict[str, dict]:
 
 
 def page_groups(records: dict[str, dict]) -> dict[str, list[dict]]:
-    """Benchmark id -> its records, per-item fits first, then boards, each by name."""
+    """Benchmark id -> its records, per-item fits first (the one named as the page first of them), then boards,
+    each by name."""
     groups: dict[str, list[dict]] = {}
     for rec in records.values():
         groups.setdefault(rec.get("page") or rec["benchmark"], []).append(rec)
-    for recs in groups.values():
-        recs.sort(key=lambda r: (r.get("kind") == "aggregate", r["benchmark"]))
+    for pid, recs in groups.items():
+        recs.sort(key=lambda r, pid=pid: (r.get("kind") == "aggregate", r["benchmark"] != pid, r["benchmark"]))
     return groups
 
 

@@ -24,3 +24,14 @@ def md(text: object) -> str:
     s = " ".join(printable(text).split())
     s = _MD_SPECIAL.sub(r"\\\1", s)
     return html.escape(s, quote=False)
+
+
+def attribute(text: object) -> str:
+    """Text safe inside a quoted HTML attribute on a Markdown page (a hover title in a table cell): HTML
+    escaped, and the characters that Markdown would read there (a ``|`` ends a table cell) as numeric
+    character references, which the browser shows as the characters themselves."""
+    s = " ".join(printable(text).split())
+    return "".join(f"&#{ord(ch)};" if ch in _ATTRIBUTE_SPECIAL else ch for ch in s)
+
+
+_ATTRIBUTE_SPECIAL = frozenset("&<>\"'|\\`*_[]")

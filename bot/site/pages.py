@@ -9,7 +9,7 @@ import re
 import pandas as pd
 
 from bot.rules import resolve_line
-from bot.site.escape import md, printable
+from bot.site.escape import attribute, md, printable
 from bot.site.numbers import fmt, pct
 from bot.store import safe_slug
 
@@ -134,7 +134,7 @@ def _source(rec: dict) -> str:
     origin = printable(rec.get("origin") or "")
     if rec.get("synthetic"):
         origin = "synthetic: " + (origin or "bundled sample universe")
-    return f'<span title="{html.escape(origin)}">{source}</span>' if origin else source
+    return f'<span title="{attribute(origin)}">{source}</span>' if origin else source
 
 
 SUMMARY_PLOT = "plots/summary.svg"
@@ -196,7 +196,7 @@ def _short_revision(revision: object) -> str:
     )
     if short == full:
         return md(full)
-    return f'<span title="{html.escape(full)}">{html.escape(short)}…</span>'
+    return f'<span title="{attribute(full)}">{attribute(short)}…</span>'
 
 
 def _source_link(name: str, page: object) -> str:
@@ -266,7 +266,7 @@ def _top_tier(rec: dict) -> str:
     if k is None:
         return "–"
     members = ", ".join(printable(m) for m in rec.get("top_tier") or [])
-    return f'<span title="{html.escape(members)}">{k} of {rec["n_models"]}</span>'
+    return f'<span title="{attribute(members)}">{k} of {rec["n_models"]}</span>'
 
 
 def _home_ddm(rec: dict) -> str:
@@ -639,7 +639,7 @@ def _tiers_section(rec: dict, models: pd.DataFrame | None, heading: str = "##") 
 
 def _with_band(value: float | None, band: object) -> str:
     """A saturation index, its band named on hover."""
-    return f'<span title="{html.escape(band)} band">{fmt(value)}</span>' if isinstance(band, str) else fmt(value)
+    return f'<span title="{attribute(band)} band">{fmt(value)}</span>' if isinstance(band, str) else fmt(value)
 
 
 def benchmark_body(

@@ -102,7 +102,7 @@ def test_page_images_load_and_console_is_clean(served_site, path):
         browser.close()
     assert problems == []
     if path:
-        assert len(images) == 2
+        assert len(images) == 3  # the difficulty strip, the tiers and the history
     assert all(loaded for _, loaded, _ in images), images
     assert all(len(alt) > 20 for _, _, alt in images)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import markdown
 import pytest
 
@@ -29,3 +31,12 @@ def test_rendered_text_is_the_name_itself(name):
     import html as html_lib
 
     assert html_lib.unescape(cell) == name
+
+
+@pytest.mark.parametrize("text", ["+cmd|' /C calc'!A0", '<a href="javascript:x">m</a> | `c` *b* [l](u) \\ &amp;'])
+def test_attribute_reads_back_as_the_text_and_holds_nothing_markdown_or_html_would_read(text):
+    from bot.site.escape import attribute
+
+    out = attribute(text)
+    assert html.unescape(out) == text
+    assert not set(out) & set("|<>\"'`*[]\\")

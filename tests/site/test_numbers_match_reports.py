@@ -97,7 +97,8 @@ def test_home_page_rows_show_the_reported_figures(built):
             assert (ddm, gap, coverage) == (_f(rec["ddm"]), _f(rec["max_gap"]), "–")
         assert index == f"{rec['saturation_index']:.3f}"  # its band named on hover
         assert f'<span title="{rec["band"]} band">{index}</span>' in page
-        assert row[7] == rec["state"]
+        tier = "–" if rec.get("top_tier_size") is None else f"{rec['top_tier_size']} of {rec['n_models']}"
+        assert (row[7], row[8]) == (tier, rec["state"])  # the top tier's size, its members on hover
 
 
 def test_home_says_why_each_state_and_flag_is_what_it_is(built):

@@ -80,12 +80,18 @@ def test_shipped_config_on_the_real_files(shared_upstream, tmp_path, capsys):
     assert (swe[0]["n_models"], swe[0]["n_items"]) == (24, 500)
     on_swe_page = sorted(r["benchmark"] for r in latest.values() if r["page"] == "SWE-bench Verified")
     assert on_swe_page == [
+        "Epoch samples SWE-bench Verified",
         "Epoch swe_bench_bash",
         "Epoch swe_bench_verified",
         "SWE-bench Verified",
         "SWE-bench Verified (published scores)",
         "SWE-bench bash-only (published scores)",
     ]
+    # Epoch's own runs share SWE-bench Verified's instance ids: fitted after it in this first run, they place their
+    # items with its 24 models too.
+    joint = latest["Epoch samples SWE-bench Verified"]["joint_pool"]
+    assert [(w["benchmark"], w["models"]) for w in joint["with"]] == [("SWE-bench Verified", 24)]
+    assert 0 < joint["with"][0]["items"] <= 500
     board = latest["SWE-bench Verified (published scores)"]["comparison"]
     assert (board["fit_models"], board["board_models"]) == (24, 162) and board["both"] == 24
     page = (site / benchmark_page("SWE-bench Verified").removesuffix(".md") / "index.html").read_text()
