@@ -95,6 +95,18 @@ def holm(p: np.ndarray) -> np.ndarray:
     return adjusted
 
 
+def _holm_matrix(p: np.ndarray) -> np.ndarray:
+    """A symmetric matrix of pairwise p values, Holm-adjusted over the pairs (the diagonal 1)."""
+    m = p.shape[0]
+    upper = np.triu_indices(m, 1)
+    adjusted = np.ones((m, m))
+    if upper[0].size:
+        adj = holm(p[upper])
+        adjusted[upper] = adj
+        adjusted[(upper[1], upper[0])] = adj
+    return adjusted
+
+
 def mcnemar_exact(b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Two-sided exact McNemar p-values from the discordant counts (b: first right, second wrong; c: the
     reverse): 2 P(X <= min(b, c)) for X ~ Binomial(b + c, 1/2), at most 1."""
@@ -190,12 +202,7 @@ def tiers_from_items(
         p = np.where(both < 2, 1.0, p)
         method = "paired t test on the item-level differences over the items both models answered"
     np.fill_diagonal(p, 1.0)
-    upper = np.triu_indices(m, 1)
-    adjusted = np.ones((m, m))
-    if upper[0].size:
-        adj = holm(p[upper])
-        adjusted[upper] = adj
-        adjusted[(upper[1], upper[0])] = adj
+    adjusted = _holm_matrix(p)
     better = (adjusted < alpha) & (mean[:, None] > mean[None, :])
     tier = tiers_from_significance(mean, better)
     rng = np.random.default_rng(seed)
@@ -242,12 +249,7 @@ def tiers_from_scores(
         z = np.where(pooled > 0, (s[:, None] - s[None, :]) / pooled, np.where(s[:, None] == s[None, :], 0.0, np.inf))
     p = 2 * stats.norm.sf(np.abs(z))
     np.fill_diagonal(p, 1.0)
-    upper = np.triu_indices(m, 1)
-    adjusted = np.ones((m, m))
-    if upper[0].size:
-        adj = holm(p[upper])
-        adjusted[upper] = adj
-        adjusted[(upper[1], upper[0])] = adj
+    adjusted = _holm_matrix(p)
     better = (adjusted < alpha) & (s[:, None] > s[None, :])
     tier = tiers_from_significance(s, better)
     rng = np.random.default_rng(seed)
