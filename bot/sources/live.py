@@ -63,13 +63,17 @@ def _unchanged(fetcher: Fetcher, cfg: SourceConfig) -> bool:
     return True
 
 
-def _publisher(fetcher: Fetcher, cfg: SourceConfig) -> Callable[[], None]:
-    """Keeps the downloads of a table once it is published, so that the next run can tell nothing changed."""
+def _publisher(fetcher: Fetcher, cfg: SourceConfig, more: bool = False) -> Callable[[], None]:
+    """Keeps the downloads of a table once it is published, so that the next run can tell nothing changed
+    (not while a cap holds files back: ``more``, the next run reads again and fetches the next ones)."""
     path = _manifest_path(fetcher, cfg)
     body = json.dumps({"key": _key(cfg), "downloads": [[d.url, d.sha256, d.immutable] for d in fetcher.log]})
     remote = all("://" in d.url and not d.url.startswith("file://") for d in fetcher.log)
 
     def publish() -> None:
+        if more:
+            path.unlink(missing_ok=True)
+            return
         if not remote:  # local files are read every run
             return
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -139,4 +143,4 @@ def _load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         "bytes": sum(d["bytes"] for d in downloads),
         "downloads": len(downloads),
     }
-    return dataclasses.replace(table, provenance=provenance, published=_publisher(fetcher, cfg))
+    return dataclasses.replace(table, provenance=provenance, published=_publisher(fetcher, cfg, table.more))

@@ -66,8 +66,10 @@ def _primary(config: dict, task: str, where: str) -> tuple[str, str]:
     return str(metrics[0]["metric"]), str(first or "none")
 
 
-def sample_rows(path: Path) -> list[tuple]:
-    """The rows (benchmark, model, item_id, value, date) of one samples file."""
+def sample_rows(path: Path, item_field: str | None = None) -> list[tuple]:
+    """The rows (benchmark, model, item_id, value, date) of one samples file; the item is the document's
+    ``doc_id`` (its index in the task's split), or with ``item_field`` that field of the logged document
+    (a dataset's own question id)."""
     found = SAMPLES.fullmatch(path.name)
     if found is None:
         raise InputError(str(path), "not an lm-evaluation-harness samples file (samples_<task>_<date>.jsonl)")
@@ -102,7 +104,14 @@ def sample_rows(path: Path) -> list[tuple]:
                     field=metric,
                     value=value,
                 )
-            rows.append((task, model, str(doc.get("doc_id")), float(value), date))
+            item = doc.get("doc_id")
+            if item_field is not None:
+                item = (doc.get("doc") or {}).get(item_field) if isinstance(doc.get("doc"), dict) else None
+                if item is None or isinstance(item, dict | list):
+                    raise InputError(
+                        str(path), "a logged document without its id", row=number, field=f"doc.{item_field}"
+                    )
+            rows.append((task, model, str(item), float(value), date))
     if not rows:
         raise InputError(str(path), f"no document scored under the filter {kept!r}")
     return rows

@@ -84,3 +84,30 @@ def provenance(url: str, downloads: list[Download]) -> dict:
         "revision": "+".join(d.sha256[:12] for d in downloads),
         "fetched_at": max((d.fetched_at for d in downloads), default=""),
     }
+
+
+class NewDownloads:
+    """At most ``cap`` new downloads a run for the sources whose files never change once written (logs, records,
+    details): a file already in the cache is always allowed, a new one while the cap lasts; the rest wait for
+    later runs (``waiting``), and the source says so (``note``)."""
+
+    def __init__(self, fetcher: Fetcher, cap: int, what: str, option: str) -> None:
+        self.fetcher, self.cap, self.what, self.option = fetcher, cap, what, option
+        self.fetched = self.waiting = 0
+
+    def allow(self, url: str) -> bool:
+        if self.fetcher.has(url):
+            return True
+        if self.fetched >= self.cap:
+            self.waiting += 1
+            return False
+        self.fetched += 1
+        return True
+
+    def note(self) -> str | None:
+        if not self.waiting:
+            return None
+        return (
+            f"{self.waiting} {self.what}(s) not fetched yet: at most {self.cap} new {self.what}s a run "
+            f"({self.option}); later runs fetch them"
+        )

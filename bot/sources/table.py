@@ -29,6 +29,8 @@ class SourceTable:
     pages: dict[str, str] = field(default_factory=dict)  # benchmark -> the benchmark id whose page shows it
     # Every download answered as in the last published run: there is nothing new to read (frame left empty).
     unchanged: bool = False
+    # A cap held some of the source's files back for later runs: never taken as unchanged until they are read.
+    more: bool = False
     reload: Callable[[], SourceTable] | None = None  # read it all the same (when the last records cannot be kept)
     published: Callable[[], None] | None = None  # to call once the reports that hold this table are committed
 

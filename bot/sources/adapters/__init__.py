@@ -14,6 +14,7 @@ from bot.sources.adapters import (
     livebench_site,
     livecodebench,
     mmlu_pro,
+    open_llm,
     swebench,
 )
 
@@ -32,6 +33,7 @@ ADAPTERS = {
     "csv": csv_file.load,
     "alpaca_eval": alpaca_eval.load,
     "eee": eee.load,
+    "open_llm": open_llm.load,
 }
 
 __all__ = ["ADAPTERS"]

@@ -26,7 +26,7 @@ from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.eee import aggregate_rows, check_samples, instance_rows, table_from_records, validate_eee_record
 from bot.sources.http import Fetcher, FetchError
-from bot.sources.parsing import provenance, read_bytes, where
+from bot.sources.parsing import NewDownloads, provenance, read_bytes, where
 from bot.sources.table import SourceTable
 
 INDEX = "flat/indexes/by_collection/{collection}.jsonl"
@@ -60,8 +60,8 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             field="collections",
             value=collections,
         )
-    cap = int(cfg.options.get("max_records", MAX_RECORDS))
-    indexes, files, parts, notes, waiting, fetched = [], [], [], [], 0, 0
+    indexes, files, parts, notes = [], [], [], []
+    cap = NewDownloads(fetcher, int(cfg.options.get("max_records", MAX_RECORDS)), "record", "max_records")
     for collection in collections:
         url = f"{base}/{cfg.options.get('index', INDEX).format(collection=collection)}"
         index = fetcher.get(url, source=cfg.name)
@@ -70,11 +70,8 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             if row.get("record_type", "aggregate") != "aggregate":
                 continue
             record_url = f"{base}/{row['legacy_path']}"
-            if not fetcher.has(record_url):
-                if fetched >= cap:
-                    waiting += 1
-                    continue
-                fetched += 1
+            if not cap.allow(record_url):
+                continue
             try:
                 dl = fetcher.get(record_url, source=cfg.name, immutable=True)
                 body = read_bytes(dl, cfg.name)
@@ -102,9 +99,10 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             except (FetchError, InputError) as exc:  # one bad record: listed and left out, asked again next run
                 fetcher.forget(record_url)
                 notes.append(f"{collection}: a record was left out ({exc})")
-    if waiting:
-        notes.append(f"{waiting} record(s) not fetched yet: at most {cap} new records a run (max_records)")
+    notes += [cap.note()] if cap.waiting else []
     table = table_from_records([*parts, ([], [], notes)], cfg.name, cfg.url)
     prov = provenance(cfg.url, indexes)  # the indexes' hash, and one hash over every record and samples file read
     digest = hashlib.sha256("".join(sorted(d.sha256 for d in files)).encode()).hexdigest()[:12]
-    return replace(table, provenance={**prov, "revision": f"{prov['revision']}+{len(files)}files:{digest}"})
+    return replace(
+        table, more=cap.waiting > 0, provenance={**prov, "revision": f"{prov['revision']}+{len(files)}files:{digest}"}
+    )

@@ -37,7 +37,7 @@ from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Download, Fetcher, FetchError
 from bot.sources.inspect_logs import log_rows, reader, table_from_epochs
-from bot.sources.parsing import provenance, where
+from bot.sources.parsing import NewDownloads, provenance, where
 from bot.sources.table import SourceTable
 
 MAX_LOGS = 20
@@ -95,8 +95,12 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     log_col = str(cfg.options.get("log_column", "Logs"))
     model_col = str(cfg.options.get("model_column", "Model version"))
     date_col = str(cfg.options.get("date_column", "Release date"))
-    cap = int(cfg.options.get("max_logs", MAX_LOGS))
-    rows, excluded, notes, waiting, fetched = [], [], [], 0, 0
+    rows, excluded, notes, cap = (
+        [],
+        [],
+        [],
+        NewDownloads(fetcher, int(cfg.options.get("max_logs", MAX_LOGS)), "log", "max_logs"),
+    )
     for bench, table in _indexes(index, cfg).items():
         for col in (log_col, model_col):
             if col not in table.columns:
@@ -105,11 +109,8 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             url, model = run[log_col].strip(), run[model_col].strip()
             if not url.startswith(("http://", "https://")) or not model:
                 continue  # a run without a log (or a model name): nothing per item to read
-            if not fetcher.has(url):
-                if fetched >= cap:
-                    waiting += 1
-                    continue
-                fetched += 1
+            if not cap.allow(url):
+                continue
             try:
                 dl = fetcher.get(url, source=cfg.name, immutable=True)
                 if _looks_like_html(dl):
@@ -135,13 +136,14 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             for name, _, item, value, _ in got:
                 scorer = name[len(facts["task"]) :] if name.startswith(facts["task"]) else f"/{name}"
                 rows.append((bench + scorer, model, item, value, day))
-    if waiting:
-        notes.append(
-            f"{waiting} log(s) not fetched yet: at most {cap} new logs a run (max_logs); later runs fetch them"
-        )
+    notes += [cap.note()] if cap.waiting else []
     if not rows:
         raise InputError(where(cfg.name, cfg.url), "no readable log of a successful run in the index")
     table = table_from_epochs(rows, cfg.name, cfg.url, excluded=tuple(excluded), notes=tuple(notes))
     prov = provenance(cfg.url, downloads[:1])  # the index's hash, and one hash over every log read
     logs = hashlib.sha256("".join(sorted(d.sha256 for d in downloads[1:])).encode()).hexdigest()[:12]
-    return replace(table, provenance={**prov, "revision": f"{prov['revision']}+{len(downloads) - 1}logs:{logs}"})
+    return replace(
+        table,
+        more=cap.waiting > 0,
+        provenance={**prov, "revision": f"{prov['revision']}+{len(downloads) - 1}logs:{logs}"},
+    )

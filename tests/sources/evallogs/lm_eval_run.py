@@ -16,8 +16,8 @@ from pathlib import Path
 MODELS = {"toy-a": 0.8, "toy-b": 0.4, "toy-c": 0.6}  # model name (pretrained=) -> skill
 N_DOCS = 12
 
-TASKS = {
-    "mc.yaml": """task: toy_mc
+TASKS = {  # kind -> the task's YAML
+    "mc": """task: {name}
 dataset_path: json
 dataset_kwargs:
   data_files:
@@ -35,7 +35,7 @@ metric_list:
     aggregation: mean
     higher_is_better: true
 """,
-    "gen.yaml": """task: toy_gen
+    "gen": """task: {name}
 dataset_path: json
 dataset_kwargs:
   data_files:
@@ -67,8 +67,11 @@ def unit(*parts: object) -> float:
     return int(hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:8], 16) / 2**32
 
 
-def run_harness(root: Path) -> Path:
-    """Write the tasks, run both on every model, log the samples; returns the output folder."""
+def run_harness(root: Path, models: dict[str, float] = MODELS, tasks: dict[str, str] | None = None) -> Path:
+    """Write the tasks (name -> kind, ``mc`` or ``gen``; by default ``toy_mc`` and ``toy_gen``), run each on
+    every model (name -> skill), log the samples; returns the output folder (a folder per model, named as
+    the harness names it: ``org__model``)."""
+    tasks_of = tasks or {"toy_mc": "mc", "toy_gen": "gen"}
     os.environ.update(HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HF_HOME=str(root / "hf"))
     from lm_eval import simple_evaluate
     from lm_eval.api.model import LM
@@ -76,21 +79,22 @@ def run_harness(root: Path) -> Path:
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
-    tasks = root / "tasks"
-    tasks.mkdir(parents=True, exist_ok=True)
+    folder = root / "tasks"
+    folder.mkdir(parents=True, exist_ok=True)
     docs = [
         {
             "question": f"What is {k} + {k}?",
             "choices": [str(2 * k), str(2 * k + 1), "0"],
             "label": 0,
             "answer": str(2 * k),
+            "question_id": 70 + 3 * k,  # a dataset's own id, not the document's index
         }
         for k in range(1, N_DOCS + 1)
     ]
-    data = tasks / "data.jsonl"
+    data = folder / "data.jsonl"
     data.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
-    for name, text in TASKS.items():
-        (tasks / name).write_text(text.format(data=data), encoding="utf-8")
+    for name, kind in tasks_of.items():
+        (folder / f"{name}.yaml").write_text(TASKS[kind].format(data=data, name=name), encoding="utf-8")
 
     def truth(context: str) -> int:
         return 2 * int(context.split("What is ")[1].split(" +")[0])
@@ -123,14 +127,14 @@ def run_harness(root: Path) -> Path:
                 out.append(answer if u < self.skill * 0.6 else f"It is {answer}." if u < self.skill else "no idea")
             return out
 
-    manager = TaskManager(include_path=str(tasks))
+    manager = TaskManager(include_path=str(folder))
     output = root / "out"
-    for name, skill in MODELS.items():
+    for name, skill in models.items():
         model_args = f"pretrained={name},skill={skill}"
         results = simple_evaluate(
             model="benchwatch-toy",
             model_args=model_args,
-            tasks=["toy_mc", "toy_gen"],
+            tasks=list(tasks_of),
             task_manager=manager,
             log_samples=True,
         )
