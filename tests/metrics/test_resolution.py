@@ -147,3 +147,34 @@ def test_bounds_hold_and_found_is_not_a_false_alarm(pool, n_items, shape, reps):
         assert s["fill"] >= 0.7, s  # the empty top is found (the full run: at least 80%)
     if s["thin_reported"]:
         assert s["thin_truly_thin"] >= 0.8, s
+
+
+def test_a_simulated_pool_answers_as_each_of_its_models_would():
+    """Models of one ability are drawn as one binomial of all their answers: with every draw at its expected
+    value, the likelihood is the brute-force one summed model by model (in closed form, from the 1PL)."""
+    from scipy.special import expit
+
+    from bot.irt import difficulty_b
+    from bot.metrics import axis_grid, matched_likelihood
+    from bot.metrics.bounds import axis_likelihood
+
+    class Expected:  # an rng whose binomial draws are their means; the items' positions as a real rng draws them
+        def __init__(self, seed):
+            self.real = np.random.default_rng(seed)
+
+        def random(self, n):
+            return self.real.random(n)
+
+        def binomial(self, n, p):
+            return n * p
+
+    theta = np.repeat([-1.2, -0.3, 0.0, 0.45, 1.7], [7, 3, 20, 1, 9]) + 0.0
+    got = matched_likelihood(theta, 3.0, 40, UNIFORM, "ability-quantile", Expected(5), grid=60)
+    z_grid = axis_grid(60)
+    b_grid = difficulty_b(z_grid, theta, "ability-quantile")
+    b = difficulty_b(np.random.default_rng(5).random(40), theta, "ability-quantile")
+    totals = sum(3.0 * expit(t - b) for t in theta)  # model by model
+    softplus = sum(np.logaddexp(0.0, t - b_grid) for t in theta)
+    want = axis_likelihood(-totals[:, None] * b_grid[None, :] - 3.0 * softplus[None, :], z_grid)
+    assert got.counts.tolist() == want.counts.tolist()
+    np.testing.assert_allclose(got.like, want.like, rtol=1e-9, atol=1e-12)
