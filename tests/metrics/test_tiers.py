@@ -72,7 +72,7 @@ def test_equal_models_share_a_tier_and_the_separation_rate_grows_with_the_gap(n_
             tiered[gap] += tier[f"m{k}"] > max(tier[f"m{j}"] for j in range(4))
     assert shared / runs >= 0.95 - 2 * math.sqrt(0.05 * 0.95 / runs)
     told = {g: round(c / runs, 2) for g, c in pairwise.items()}
-    lower = {g: round(c / runs, 2) for g, c in tiered.items()}
+    lower = {g: round(float(c) / runs, 2) for g, c in tiered.items()}
     print(f"{n_items} items: equal share a tier {shared / runs:.0%}; told apart by gap {told}; lower tier {lower}")
     assert told[2] <= told[5] + 0.05 <= told[10] + 0.1
     if n_items == 4000:
