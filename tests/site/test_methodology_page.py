@@ -1,0 +1,28 @@
+"""The methodology page publishes the calibration's tables for every cell of the script's grid."""
+
+from __future__ import annotations
+
+import re
+
+from tests.conftest import ROOT
+from tests.metrics.test_resolution import _calibration
+
+
+def test_the_calibration_tables_cover_every_cell_of_the_grid():
+    cal = _calibration()
+    page = (ROOT / "site" / "docs" / "methodology.md").read_text(encoding="utf-8")
+    section = page.split("## Calibration", 1)[1].split("\n## ", 1)[0]
+    grid = {(pool, f"{n:,}", shape) for pool, n, shape, _, _ in cal.cells(1, False, None, None)}
+    tables = re.split(r"\n\n(?=[A-Z])", section)
+    rows = [
+        [{tuple(c.strip() for c in line.strip("|").split("|")[:3]) for line in t.splitlines() if line.startswith("| ")}]
+        for t in tables
+        if "| Pool | Items | Shape |" in t
+    ]
+    assert len(rows) == 3
+    for (found,) in rows:
+        assert grid <= found, sorted(grid - found)[:5]
+    for line in section.splitlines():  # every row of the first table: 40 benchmarks, four shares and a limit
+        if line.startswith("| ") and "%" in line and line.count("|") == 9:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            assert cells[3] == "40" and all(c.endswith("%") for c in cells[4:7]) and 0 < float(cells[7]) <= 1
