@@ -39,6 +39,7 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 
 from bot.errors import InputError
+from bot.sources.parsing import json_lines
 from bot.sources.table import AGGREGATE_COLUMNS, SourceTable
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "data" / "eee"
@@ -183,13 +184,7 @@ def instance_rows(record: dict, lines: Iterable[bytes], where: str) -> tuple[lis
     scales = {k: _scale(results[k]) for k in chosen}
     model, date = str(record["model_info"]["id"]), _date(record)
     rows, unbounded = [], set()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            sample = json.loads(line)
-        except ValueError as exc:
-            raise InputError(where, f"not JSON: {exc}", row=number) from None
+    for number, sample in json_lines(lines, where):
         validate_eee_record(sample, "instance", where, row=number)
         if sample["evaluation_id"] != record["evaluation_id"]:
             raise InputError(

@@ -26,7 +26,7 @@ from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.eee import aggregate_rows, check_samples, instance_rows, table_from_records, validate_eee_record
 from bot.sources.http import Fetcher, FetchError
-from bot.sources.parsing import NewDownloads, provenance, read_bytes, where
+from bot.sources.parsing import NewDownloads, json_lines, provenance, read_bytes, where
 from bot.sources.table import SourceTable
 
 INDEX = "flat/indexes/by_collection/{collection}.jsonl"
@@ -35,13 +35,7 @@ MAX_RECORDS = 50
 
 def _index(body: bytes, src: str) -> list[dict]:
     rows = []
-    for number, line in enumerate(body.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise InputError(src, f"not JSON: {exc}", row=number) from None
+    for number, row in json_lines(body.splitlines(), src):
         path = row.get("legacy_path") if isinstance(row, dict) else None
         if not isinstance(path, str) or not path.startswith("data/") or ".." in path.split("/"):
             raise InputError(src, "an index row without a data/ path", row=number, field="legacy_path", value=path)
