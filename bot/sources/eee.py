@@ -39,7 +39,7 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 
 from bot.errors import InputError
-from bot.sources.parsing import json_lines
+from bot.sources.jsonl import json_lines
 from bot.sources.table import AGGREGATE_COLUMNS, SourceTable
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "data" / "eee"

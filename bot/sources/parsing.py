@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from bot.errors import InputError
@@ -111,15 +111,3 @@ class NewDownloads:
             f"{self.waiting} {self.what}(s) not fetched yet: at most {self.cap} new {self.what}s a run "
             f"({self.option}); later runs fetch them"
         )
-
-
-def json_lines(lines: Iterable[str | bytes], src: str) -> Iterator[tuple[int, Any]]:
-    """(line number, value) of each non-blank line of a JSON-lines file; a line that is not JSON is an error
-    naming its number."""
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except ValueError as exc:
-            raise InputError(src, f"not JSON: {exc}", row=number) from None

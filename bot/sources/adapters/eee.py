@@ -26,7 +26,8 @@ from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.eee import aggregate_rows, check_samples, instance_rows, table_from_records, validate_eee_record
 from bot.sources.http import Fetcher, FetchError
-from bot.sources.parsing import NewDownloads, json_lines, provenance, read_bytes, where
+from bot.sources.jsonl import json_lines
+from bot.sources.parsing import NewDownloads, provenance, read_bytes, where
 from bot.sources.table import SourceTable
 
 INDEX = "flat/indexes/by_collection/{collection}.jsonl"
