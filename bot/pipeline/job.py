@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import pandas as pd
 from filelock import FileLock, Timeout
@@ -142,7 +142,7 @@ def audit_with_history(
         audit = scores_only(
             rows,
             reason,
-            source=table.location,
+            source=_public(table.location),
             synthetic=table.synthetic,
             scale=scale,
             ceiling=ceiling,
@@ -166,7 +166,7 @@ def audit_with_history(
     audit = measure(
         rows,
         fit,
-        source=table.location,
+        source=_public(table.location),
         synthetic=table.synthetic,
         scale=scale,
         target=target,
@@ -336,11 +336,20 @@ def _gate(run: _Run, batch: _Batch, name: str, rows: pd.DataFrame, unfit: str | 
     return None
 
 
+def _public(location: str) -> str:
+    """A source's location as records and pages show it: a URL as it is, a local file by its name only (a page
+    never shows the paths of the machine that built it)."""
+    if "://" in location and not location.startswith("file://"):
+        return location
+    return PurePath(location.removeprefix("file://")).name or location
+
+
 def _provenance(fig: dict, table: SourceTable, rows: pd.DataFrame) -> dict:
     """A record's size in rows, its data's origin (the bundled file's, or the URL) and its excluded models."""
     prov = table.provenance
     fig["n_cells"] = len(rows)
-    fig["origin"] = str(prov.get("origin") or prov.get("url") or table.location)
+    origin = str(prov.get("origin") or prov.get("url") or table.location)
+    fig["origin"] = origin if prov.get("origin") else _public(origin)
     fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == fig["benchmark"]]
     return fig
 
@@ -427,7 +436,9 @@ def _aggregates(
             notes.append(stop)
             continue
         change = diff_snapshots(load_snapshot(run.reports, name, "aggregates"), rows)
-        fig, by_date, tiers = audit_leaderboard(rows, source=table.location, ceiling=run.rules.ceiling_for(name))
+        fig, by_date, tiers = audit_leaderboard(
+            rows, source=_public(table.location), ceiling=run.rules.ceiling_for(name)
+        )
         fig = _provenance(fig, table, rows)
         run.record(batch, fig, source, change, table.pages.get(name))
         if by_date is not None:

@@ -117,3 +117,12 @@ def test_no_csv_cell_starts_a_formula_and_the_names_read_back(hostile_site):
                     raise AssertionError(f"{path}: {cell!r}")
     models = load_table(next((root / "r" / "models").glob("*.csv")))
     assert set(FORMULAS) <= set(models["model"])  # reports/ reads back exactly what upstream said
+
+
+def test_no_page_feed_plot_or_download_names_the_folder_it_was_built_in(hostile_site):
+    """The input was a local file under a temporary folder: its name is shown, never the folder."""
+    root, site = hostile_site
+    texts = _texts(site, {".html", ".xml", ".svg", ".csv", ".json", ".md"})
+    assert any("hostile.csv" in t for t in texts.values())
+    for path, text in texts.items():
+        assert str(root) not in text and "/tmp/" not in text, path
