@@ -165,6 +165,11 @@ def _bounds(bench: Benchmark, extra: pd.DataFrame | None) -> dict | None:
     if bench.responses is None or "theta_axis" not in bench.models.columns:
         return None
     theta = bench.models.set_index("model")["theta_axis"].astype(float).dropna()
+    theta_sd = (
+        bench.models.set_index("model")["theta_sd"].astype(float).reindex(theta.index).to_numpy()
+        if "theta_sd" in bench.models.columns
+        else None
+    )
     rows = bench.responses[bench.responses["model"].isin(theta.index)]
     if extra is not None and len(extra):
         rows = pd.concat([rows, extra.assign(item_id="candidate " + extra["item_id"].astype(str))], ignore_index=True)
@@ -181,6 +186,7 @@ def _bounds(bench: Benchmark, extra: pd.DataFrame | None) -> dict | None:
         theta.to_numpy(),
         items.size,
         rec.get("scale") or "ability-quantile",
+        theta_sd=theta_sd,
     )
     figures = {k: v for k, v in axis_bounds(lik, target).record_fields().items() if k in BOUND_KEYS}
     thresholds = {k: v["threshold"] for k, v in (rec.get("verdicts") or {}).items()}

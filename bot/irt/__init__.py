@@ -24,6 +24,6 @@ __all__ = exports(
         ".rasch_map": ("RaschFit", "fit_map", "neg_log_posterior"),
         ".rasch_nuts": ("fit_nuts", "nutpie_available"),
         ".responses": ("ResponseArrays", "arrays_from_dense", "encode_responses"),
-        ".scale": ("difficulty_b", "difficulty_z"),
+        ".scale": ("UncertainAbilities", "difficulty_b", "difficulty_z", "uncertain_abilities"),
     },
 )

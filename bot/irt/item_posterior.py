@@ -349,12 +349,16 @@ def cell_loglik(
     theta: np.ndarray,
     grid: np.ndarray,
     n_items: int,
+    slope: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each item's log likelihood on the grid (items x G) from the observed cells alone (no model x item
-    array): the sum over its cells of s log sigmoid(theta - g) + (w - s) log sigmoid(g - theta)."""
+    array): the sum over its cells of s log sigmoid(theta - g) + (w - s) log sigmoid(g - theta), each model's
+    logit times its ``slope`` where given (an ability's own error, ``bot.irt.scale.uncertain_abilities``)."""
     from bot.irt.kernels import rows_add
 
     eta = theta[:, None] - grid[None, :]
+    if slope is not None:
+        eta = eta * np.asarray(slope, float)[:, None]
     out = np.zeros((n_items, grid.size))
     rows_add(out, np.asarray(item_idx), np.asarray(model_idx), successes, log_expit(eta))
     return rows_add(out, np.asarray(item_idx), np.asarray(model_idx), trials - successes, log_expit(-eta))

@@ -155,7 +155,7 @@ def pool_key(*parts: object, arrays: tuple[np.ndarray, ...] = ()) -> str:
     return digest.hexdigest()[:24]
 
 
-RESOLVE_VERSION = 5
+RESOLVE_VERSION = 6
 ABILITY_STEP = 0.01  # logits: the simulated pools' abilities, to this step (models of one ability pooled)
 POOL_FACTORS = (2, 4, 8, 16, 32, 64, 128)  # larger pools tried, as multiples of this one (until one decides)
 RESOLVE_REPLICATES = 1  # simulated matched benchmarks per pool tried

@@ -25,7 +25,6 @@ from bot.irt import (
 from bot.metrics import (
     TIERED_MODELS,
     UNIFORM,
-    AxisLikelihood,
     Bounds,
     Cache,
     Coverage,
@@ -314,14 +313,6 @@ def scores_only(
     )
 
 
-def axis_likelihood_of(responses: pd.DataFrame, theta: np.ndarray, scale: str) -> AxisLikelihood:
-    """Every item's likelihood on the z grid of the bounds, from the observed cells (abilities held at theta)."""
-    data = encode_responses(responses)
-    return likelihood_from_cells(
-        data.model_idx, data.item_idx, data.weight, data.weight * data.y, theta, data.n_items, scale
-    )
-
-
 def measure(
     responses: pd.DataFrame,
     fit: RaschFit,
@@ -384,7 +375,14 @@ def measure(
         posterior = figures_from_draws(draws, target, reference=reference)
         progress("bounds, for any difficulty distribution")
         lik = likelihood_from_cells(
-            data.model_idx, data.item_idx, data.weight, data.weight * data.y, theta, data.n_items, scale
+            data.model_idx,
+            data.item_idx,
+            data.weight,
+            data.weight * data.y,
+            theta,
+            data.n_items,
+            scale,
+            theta_sd=fit.theta_sd,  # the abilities' own error: 40 answers place a model to about 0.38 logits
         )
         bounds = axis_bounds(lik, target)
         levels = _cached_levels(len(fit.items), target, cache)
