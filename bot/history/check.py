@@ -4,6 +4,7 @@ files checked against each other, and what can be rebuilt from the rest rebuilt 
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -65,9 +66,25 @@ def _file_loaders(reports: Reports) -> dict[Path, Callable[[], object]]:
     return loaders
 
 
+def implied_files(reports: Reports, rec: dict) -> list[Path]:
+    """The files a published record implies: its models table and last good data, and the items table of a
+    benchmark whose items were placed. None for a record waiting for its refit (``rebuilt``, ``refit``)."""
+    if rec.get("rebuilt") or rec.get("refit"):
+        return []
+    name = rec["benchmark"]
+    if rec.get("kind") == "aggregate":
+        return [reports.models(name), reports.snapshot(name, "aggregates")]
+    files = [reports.models(name), reports.snapshot(name, "responses")]
+    if rec.get("max_gap") is not None:
+        files.append(reports.items(name))
+    return files
+
+
 def check_reports(root: str | Path, site: str | Path | None = None) -> list[str]:
     """Every problem of a reports folder (and of its built site), one line each; empty when all is well."""
     reports = Reports(Path(root))
+    if not reports.root.is_dir():
+        return [f"{reports.root}: no such folder (nothing to check)"]
     problems = []
     if (reports.root / STAGING / COMMIT).exists():
         problems.append(f"{reports.root / STAGING}: a committed run was interrupted while its files were swapped in")
@@ -90,6 +107,14 @@ def check_reports(root: str | Path, site: str | Path | None = None) -> list[str]
         again = history[key].eq(history.groupby("benchmark")[key].shift()).all(axis=1)  # a row that changed nothing
         for row in history[again].itertuples():
             problems.append(f"{reports.history}: {row.benchmark!r} at revision {row.revision!r} twice in a row")
+    if not reports.latest.exists() and reports.history not in damaged:
+        named = load_history(reports)["benchmark"].nunique()
+        if named:
+            problems.append(f"{reports.latest}: missing while history.csv holds {named} benchmark(s)")
+    for name, rec in sorted(latest.items()):
+        for path in implied_files(reports, rec):
+            if not path.exists():
+                problems.append(f"{path}: missing, while latest.json publishes {name!r}")
     for a, b in slug_collisions(set(latest)):
         problems.append(f"{reports.latest}: benchmarks {a!r} and {b!r} share one file name")
     if site is not None:
@@ -151,6 +176,38 @@ def _latest_from_history(history: pd.DataFrame) -> dict:
     return {"benchmarks": sorted(records, key=lambda r: r["benchmark"])}
 
 
+def _own_files(reports: Reports, name: str) -> set[Path]:
+    """Every table and snapshot a benchmark may have."""
+    return {
+        reports.items(name),
+        reports.models(name),
+        reports.by_date(name),
+        reports.snapshot(name, "responses"),
+        reports.snapshot(name, "aggregates"),
+    }
+
+
+def _salvage_entries(path: Path) -> tuple[list[dict], int]:
+    """The complete entries of a cut or damaged ``{"changes": [...]}`` file, and how many were lost (at least
+    the one that was cut, when the file does not end where an entry does)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    start = text.find("[")
+    decoder, kept, at = json.JSONDecoder(), [], start + 1
+    while start >= 0:
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        if at >= len(text) or text[at] != "{":
+            break
+        try:
+            entry, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            break
+        if isinstance(entry, dict):
+            kept.append(entry)
+    complete = text.rstrip().endswith("}") and text[at:].strip().startswith("]")
+    return kept, 0 if complete else 1
+
+
 def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list[str]:
     """Fix what ``check_reports`` finds from the folder's other files; every file
     replaced is first copied to ``.repair-backup/<time>/``. Returns what was done, one line each."""
@@ -168,6 +225,7 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
         done.append(f"{path}: {how}" + (f" (the old file is in {backup})" if backup.exists() else ""))
 
     loaders = _file_loaders(reports)
+    refit: set[Path] = set()  # tables and snapshots moved aside
     for path, load in loaders.items():
         if _problem(load) is None:
             continue
@@ -184,14 +242,29 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
         elif path == reports.sources:
             replace(path, to_json({"sources": {}}), "reset: the next run records every source again")
         elif path == reports.changelog:
-            replace(path, to_json({"changes": []}), "reset: the next change of each benchmark is logged again")
-        else:  # a table or a snapshot: the next run of its benchmark writes it again
+            kept, lost = _salvage_entries(path)
+            replace(path, to_json({"changes": kept}), f"kept the {len(kept)} complete entries, dropped {lost}")
+        else:  # a table or a snapshot: moved aside, its benchmark refitted from its data on the next run
             (backup / path.relative_to(reports.root)).parent.mkdir(parents=True, exist_ok=True)
             shutil.move(path, backup / path.relative_to(reports.root))
-            done.append(f"{path}: moved to {backup} (the next run of its benchmark writes it again)")
-    if _problem(lambda: load_latest(reports)) is not None:
+            refit.add(path)
+    if _problem(lambda: load_latest(reports)) is not None or (
+        not reports.latest.exists() and len(load_history(reports))
+    ):
         history = load_history(reports)
         replace(reports.latest, to_json(_latest_from_history(history)), "rebuilt from history.csv (refit next run)")
+    latest_now = load_latest(reports)
+    for name, rec in sorted(latest_now.items()):  # a published benchmark whose files are damaged or gone
+        gone = {p for p in implied_files(reports, rec) if not p.exists()} | (refit & _own_files(reports, name))
+        if gone:
+            rec["refit"] = "its files were damaged or missing: " + ", ".join(sorted({p.name for p in gone}))
+            for p in sorted(gone):
+                how = "moved to the backup" if p in refit else "missing"
+                done.append(f"{p}: {how}; {name!r} is refitted from its data on the next run, which writes it again")
+    if any(rec.get("refit") for rec in latest_now.values()):
+        replace(reports.latest, to_json({"benchmarks": [latest_now[k] for k in sorted(latest_now)]}), "refits marked")
+    for path in sorted(refit - {p for n in latest_now for p in _own_files(reports, n)}):
+        done.append(f"{path}: moved to the backup (no published benchmark has it)")
     latest = {k: r for k, r in load_latest(reports).items() if not r.get("rebuilt")}
     history = load_history(reports)
     have = set(zip(history["benchmark"], history["revision"], strict=True))

@@ -335,14 +335,34 @@ def history_rows(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame([{c: rounded(r.get(c)) for c in HISTORY_COLUMNS} for r in rows], columns=HISTORY_COLUMNS)
 
 
-def append_history(reports: Reports, rows: list[dict]) -> None:
-    """Append snapshot rows to history.csv."""
+REPEAT_KEY = ["revision", "method", "scale"]  # a history row with these as its benchmark's last one says nothing new
+
+
+def append_history(reports: Reports, rows: list[dict]) -> int:
+    """Append snapshot rows to history.csv, except a row that only repeats its benchmark's last one (the same
+    revision, method and scale: a refit after lost figures, not a new snapshot). Returns the rows appended."""
     if not rows:
-        return
+        return 0
     old = load_history(reports)
     new = history_rows(rows)
+    last = (
+        {}
+        if old.empty
+        else {r["benchmark"]: r for r in old.drop_duplicates("benchmark", keep="last").to_dict("records")}
+    )
+    keep = []
+    for row in new.to_dict("records"):
+        before = last.get(row["benchmark"])
+        if before is not None and all(str(before[k]) == str(row[k]) for k in REPEAT_KEY):
+            continue
+        keep.append(row)
+        last[row["benchmark"]] = row
+    if not keep:
+        return 0
+    new = pd.DataFrame(keep, columns=HISTORY_COLUMNS)
     both = new if old.empty else pd.concat([old, new], ignore_index=True)
     _write_if_changed(reports, reports.history, csv_text(both))
+    return len(keep)
 
 
 def append_run(reports: Reports, row: dict) -> None:
@@ -370,10 +390,24 @@ def load_table(path: Path) -> pd.DataFrame | None:
     return read_table(Reports(path.parent.parent), path)
 
 
+TABLE_COLUMNS = {  # the columns every reader of a per-benchmark table relies on, by its folder
+    "items": ("item_id", "b", "b_sd", "z"),
+    "models": ("model", "score"),
+    "by_date": ("date",),
+}
+
+
 def read_table(reports: Reports, path: Path) -> pd.DataFrame | None:
-    """A per-benchmark table as this run sees it (its own staged writes first), or None."""
+    """A per-benchmark table as this run sees it (its own staged writes first), or None; a table without the
+    columns its readers rely on is damaged."""
     text = reports.read(path)
-    return None if text is None else parse_csv(path, text)
+    if text is None:
+        return None
+    df = parse_csv(path, text)
+    missing = [c for c in TABLE_COLUMNS.get(path.parent.name, ()) if c not in df.columns]
+    if missing:
+        raise _damaged(path, f"no column {', '.join(map(repr, missing))} (the header is {','.join(df.columns)!r})")
+    return df
 
 
 def load_snapshot(reports: Reports, benchmark: str, kind: str = "responses") -> pd.DataFrame | None:

@@ -228,7 +228,8 @@ class _Run:
 
     def unchanged(self, name: str, revision: str, method: str | None, scale: str | None) -> bool:
         before = self.previous.get(name)
-        same = before is not None and before.get("revision") == revision and not before.get("rebuilt")
+        same = before is not None and before.get("revision") == revision
+        same = same and not before.get("rebuilt") and not before.get("refit")  # `repair` asks for a refit
         same = same and before.get("figures_version") == FIGURES_VERSION  # figures of an older benchwatch: redone
         return same and (before.get("method"), before.get("scale")) == (method, scale) and not self.force
 
@@ -464,7 +465,11 @@ def _keep_unchanged(run: _Run, name: str, ctx: dict) -> str | None:
         return None
     for rec in mine:
         fitted = rec.get("method") is not None
-        if rec.get("rebuilt") or (fitted and (rec.get("method"), rec.get("scale")) != (ctx["method"], ctx["scale"])):
+        if (
+            rec.get("rebuilt")
+            or rec.get("refit")
+            or (fitted and (rec.get("method"), rec.get("scale")) != (ctx["method"], ctx["scale"]))
+        ):
             return None
     for rec in mine:
         run.owners.setdefault(rec["benchmark"], name)
@@ -629,14 +634,14 @@ def apply_delta(reports: Reports, delta: Delta, *, now: str, started: float, log
                 reports.write_bytes(path, data)
         compare_pages(records, lambda name: read_table(reports, reports.models(name)))
         write_latest(reports, records)
-        append_history(reports, delta.new_rows)
+        appended = append_history(reports, delta.new_rows)
         old_alerts = load_alerts(reports)
         seen = {a["id"] for a in old_alerts}
         new_alerts = [a for a in new_alerts if a["id"] not in seen]
         write_alerts(reports, old_alerts + new_alerts)
         append_changelog(reports, delta.changes)
         write_sources(reports, {**load_sources(reports), **delta.statuses})
-        notes.append(f"{len(delta.new_rows)} new snapshots, {len(new_alerts)} alerts -> {reports.root}")
+        notes.append(f"{appended} new snapshot(s), {len(new_alerts)} alert(s) -> {reports.root}")
     phase("staging")
     ok, failed = delta.ok, delta.failed
     append_run(  # in the same commit as what the run did: the log never misses a run that changed reports/
@@ -645,14 +650,14 @@ def apply_delta(reports: Reports, delta: Delta, *, now: str, started: float, log
             "started_at": now,
             "seconds": f"{time.perf_counter() - started:.2f}",
             "benchmarks": len(records),
-            "new_snapshots": len(delta.new_rows),
+            "new_snapshots": appended,
             "alerts": len(new_alerts),
             "status": "ok" if not failed else ("failed" if not ok else f"{failed} source(s) failed"),
             "sources": " ".join(delta.outcomes),
         },
     )
     phase("run log")
-    return JobResult(len(records), len(delta.new_rows), len(new_alerts), 0, ok, failed)
+    return JobResult(len(records), appended, len(new_alerts), 0, ok, failed)
 
 
 def _build(

@@ -28,10 +28,40 @@ def read_bytes(download: Download, source: str) -> bytes:
         raise InputError(where(source, download.url), f"a damaged gzip body ({exc})") from None
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str, first: Any, second: Any):
+        super().__init__(key)
+        self.key, self.first, self.second = key, first, second
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """An object's members; a key given twice must have one value (the JSON standard leaves it undefined,
+    and Python's reader silently keeps the last)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out and out[key] != value:
+            raise _DuplicateKey(key, out[key], value)
+        out[key] = value
+    return out
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def read_json(download: Download, source: str) -> Any:
-    """The JSON document of a download; truncated or invalid JSON is an InputError."""
+    """The JSON document of a download; truncated or invalid JSON, or an object with one key given twice with
+    two values, is an InputError."""
     try:
-        return json.loads(read_bytes(download, source))
+        return json.loads(read_bytes(download, source), object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise InputError(
+            where(source, download.url),
+            f"the key {exc.key!r} appears twice in one object, with two values ({_short(exc.first)} and "
+            f"{_short(exc.second)}): which is meant cannot be told",
+            field=exc.key,
+        ) from None
     except json.JSONDecodeError as exc:
         raise InputError(
             where(source, download.url),

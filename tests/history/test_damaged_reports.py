@@ -3,6 +3,7 @@ every damage, `repair` rebuilds from the rest with a backup, and the next run go
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 
@@ -137,3 +138,106 @@ def test_alerts_are_rebuilt_from_the_history(good, tmp_path):
     assert main(["repair", "--reports", str(reports)]) == 0
     rebuilt = json.loads((reports / "alerts.json").read_text())["alerts"]
     assert [a["id"] for a in rebuilt] == [a["id"] for a in original]  # every change of state and flag
+
+
+def _copy(good, tmp_path):
+    root, third = good
+    reports, cache = tmp_path / "r", tmp_path / "c"
+    shutil.copytree(root / "r", reports)
+    shutil.copytree(root / "c", cache) if (root / "c").exists() else cache.mkdir()
+
+    def run(data) -> int:
+        return main(["run", "--input", str(data), "--reports", str(reports), "--cache", str(cache), "--no-site"])
+
+    return reports, run, root / "2.csv", third
+
+
+def test_a_deleted_latest_is_found_rebuilt_and_refitted_without_a_repeated_row(good, tmp_path, capsys):
+    """Issue 27, case 1: check said 0 problems and repair did nothing; the next run appended rows repeating
+    the previous revision."""
+    reports, run, same, _ = _copy(good, tmp_path)
+    history = (reports / "history.csv").read_bytes()
+    latest = json.loads((reports / "latest.json").read_text())["benchmarks"]
+    (reports / "latest.json").unlink()
+    assert main(["check", "--reports", str(reports)]) == 1
+    assert "latest.json: missing while history.csv holds 1 benchmark(s)" in capsys.readouterr().out
+    assert main(["repair", "--reports", str(reports)]) == 0
+    assert "0 problem(s) left" in capsys.readouterr().out
+    assert run(same) == 0
+    assert (reports / "history.csv").read_bytes() == history
+    again = json.loads((reports / "latest.json").read_text())["benchmarks"]
+    assert [r["revision"] for r in again] == [r["revision"] for r in latest] and "ddm" in again[0]
+    assert main(["check", "--reports", str(reports)]) == 0
+
+
+def test_a_run_never_appends_a_row_that_repeats_the_last_revision(good, tmp_path):
+    """Without a repair: latest.json gone, the run refits, and the history gains nothing."""
+    reports, run, same, _ = _copy(good, tmp_path)
+    history = (reports / "history.csv").read_bytes()
+    (reports / "latest.json").unlink()
+    assert run(same) == 0
+    assert (reports / "history.csv").read_bytes() == history
+    assert main(["check", "--reports", str(reports)]) == 0
+
+
+def test_a_cut_changelog_keeps_its_complete_entries(good, tmp_path, capsys):
+    """Issue 27, case 3: repair reset the changelog to empty."""
+    reports, _, _, _ = _copy(good, tmp_path)
+    path = reports / "changelog.json"
+    original = json.loads(path.read_text())["changes"]
+    assert len(original) == 2
+    text = path.read_text()
+    path.write_text(text[: text.rindex('"snapshot_at"')])  # cut inside the last entry
+    assert main(["repair", "--reports", str(reports)]) == 0
+    assert "kept the 1 complete entries, dropped 1" in capsys.readouterr().out
+    assert json.loads(path.read_text())["changes"] == original[:1]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: p.write_text(p.read_text()[: len(p.read_text()) // 3]),  # cut short
+        lambda p: p.write_text("item_id,z\nx,0.5\n"),  # the wrong columns
+        lambda p: p.unlink(),  # gone
+    ],
+    ids=["cut", "wrong columns", "deleted"],
+)
+def test_a_damaged_items_table_is_refitted_even_when_upstream_is_unchanged(good, tmp_path, capsys, damage):
+    """Issue 27, cases 4 and 5: repair moved the table aside saying the next run writes it again, and with the
+    data unchanged none did; a table with the wrong columns passed every check."""
+    reports, run, same, _ = _copy(good, tmp_path)
+    table = next((reports / "items").glob("*.csv"))
+    original = table.read_bytes()
+    damage(table)
+    assert main(["check", "--reports", str(reports)]) == 1
+    assert table.name in capsys.readouterr().out
+    assert main(["repair", "--reports", str(reports)]) == 0
+    out = capsys.readouterr().out
+    assert "refitted from its data on the next run" in out and "0 problem(s) left" in out, out
+    assert run(same) == 0
+    again, before = pd.read_csv(table), pd.read_csv(io.BytesIO(original))
+    pd.testing.assert_frame_equal(again, before, atol=1e-4)  # a refit from scratch: the fit's own tolerance
+    latest = json.loads((reports / "latest.json").read_text())["benchmarks"]
+    assert "refit" not in latest[0]
+    assert main(["check", "--reports", str(reports)]) == 0
+
+
+def test_a_damaged_snapshot_is_rebuilt_before_the_next_change_is_logged(good, tmp_path, capsys):
+    """Issue 27, case 6: with its snapshot moved aside and never rebuilt, the next one-cell change was logged
+    as every item and model added."""
+    reports, run, same, third = _copy(good, tmp_path)
+    snap = next((reports / "snapshots" / "responses").glob("*.csv.gz"))
+    original = snap.read_bytes()
+    snap.write_bytes(original[:20])
+    assert main(["repair", "--reports", str(reports)]) == 0
+    assert run(same) == 0
+    assert snap.read_bytes() == original
+    assert run(third) == 0
+    last = json.loads((reports / "changelog.json").read_text())["changes"][-1]
+    assert last["items_added"]["count"] == 0 and last["models_added"]["count"] == 0, last
+    assert last["items_rescored"]["count"] > 0
+
+
+def test_check_of_a_folder_that_does_not_exist_is_an_error(tmp_path, capsys):
+    assert main(["check", "--reports", str(tmp_path / "no-such")]) == 1
+    assert "no-such: no such folder" in capsys.readouterr().out

@@ -9,7 +9,11 @@ one shape, ``{"performances": [...], "models": [...], "date_marks": ...}``, with
   question has several samples, each an item (``item_fields = ["question_id", "sample_id"]``,
   ``score_field = "Pass@1"``);
 - test output prediction: ``question_id``, ``model``, ``pass@1``, with several rows for one question and no
-  field that tells them apart (a question's test cases): they are averaged into one item per question.
+  field that tells them apart (a question's test cases): they are averaged into one item per question
+  (``repeats = "mean"``).
+
+Elsewhere (``repeats = "error"``, the default) a (model, item) is one row: a row repeated with the same
+score is read once (the same data, the same revision), two rows with two scores are an error naming both.
 
 The file's ``release_date`` is a contamination cut-off, not a publication date, so rows carry no date.
 """
@@ -45,8 +49,28 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         score = proportion(require(row, field, (int, float), src, url, ctx), src, url, f"{ctx}.{field}", percent=True)
         out.append((model, item, score))
     scores = pd.DataFrame(out, columns=["model", "item_id", "score"])
+    repeats = str(cfg.options.get("repeats", "error"))
+    if repeats not in ("error", "mean"):
+        raise InputError(src, 'the option `repeats` must be "error" or "mean"', field="repeats", value=repeats)
+    notes: tuple[str, ...] = ()
+    if repeats == "error":
+        same = scores.duplicated()
+        if same.any():
+            notes = (f"{int(same.sum())} row(s) repeat a (model, item) with the same score: read once",)
+            scores = scores[~same]  # the index stays the row's place in the file
+        clash = scores.duplicated(["model", "item_id"], keep=False)
+        if clash.any():
+            first, second = scores.index[clash][:2]
+            a, b = scores.loc[first], scores.loc[second]
+            raise InputError(
+                where(src, url),
+                f"two rows for one (model, item) with two scores: performances[{first}] and performances[{second}] "
+                f'({a["model"]!r}, {a["item_id"]!r}: {a["score"]:g} and {b["score"]:g}); set `repeats = "mean"` '
+                "if such rows are meant to be averaged",
+                field="performances",
+            )
+    scores = scores.reset_index(drop=True)
     repeated = int(scores.duplicated(["model", "item_id"]).sum())
-    notes = ()
     if repeated:  # rows that nothing tells apart (test output prediction's test cases): one item, their mean
         counts = scores.groupby(["model", "item_id"])["score"].transform("size")
         scores = (
