@@ -704,8 +704,8 @@ def run_job(
 ) -> JobResult:
     """Run every stage once for every source; with ``strict`` off a failing source never stops the others.
 
-    The reports folder is locked for the whole run, and its files (figures, history, alerts, tables and
-    the snapshots of the data behind them) change together at the end, or not at all if the run dies
+    The reports folder is locked for the whole run, the site build included, and its files (figures, history,
+    alerts, tables and the snapshots of the data behind them) change together at the end, or not at all if the run dies
     before; the site is built aside and swapped in only when the build succeeded. A source that has not
     started ``deadline`` seconds after the run did fails with that reason (its last good data is kept).
 
@@ -732,12 +732,12 @@ def run_job(
             with reports.transaction(on_commit=lambda: phase("commit swap")):
                 delta, published = gather(sources, reports, **options)
                 result = apply_delta(reports, delta, now=now, started=started, log=log)
+        for callback in published:  # after the commit: a run killed before this only reads again
+            callback()
+        if part_out is None:  # under the lock: two runs never build one site at once
+            result = dataclasses.replace(result, pages=_build(reports, site_out, now, log, site_url))
     finally:
         lock.release()
-    for callback in published:  # after the commit: a run killed before this only reads again
-        callback()
-    if part_out is None:
-        result = dataclasses.replace(result, pages=_build(reports, site_out, now, log, site_url))
     return result
 
 
@@ -772,9 +772,9 @@ def merge_parts(
             for a, b in slug_collisions(set(delta.records) | set(load_latest(reports))):
                 raise InputError(str(reports.root), f"benchmarks {a!r} and {b!r} would share one file name")
             result = apply_delta(reports, delta, now=now or when, started=started, log=log)
+        return dataclasses.replace(result, pages=_build(reports, site_out, now or when, log, site_url))
     finally:
         lock.release()
-    return dataclasses.replace(result, pages=_build(reports, site_out, now or when, log, site_url))
 
 
 def _acquire(path: Path, timeout: float, log: Callable[[str], None]) -> FileLock:

@@ -13,7 +13,7 @@ import time
 
 import pandas as pd
 import pytest
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 import bot.pipeline.job as job_module
 from bot.cli import main
@@ -271,3 +271,25 @@ def test_sources_not_started_by_the_run_deadline_fail_and_keep_their_data(tmp_pa
     status = json.loads((tmp_path / "r" / "sources.json").read_text())["sources"]["s"]
     assert "deadline passed before this source started" in status["error"]
     assert (tmp_path / "r" / "latest.json").read_bytes() == latest
+
+
+def test_the_lock_is_held_through_the_site_build(tmp_path, monkeypatch):
+    """Issue 27, case 8: the lock ended before the site build, so a second run could start its own build and
+    remove the first one's folder under it. While the site is built, no other run can take the lock."""
+    held = {}
+
+    def phase(name):
+        if name == "site build":
+            other = FileLock(str(tmp_path / "r" / ".benchwatch.lock"))
+            try:
+                other.acquire(timeout=0)
+                other.release()
+                held[name] = False
+            except Timeout:
+                held[name] = True
+
+    monkeypatch.setattr(job_module, "phase", phase)
+    sources = [("s", lambda: SourceTable("s", "s.csv", _per_item("sim").astype(str)))]
+    _run(tmp_path, sources, site_out=tmp_path / "_site")
+    assert held == {"site build": True}
+    assert (tmp_path / "_site" / "index.html").exists()
