@@ -7,7 +7,9 @@ A part records the digest of the reports it was computed from: the merge refuses
 reports, since its alerts and history rows are differences from those.
 
 A part travels as a CI artifact, so the merge trusts nothing in it: the format, the types, every path
-(relative, inside the folders a run writes, no ``..``) and every file's hash are checked first.
+(relative, inside the folders a run writes, no ``..``), every file's hash and the manifest's own hash
+(``digest``: SHA-256 of the manifest's canonical JSON without it, so an edited history row or record is
+refused like an edited file) are checked first.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from bot.errors import InputError
 from bot.history import Reports, to_json
 
-FORMAT = 1
+FORMAT = 2  # 2: the manifest carries its own digest
 PART_FILE = "part.json"
 FILES = "files"
 BASE_FILES = ("latest.json", "history.csv", "alerts.json", "changelog.json", "sources.json")
@@ -36,6 +38,12 @@ def base_digest(reports: Reports) -> str:
         data = reports.read_bytes(reports.root / name)
         digest.update(name.encode() + b"\0" + (b"-" if data is None else hashlib.sha256(data).digest()))
     return digest.hexdigest()
+
+
+def manifest_digest(manifest: dict) -> str:
+    """SHA-256 of a manifest's canonical JSON (sorted keys, rounded floats), its own ``digest`` left out."""
+    body = {k: v for k, v in manifest.items() if k != "digest"}
+    return hashlib.sha256(to_json(body).encode("utf-8")).hexdigest()
 
 
 def write_part(folder: str | Path, delta, reports: Reports, *, now: str, position: int) -> None:
@@ -64,6 +72,7 @@ def write_part(folder: str | Path, delta, reports: Reports, *, now: str, positio
             "failed": delta.failed,
             "files": {rel: hashlib.sha256(data).hexdigest() for rel, data in sorted(delta.files.items())},
         }
+        manifest["digest"] = manifest_digest(manifest)
         (tmp / PART_FILE).write_text(to_json(manifest), encoding="utf-8")
         if folder.exists():
             shutil.rmtree(folder)
@@ -121,6 +130,10 @@ def read_part(folder: str | Path) -> dict:
             raise InputError(where, f"expected {kind.__name__}, got {type(manifest.get(key)).__name__}", field=key)
     if manifest["format"] != FORMAT:
         raise InputError(where, f"part format {manifest['format']} (this benchwatch reads {FORMAT})", field="format")
+    if not isinstance(manifest.get("digest"), str) or manifest_digest(manifest) != manifest["digest"]:
+        raise InputError(
+            where, "the manifest does not match its own SHA-256 (edited or damaged): refused", field="digest"
+        )
     files = {}
     for rel, sha in manifest["files"].items():
         rel = _safe_rel(folder, rel)

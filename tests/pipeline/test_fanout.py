@@ -16,6 +16,7 @@ from scipy.special import expit
 
 from bot.cli import main
 from bot.pipeline.audit import FLOOR_CACHE_ENV
+from bot.pipeline.parts import manifest_digest
 from bot.sources.real_snapshot import EVALPLUS_FILE, REAL_DIR
 
 NOW = "2026-11-30T06:00:00Z"
@@ -142,8 +143,15 @@ def test_a_merge_refuses_bad_parts_and_writes_nothing(flow, capsys):
     escape = tmp / "escape"
     shutil.copytree(team, escape)
     bad = {**manifest, "files": {"../../outside.csv": manifest["files"][rel]}}
+    bad["digest"] = manifest_digest(bad)  # even a manifest whose digest was made to match
     (escape / "part.json").write_text(json.dumps(bad))
     _refused(capsys, ["merge", str(escape), "--reports", reports], "outside the reports' tables")
+
+    edited = tmp / "edited"  # issue 27, case 9: one new history row's revision changed, the files untouched
+    shutil.copytree(team, edited)
+    rows = [{**manifest["new_rows"][0], "revision": "deadbeef0000"}, *manifest["new_rows"][1:]]
+    (edited / "part.json").write_text(json.dumps({**manifest, "new_rows": rows}))
+    _refused(capsys, ["merge", str(edited), "--reports", reports], "does not match its own SHA-256")
 
     _refused(capsys, ["merge", str(tmp / "nowhere"), "--reports", reports], "no part here")
     assert _files(tmp / "r") == before
