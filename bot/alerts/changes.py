@@ -126,7 +126,8 @@ def _verdict_alerts(previous: dict | None, current: dict, raised_at: str) -> lis
 
 
 def notice_alert(kind: str, bench: str, revision: str, raised_at: str, title: str) -> dict:
-    """An alert that is not a change of figures: a benchmark ``gone`` upstream, or new data ``held`` back."""
+    """An alert that is not a change of figures: a benchmark ``gone`` upstream, new data ``held`` back, or an
+    item count that ``grew`` past [rules] max_growth."""
     return {
         "id": f"{bench}/{kind}/{revision}",
         "benchmark": bench,

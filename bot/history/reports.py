@@ -366,11 +366,12 @@ def append_history(reports: Reports, rows: list[dict]) -> int:
 
 
 def append_run(reports: Reports, row: dict) -> None:
-    """Append one line to the run log."""
-    old = load_runs(reports)
-    new = pd.DataFrame([{c: row.get(c) for c in RUN_COLUMNS}], columns=RUN_COLUMNS)
-    both = new if old is None else pd.concat([old, new], ignore_index=True)
-    reports.write(reports.runs, csv_text(both))
+    """Append one line to the run log: the earlier lines are kept byte for byte (checked first, never
+    rewritten)."""
+    load_runs(reports)  # a damaged log is an error, not something to append to
+    old = reports.read(reports.runs)
+    new = csv_text(pd.DataFrame([{c: row.get(c) for c in RUN_COLUMNS}], columns=RUN_COLUMNS))
+    reports.write(reports.runs, new if old is None else old + new.split("\n", 1)[1])
 
 
 def write_table(reports: Reports, path: Path, df: pd.DataFrame) -> None:

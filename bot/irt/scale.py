@@ -64,7 +64,7 @@ class UncertainAbilities:
     pool's scale of z."""
 
     theta: np.ndarray  # posterior means
-    slope: np.ndarray  # 1 / sqrt(1 + pi v_j / 8)
+    slope: np.ndarray  # 1 / sqrt(1 + pi v / 8), the same for every model
     population: np.ndarray  # the estimates rescaled to the population's spread: what the z scale is read from
     spread: float  # tau, the population's standard deviation
     noise: float  # the root mean square of the standard errors
@@ -80,11 +80,11 @@ def uncertain_abilities(theta: np.ndarray, theta_sd: np.ndarray | None) -> Uncer
     # the population's variance, never below a quarter of the estimates' (a pool of near-identical noisy models)
     tau2 = max(total - float(s2.mean()), 0.25 * total)
     keep = tau2 / (tau2 + s2)
-    v = keep * s2
+    v = float(np.mean(keep * s2))
     rescale = np.sqrt(tau2 / total) if total > 0 else 1.0
     return UncertainAbilities(
         theta=mu + keep * (theta - mu),
-        slope=1.0 / np.sqrt(1.0 + np.pi * v / 8.0),
+        slope=np.full(theta.size, 1.0 / np.sqrt(1.0 + np.pi * v / 8.0)),
         population=mu + rescale * (theta - mu),
         spread=float(np.sqrt(tau2)),
         noise=float(np.sqrt(s2.mean())),

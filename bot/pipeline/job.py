@@ -247,6 +247,16 @@ class _Run:
             f"published (if the shrink is expected, list the benchmark in [rules] expect_shrink)"
         )
 
+    def grew(self, before: dict | None, fig: dict) -> str | None:
+        """The alert's title when the item count grew by more than [rules] max_growth since the last snapshot."""
+        old, new = (before or {}).get("n_items"), fig.get("n_items")
+        if not old or not new or new / old - 1 <= self.rules.max_growth:
+            return None
+        return (
+            f"{fig['benchmark']}: {old:,} -> {new:,} items since the last snapshot (more than "
+            f"{self.rules.max_growth:.0%} growth, [rules] max_growth): check that this is the same benchmark"
+        )
+
     def skip(self, batch: _Batch, name: str, reason: str, held_revision: str | None = None) -> None:
         """List a benchmark that is not published this run; held data also raises an alert (once per revision)."""
         batch.skipped.append({"benchmark": name, "reason": reason})
@@ -275,6 +285,9 @@ class _Run:
         fig["page"] = self.rules.page_for(name, page)
         batch.records[name] = fig
         batch.new_alerts += diff_alerts(before, fig, self.now)
+        grown = self.grew(before, fig) if not same else None
+        if grown:
+            batch.new_alerts.append(notice_alert("grew", name, fig["revision"], self.now, grown))
         if not same:
             batch.new_rows.append({**fig, "flags": " ".join(fig["flags"])})
             if change is not None:

@@ -25,6 +25,7 @@ class RuleBook:
     pages: dict[str, str] = field(default_factory=dict)  # benchmark name -> the benchmark id whose page shows it
     max_shrink: float = 0.3  # new data that lost a larger share of its rows is held back
     expect_shrink: frozenset[str] = frozenset()  # benchmarks whose shrink is expected (published anyway)
+    max_growth: float = 1.0  # an item count that grew by more than this share since the last snapshot: an alert
 
     def fingerprint(self) -> str:
         """A short hash of every rule: records made under other rules are not kept as they are."""
@@ -101,7 +102,12 @@ def rules_from_config(rules: dict, source: str = "benchwatch.toml", benchmarks: 
     expect = rules.get("expect_shrink", [])
     if not isinstance(expect, list) or not all(isinstance(e, str) for e in expect):
         raise InputError(f"{source} [rules]", "expected a list of benchmark names", field="expect_shrink", value=expect)
-    return RuleBook(default, overrides, ceilings, targets, pages, float(max_shrink), frozenset(expect))
+    max_growth = rules.get("max_growth", 1.0)
+    if not isinstance(max_growth, int | float) or isinstance(max_growth, bool) or not max_growth > 0:
+        raise InputError(f"{source} [rules]", "must be a positive share", field="max_growth", value=max_growth)
+    return RuleBook(
+        default, overrides, ceilings, targets, pages, float(max_shrink), frozenset(expect), float(max_growth)
+    )
 
 
 def beta_or_uniform(spec: dict) -> Target:

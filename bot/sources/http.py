@@ -214,6 +214,8 @@ class Fetcher:
                     else:
                         got = self._store(url, source, response, meta_path, body_path, start, limit)
                         return replace(got, immutable=immutable)
+            except httpx.TooManyRedirects:
+                raise FetchError(source, url, "too many redirects (a redirect loop?)") from None
             except httpx.TimeoutException:
                 last_error = "timed out"
             except httpx.TransportError as exc:

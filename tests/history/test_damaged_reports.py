@@ -241,3 +241,40 @@ def test_a_damaged_snapshot_is_rebuilt_before_the_next_change_is_logged(good, tm
 def test_check_of_a_folder_that_does_not_exist_is_an_error(tmp_path, capsys):
     assert main(["check", "--reports", str(tmp_path / "no-such")]) == 1
     assert "no-such: no such folder" in capsys.readouterr().out
+
+
+def test_a_staging_folder_left_after_a_finished_commit_changes_nothing(good, tmp_path, capsys):
+    """Issue 27, case 2: killed after its files were swapped in, before the staging folder was removed (its
+    manifest left, the files gone from it). The next run, with a site, is that of an undisturbed folder."""
+    reports, run, _, third = _copy(good, tmp_path)
+    undisturbed, run_undisturbed, _, _ = _copy(good, tmp_path / "undisturbed")
+    manifest = sorted(str(p.relative_to(reports)) for p in reports.rglob("*") if p.is_file())
+    (reports / ".staging" / "items").mkdir(parents=True)
+    (reports / ".staging" / "COMMIT.json").write_text(json.dumps(manifest))
+    assert main(["check", "--reports", str(reports)]) == 1  # it is seen
+    assert "interrupted" in capsys.readouterr().out
+    argv = ["--site-out", str(tmp_path / "_site")]
+    assert main(["run", "--input", str(third), "--reports", str(reports), "--cache", str(tmp_path / "c"), *argv]) == 0
+    assert run_undisturbed(third) == 0
+    assert not (reports / ".staging").exists()
+    for name in ("history.csv", "changelog.json"):
+        mine, theirs = (reports / name).read_text(), (undisturbed / name).read_text()
+        assert mine.count("\n") == theirs.count("\n"), name
+    history = pd.read_csv(reports / "history.csv", dtype=str)
+    assert not history.duplicated(["benchmark", "revision"]).any() and len(history) == 3
+    assert main(["check", "--reports", str(reports), "--site-out", str(tmp_path / "_site")]) == 0
+
+
+def test_the_run_log_is_append_only_byte_for_byte(good, tmp_path):
+    """Issue 27: each run re-wrote the earlier rows of runs.csv (5.30 became 5.3)."""
+    reports, run, _, third = _copy(good, tmp_path)
+    path = reports / "runs.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    head, *rows = lines
+    fields = rows[-1].split(",")
+    fields[1] = "5.30"  # a time as the run writes it, with its trailing zero
+    before = "".join([head, *rows[:-1], ",".join(fields)])
+    path.write_text(before)
+    assert run(third) == 0
+    after = path.read_text()
+    assert after.startswith(before) and after.count("\n") == before.count("\n") + 1

@@ -31,6 +31,25 @@ def test_a_complete_pool_collapses_to_its_sum_scores():
     assert np.allclose(lik.like.max(axis=1), 1.0)
 
 
+def test_with_the_abilities_errors_a_complete_pool_still_collapses():
+    """The abilities' own error enters as one slope for the pool, which keeps the 1PL's sufficiency: still at
+    most m + 1 patterns (a slope per model would make every item a pattern of its own)."""
+    from bot.metrics import likelihood_from_cells
+
+    rng = np.random.default_rng(2)
+    theta, b = rng.normal(0, 1, 24), rng.normal(0, 1, 300)
+    y = rng.random((24, 300)) < 1 / (1 + np.exp(-(theta[:, None] - b[None, :])))
+    m, i = np.nonzero(np.ones_like(y))
+    sd = rng.uniform(0.2, 0.6, 24)
+    lik = likelihood_from_cells(m, i, np.ones(m.size), y[m, i].astype(float), theta, 300, "ability-quantile", sd)
+    assert lik.n_items == 300 and lik.n_patterns <= 25
+    fixed = likelihood_from_cells(m, i, np.ones(m.size), y[m, i].astype(float), theta, 300, "ability-quantile")
+    assert lik.n_patterns == fixed.n_patterns
+    # flatter than with the abilities held fixed: each item's likelihood is wider
+    width = lambda lk: np.mean((lk.like > 0.15).sum(axis=1))  # noqa: E731
+    assert width(lik) > width(fixed)
+
+
 def _brute_empty(lik, crit: float) -> dict[tuple[int, int], bool]:
     """Every window's test, each by a full restricted fit."""
     k = lik.like.shape[1]

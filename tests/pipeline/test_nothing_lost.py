@@ -293,3 +293,26 @@ def test_the_lock_is_held_through_the_site_build(tmp_path, monkeypatch):
     _run(tmp_path, sources, site_out=tmp_path / "_site")
     assert held == {"site build": True}
     assert (tmp_path / "_site" / "index.html").exists()
+
+
+def test_an_item_count_that_more_than_doubles_is_an_alert(tmp_path):
+    """Issue 27: the item count doubling overnight raised no alert (a shrink is held back; growth is usually
+    real, so it is published, with an alert naming both counts)."""
+    small, _, _ = simulate(8, 30, seed=3)
+    large, _, _ = simulate(8, 70, seed=3)
+    for df in (small, large):
+        _run(tmp_path, [("s", lambda df=df: SourceTable("s", "s.csv", df.assign(benchmark="sim").astype(str)))])
+    alerts = json.loads((tmp_path / "r" / "alerts.json").read_text())["alerts"]
+    grew = [a for a in alerts if a["kind"] == "grew"]
+    assert len(grew) == 1 and "30 -> 70 items" in grew[0]["title"] and "max_growth" in grew[0]["title"]
+    latest = json.loads((tmp_path / "r" / "latest.json").read_text())["benchmarks"]
+    assert latest[0]["n_items"] == 70  # published
+
+
+def test_max_growth_is_checked():
+    from bot.errors import InputError
+    from bot.rules import rules_from_config
+
+    assert rules_from_config({"max_growth": 2}).max_growth == 2.0
+    with pytest.raises(InputError, match="max_growth"):
+        rules_from_config({"max_growth": -1})

@@ -71,6 +71,7 @@ def test_not_modified_costs_one_request_and_no_refit(setup, capsys):
         ("hang:2", {"read_timeout": 0.5, "retries": 0}, "timed out after 1 attempt"),
         ("html", {}, "unexpected content type"),
         ("ok", {"max_bytes": 100}, "exceeds the cap"),
+        ("loop", {}, "too many redirects"),  # issue 27: the message named no URL
     ],
 )
 def test_a_failing_source_keeps_its_last_good_data(setup, capsys, fault, http, words):
@@ -84,7 +85,7 @@ def test_a_failing_source_keeps_its_last_good_data(setup, capsys, fault, http, w
     status = main(argv)
     out = capsys.readouterr().out
     flaky = _line(out, "flaky")
-    assert "FAILED" in flaky and words in flaky
+    assert "FAILED" in flaky and words in flaky and "/flaky.json" in flaky
     assert _flaky_record(tmp_path) == previous
     sources = _sources(tmp_path)
     assert sources["flaky"]["status"] == "failed" and words in sources["flaky"]["error"]

@@ -81,6 +81,9 @@ class Upstream:
         body = file.read_bytes()
         if action == "500":
             return self._send(h, 500, b"boom")
+        if action == "loop":  # a redirect to itself
+            self.script.setdefault(path, []).insert(0, "loop")
+            return self._send(h, 302, b"", {"Location": h.path})
         if action.startswith("429:"):
             return self._send(h, 429, b"slow down", {"Retry-After": action.split(":")[1]})
         if action.startswith("hang:"):

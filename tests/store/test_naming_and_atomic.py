@@ -42,3 +42,25 @@ def test_atomic_write_keeps_the_old_file_when_the_write_fails(tmp_path, monkeypa
         atomic_write_text(target, "new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+def test_a_full_disk_names_the_file_being_written(tmp_path, monkeypatch, capsys):
+    """Issue 27: "No space left on device" alone; now the path, through the command line's one line."""
+    import errno
+
+    from bot.cli import describe_os_error
+
+    target = tmp_path / "reports" / "latest.json"
+    target.parent.mkdir()
+    target.write_text("old")
+
+    def full(fd):  # a full disk shows at the flush to it, and names no file
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError) as info:
+        atomic_write_text(target, "new" * 100_000)
+    monkeypatch.undo()
+    line = describe_os_error(info.value)
+    assert str(target) in line and "No space left on device" in line, line
+    assert target.read_text() == "old" and [p.name for p in target.parent.iterdir()] == ["latest.json"]
