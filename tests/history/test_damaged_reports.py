@@ -246,7 +246,7 @@ def test_check_of_a_folder_that_does_not_exist_is_an_error(tmp_path, capsys):
 def test_a_staging_folder_left_after_a_finished_commit_changes_nothing(good, tmp_path, capsys):
     """Issue 27, case 2: killed after its files were swapped in, before the staging folder was removed (its
     manifest left, the files gone from it). The next run, with a site, is that of an undisturbed folder."""
-    reports, run, _, third = _copy(good, tmp_path)
+    reports, _, _, third = _copy(good, tmp_path)
     undisturbed, run_undisturbed, _, _ = _copy(good, tmp_path / "undisturbed")
     manifest = sorted(str(p.relative_to(reports)) for p in reports.rglob("*") if p.is_file())
     (reports / ".staging" / "items").mkdir(parents=True)
