@@ -36,9 +36,10 @@ def test_a_row_repeated_with_its_own_score_is_read_once_and_changes_no_revision(
 
 def test_a_row_repeated_with_another_score_is_an_error_naming_both(fixture_server, tmp_path):
     with pytest.raises(InputError) as info:
-        _load(fixture_server, tmp_path, "livecodebench", "clash.json", _performances([*BASE, ("q2", "a", 10.0)]))
+        rows = [*BASE, ("q1", "b", 20.0), ("q2", "a", 10.0)]  # two clashes: both rows named are of one cell
+        _load(fixture_server, tmp_path, "livecodebench", "clash.json", _performances(rows))
     text = str(info.value)
-    assert "performances[1]" in text and "performances[4]" in text and "'q2'" in text and "0.7" in text, text
+    assert "performances[1]" in text and "performances[5]" in text and "'q2'" in text and "0.7" in text, text
     assert text.startswith("livecodebench")  # the source it concerns
 
 

@@ -60,8 +60,11 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             scores = scores[~same]  # the index stays the row's place in the file
         clash = scores.duplicated(["model", "item_id"], keep=False)
         if clash.any():
-            first, second = scores.index[clash][:2]
-            a, b = scores.loc[first], scores.loc[second]
+            first = scores.index[clash][0]
+            a = scores.loc[first]
+            partner = clash & (scores["model"] == a["model"]) & (scores["item_id"] == a["item_id"])
+            second = scores.index[partner][1]  # the first other row of the same (model, item)
+            b = scores.loc[second]
             raise InputError(
                 where(src, url),
                 f"two rows for one (model, item) with two scores: performances[{first}] and performances[{second}] "
