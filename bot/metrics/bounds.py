@@ -185,6 +185,7 @@ class _Search:
         self.top: Fit = top or solve(self.like, self.counts)
         self.w0 = self.top.w
         self.mix0 = self.like @ self.w0
+        self.slope = self.like.T @ (self.counts / np.maximum(self.mix0, 1e-300))  # l's gradient at the fit
         self.fits = 0
         self.last: np.ndarray | None = None  # the last restricted fit of an empty stretch: a warm start
 
@@ -233,10 +234,18 @@ class _Search:
         need = THIN * float(target_mass(self.target, self.edges[lo], self.edges[hi]))
         if float(self.w0[lo:hi].sum()) >= need:
             return True
+        level = self.level(crit)
+        # A certificate first: the fit with the missing mass moved onto the stretch's steepest point (where a
+        # little more mass costs the likelihood least); within the level, the stretch can hold that much.
+        inside = float(self.w0[lo:hi].sum())
+        share = (need - inside) / (1.0 - inside)
+        v = self.w0 * (1.0 - share)
+        v[lo + int(np.argmax(self.slope[lo:hi]))] += share
+        if loglik(self.like, self.counts, v) >= level:
+            return True
         h = np.zeros(self.k)
         h[lo:hi] = 1.0
         self.fits += 1
-        level = self.level(crit)
         _, high, _ = linear_range(self.like, self.counts, h, level, start=self.w0, stop_below=need, stop_above=need)
         return high >= need
 
@@ -457,20 +466,13 @@ def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str,
 def thin_truth(z: np.ndarray, target: Target = UNIFORM, k: int = GRID) -> tuple[float, float]:
     """On known difficulties: the widest stretch [j/k, l/k] holding less than THIN of the target's mass, and the
     total width of up to five disjoint ones, taken widest first among the widest from each start j."""
-    z = np.asarray(z, float)
-    counts = np.bincount(np.clip((z * k).astype(int), 0, k - 1), minlength=k)
-    prefix = np.concatenate([[0], np.cumsum(counts)]) / z.size
+    widest, top5 = thin_truth_rows(np.atleast_2d(np.asarray(z, float)), target, k)[0]
+    return float(widest), float(top5)
+
+
+def thin_truth_rows(z_rows: np.ndarray, target: Target = UNIFORM, k: int = GRID) -> np.ndarray:
+    """``thin_truth`` of every row of a (replicates x items) array: (replicates x 2), one compiled pass each."""
+    from bot.metrics.kernels import thin_rows
+
     edges = np.arange(k + 1) / k
-    lo, hi = np.meshgrid(np.arange(k + 1), np.arange(k + 1), indexing="ij")
-    thin = (hi > lo) & (prefix[hi] - prefix[lo] < THIN * target_mass(target, edges[lo], edges[hi]))
-    reach = np.where(thin.any(axis=1), k - np.argmax(thin[:, ::-1], axis=1), 0)  # the widest from each start
-    width = np.where(reach > 0, reach - np.arange(k + 1), 0)
-    chosen: list[tuple[int, int]] = []
-    for start in np.argsort(-width, kind="stable"):
-        if width[start] <= 0 or len(chosen) == 5:
-            break
-        a, b = int(start), int(reach[start])
-        if all(b <= c or a >= d for c, d in chosen):
-            chosen.append((a, b))
-    widths = [(b - a) / k for a, b in chosen]
-    return max(widths, default=0.0), float(sum(widths))
+    return thin_rows(np.ascontiguousarray(z_rows, dtype=float), _target_cdf(target, edges), THIN)

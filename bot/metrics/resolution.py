@@ -22,7 +22,7 @@ import numpy as np
 from scipy.special import expit
 
 from bot.irt import ItemPosterior, difficulty_b, difficulty_z
-from bot.metrics.bounds import GRID, AxisLikelihood, axis_bounds, axis_grid, axis_likelihood, thin_truth
+from bot.metrics.bounds import GRID, AxisLikelihood, axis_bounds, axis_grid, axis_likelihood, thin_truth_rows
 from bot.metrics.coverage import Target, coverage_draws
 
 N_DRAWS = 200  # joint draws behind a model-based estimate and its interval
@@ -131,7 +131,7 @@ def sampling_levels(n_items: int, target: Target, *, replicates: int = SAMPLING_
     rng = np.random.default_rng(seed)
     z = np.stack([_target_z(target, n_items, rng) for _ in range(replicates)])
     figures = coverage_draws(z, target)
-    thin = np.array([thin_truth(row, target) for row in z])
+    thin = thin_truth_rows(z, target)
     out = {f"{k}_sampling_p95": float(np.quantile(figures[k], 0.95)) for k in SAMPLED}
     out["thin_width_sampling_p95"] = float(np.quantile(thin[:, 0], 0.95))
     out["thin_top5_sampling_p95"] = float(np.quantile(thin[:, 1], 0.95))
