@@ -1,5 +1,5 @@
 """A stage's public names, imported when first used: ``benchwatch --help`` and input errors load no
-numerical library (pandas, scipy, matplotlib, httpx come in with the command that needs them).
+numerical library (pandas, scipy, httpx come in with the command that needs them).
 
 Each stage's ``__init__`` calls ``exports(__name__, {".module": ("name", ...)})``. A submodule that shares
 its name with a function it exports (``bot.metrics.coverage``) never replaces that function on the package:

@@ -178,7 +178,7 @@ def inputs_digest(reports_root: Path, project_dir: Path, site_url: str | None, n
             digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     for path in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(path.read_bytes())
-    versions = [importlib.metadata.version(p) for p in ("mkdocs", "mkdocs-material", "matplotlib")]
+    versions = [importlib.metadata.version(p) for p in ("mkdocs", "mkdocs-material")]
     digest.update(json.dumps([site_url, now[:10], versions]).encode())
     return digest.hexdigest()
 

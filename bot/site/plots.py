@@ -1,49 +1,35 @@
-"""SVG pictures of the audit, drawn with matplotlib in one style readable on light and dark themes."""
+"""SVG pictures of the audit, in one style readable on light and dark themes (``bot.site.svg``)."""
 
 from __future__ import annotations
 
-import html
-import io
-import re
+from datetime import date
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from bot.metrics import BANDS
-from bot.site.escape import printable
+from bot.site.svg import (
+    ACCENT,
+    INK,
+    MAIN,
+    Panel,
+    Picture,
+    clip_text,
+    date_ticks,
+    esc,
+    nice_ticks,
+    num,
+    text_width,
+    tick_label,
+)
 
-INK = "#8a8f98"  # mid grey: legible on white and on Material's slate
-MAIN = "#5c6bc0"
-ACCENT = "#ef6c00"
-GAP = "#ef6c0033"
-STYLE = {
-    "svg.fonttype": "none",  # text stays text: searchable, and escaped by the SVG writer
-    "svg.hashsalt": "benchwatch",  # stable element ids, so an unchanged plot is an unchanged file
-    "text.parse_math": False,  # a `$` in an upstream name is just a character
-    "font.size": 10,
-    "axes.edgecolor": INK,
-    "axes.labelcolor": INK,
-    "xtick.color": INK,
-    "ytick.color": INK,
-    "text.color": INK,
-    "axes.facecolor": "none",
-    "figure.facecolor": "none",
-    "savefig.transparent": True,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
+GAP = ACCENT  # the largest gaps, shaded at GAP_OPACITY
+GAP_OPACITY = 0.2
+WIDTH = 720  # px: every picture is this wide and scales down with the page
 
 
-def _svg(fig) -> str:
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": "benchwatch"})
-    plt.close(fig)
-    return buf.getvalue()
+def _ticks(values: list[float]) -> list[tuple[float, str]]:
+    return [(v, tick_label(v)) for v in values]
 
 
 def _target_cdf(spec: dict, t: np.ndarray) -> np.ndarray | None:
@@ -51,26 +37,90 @@ def _target_cdf(spec: dict, t: np.ndarray) -> np.ndarray | None:
     if kind == "uniform":
         return t
     if kind == "beta":
-        return stats.beta.cdf(t, spec["a"], spec["b"])
+        from scipy.special import betainc
+
+        return betainc(spec["a"], spec["b"], t)
     return None
 
 
-def _titled(svg: str, gid: str, titles: list[str]) -> str:
-    """Give each element of the group ``gid`` (one per item, in order) a <title>: the browser shows it on
-    hover. The titles are upstream text, escaped for XML."""
-    start = svg.find(f'<g id="{gid}"')
-    end = svg.find("</g>", start)
-    if start < 0 or end < 0:
-        return svg
-    group = svg[start:end]
-    parts = re.split(r"(<path [^>]*?)\s*/>", group)
-    if (len(parts) - 1) // 2 != len(titles):
-        return svg  # not one element per item: leave the picture as it is
-    out = [parts[0]]
-    for k, title in enumerate(titles):
-        out.append(f"{parts[2 * k + 1]}><title>{html.escape(printable(title))}</title></path>")
-        out.append(parts[2 * k + 2])
-    return svg[:start] + "".join(out) + svg[end:]
+def _label_width(labels: list[str], size: float, most: float) -> float:
+    return min(most, max([text_width(s, size) for s in labels], default=0.0))
+
+
+def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
+    """The saturation index by date over its bands (above), and the current top five with 95% intervals
+    (below, where long real model names have the picture's whole width)."""
+    names = [str(m["model"]) for m in top_models]
+    rows = max(len(names), 1)
+    upper_h, row_h = 200, 22
+    height = 30 + upper_h + 50 + 30 + rows * row_h + 50
+    pic = Picture(WIDTH, height)
+    top = Panel(60, 30, WIDTH - 60 - 90, upper_h)
+    pic.text(top.x - 50, 12, "saturation index by model publication date", 12)
+    lower = 0.0
+    for k, (upper, name) in enumerate([*BANDS, (1.0, "very high")]):
+        pic.rect(top.x, top.py(upper), top.w, top.py(lower) - top.py(upper), MAIN, 0.05 * (k + 1))
+        if upper - lower >= 0.08:  # a band too thin to hold its name stays unnamed (its shade says it)
+            pic.text(top.x + top.w + 8, top.py((lower + upper) / 2), name, 10)
+        lower = upper
+    series = by_date.dropna(subset=["saturation_index"]) if not by_date.empty else by_date
+    if not series.empty:
+        days = [date.fromisoformat(str(d)[:10]) for d in series["date"]]
+        first, last = min(days), max(days)
+        span = max((last - first).days, 1)
+        top.x0, top.x1 = 0.0, float(span)
+
+        def at(d: date) -> float:
+            return top.px((d - first).days if last > first else span / 2)
+
+        values = series["saturation_index"].astype(float).to_numpy()
+        if {"saturation_index_lo", "saturation_index_hi"} <= set(series.columns):
+            lo = pd.to_numeric(series["saturation_index_lo"], errors="coerce").to_numpy(float)
+            hi = pd.to_numeric(series["saturation_index_hi"], errors="coerce").to_numpy(float)
+            ok = np.isfinite(lo) & np.isfinite(hi)
+            if ok.any():
+                xs = [at(d) for d, k in zip(days, ok, strict=True) if k]
+                los, his = lo[ok], hi[ok]
+                right = top.x + top.w
+                upper_edge = [
+                    (x, top.py(h)) for x, nxt, h in zip(xs, [*xs[1:], right], his, strict=True) for x in (x, nxt)
+                ]
+                lower_edge = [
+                    (x, top.py(v)) for x, nxt, v in zip(xs, [*xs[1:], right], los, strict=True) for x in (x, nxt)
+                ]
+                d = "M" + "L".join(f"{num(x)} {num(y)}" for x, y in upper_edge + lower_edge[::-1]) + "Z"
+                pic.add(f'<path d="{d}" fill="{MAIN}" fill-opacity="0.18" stroke="none"/>')
+        pts = [(at(d), top.py(v)) for d, v in zip(days, values, strict=True)]
+        pic.polyline(pts, MAIN)
+        for x, y in pts:
+            pic.add(f'<circle cx="{num(x)}" cy="{num(y)}" r="2.5" fill="{MAIN}"/>')
+        ticks = date_ticks(first, last) if last > first else [(first, first.isoformat())]
+        pic.x_axis(top, [((d - first).days if last > first else span / 2, label) for d, label in ticks])
+    pic.line(top.x, top.py(0.7), top.x + top.w, top.py(0.7), ACCENT, 1, "2 3")
+    pic.y_axis(top, _ticks(nice_ticks(0, 1, 6)), "saturation index")
+    # the top five now
+    y0 = top.y + top.h + 50
+    pic.text(10, y0, "top five now (score, 95% interval)", 12)
+    shown = [clip_text(n, 11, 340) for n in names]
+    left = 14 + _label_width(shown, 11, 340)
+    panel = Panel(left, y0 + 20, WIDTH - left - 30, rows * row_h)
+    scores = np.array([m["score"] for m in top_models], float)
+    los = np.array([m["score"] if m.get("lo") is None else m["lo"] for m in top_models], float)
+    his = np.array([m["score"] if m.get("hi") is None else m["hi"] for m in top_models], float)
+    panel.x0 = max(0.0, float(np.floor((np.min(los, initial=1.0) - 0.05) * 20) / 20))
+    panel.x1 = 1.0
+    for k, name in enumerate(shown):
+        y = panel.y + (k + 0.5) * row_h
+        pic.text(panel.x - 6, y, name, 11, anchor="end")
+        pic.line(panel.px(los[k]), y, panel.px(his[k]), y, INK, 1.2)
+        for end in (los[k], his[k]):
+            pic.line(panel.px(end), y - 4, panel.px(end), y + 4, INK, 1.2)
+        pic.add(
+            f'<circle cx="{num(panel.px(scores[k]))}" cy="{num(y)}" r="3.5" fill="{MAIN}">'
+            f"<title>{esc(names[k])}: {scores[k]:.3f} [{los[k]:.3f}, {his[k]:.3f}]</title></circle>"
+        )
+    pic.x_axis(panel, _ticks(nice_ticks(panel.x0, panel.x1, 6)), "score (95% interval)")
+    return pic.svg()
 
 
 def difficulty_svg(
@@ -86,167 +136,150 @@ def difficulty_svg(
     empirical CDF against the target's.
 
     Under the strip: ``may_be_empty``, the widest stretch these models cannot rule out as empty (the detection
-    limit), as a hatched bar, and ``thin``, the stretches shown to hold too few items, as solid bars.
+    limit), as a hatched bar, and ``thin``, the stretches shown to hold too few items, as solid bars. With
+    ``item_ids`` each item's line carries its id and z as a title (shown on hover).
     """
-    with plt.rc_context(STYLE):
-        fig, (strip, cdf) = plt.subplots(
-            2, 1, figsize=(7, 3.6), sharex=True, gridspec_kw={"height_ratios": [1, 3], "hspace": 0.08}
+    z = np.asarray(z, float)
+    pic = Picture(WIDTH, 380)
+    strip = Panel(60, 28, WIDTH - 80, 70)
+    cdf = Panel(60, strip.y + strip.h + 12, WIDTH - 80, 220)
+    pic.add(
+        '<defs><pattern id="benchwatch-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+        f'patternTransform="rotate(45)"><path d="M0 0V6" stroke="{ACCENT}" stroke-width="1.2"/></pattern></defs>'
+    )
+    pic.text(
+        strip.x,
+        12,
+        f"{len(z)} items (fitted positions); largest gaps shaded; bars: shown thin (solid), may be empty (hatched)",
+        11,
+    )
+    for gap in gaps:
+        for panel in (strip, cdf):
+            pic.rect(panel.px(gap["lo"]), panel.y, panel.px(gap["hi"]) - panel.px(gap["lo"]), panel.h, GAP, GAP_OPACITY)
+    titles = [f"{i} (z = {v:.3f})" for i, v in zip(item_ids, z, strict=True)] if item_ids is not None else None
+    lines = []
+    top, bottom = num(strip.y + 2), num(strip.y + strip.h * 0.72)
+    for k, v in enumerate(z):
+        x = num(strip.px(v))
+        title = f"<title>{esc(titles[k])}</title>" if titles is not None else ""
+        lines.append(f'<path d="M{x} {top}V{bottom}">{title}</path>')
+    pic.add(
+        f'<g id="benchwatch-items" stroke="{MAIN}" stroke-width="1" stroke-opacity="0.8">' + "".join(lines) + "</g>"
+    )
+    bar_y = strip.y + strip.h * 0.8
+    for lo, hi in thin or []:
+        pic.rect(strip.px(lo), bar_y + 6, strip.px(hi) - strip.px(lo), 5, ACCENT)
+    if may_be_empty is not None:
+        lo, hi = may_be_empty
+        pic.rect(
+            strip.px(lo),
+            bar_y - 2,
+            strip.px(hi) - strip.px(lo),
+            7,
+            "url(#benchwatch-hatch)",
+            extra=f' stroke="{ACCENT}"',
         )
-        for gap in gaps:
-            for ax in (strip, cdf):
-                ax.axvspan(gap["lo"], gap["hi"], color=GAP, lw=0)
-        strip.vlines(z, 0.25, 1, color=MAIN, lw=0.6, alpha=0.8, gid="benchwatch-items")
-        for lo, hi in thin or []:
-            strip.hlines(0.06, lo, hi, color=ACCENT, lw=4)
-        if may_be_empty is not None:
-            lo, hi = may_be_empty
-            strip.axvspan(lo, hi, ymin=0.12, ymax=0.22, facecolor="none", edgecolor=ACCENT, hatch="////", lw=0.5)
-            label = f"may be empty: {hi - lo:.3f}"
-            right = hi + 0.01 < 0.8
-            strip.text(
-                hi + 0.01 if right else lo - 0.01, 0.17, label, va="center", ha="left" if right else "right", fontsize=7
-            )
-        strip.set_yticks([])
-        strip.set_ylim(0, 1)
-        strip.set_title(
-            f"{len(z)} items (fitted positions); largest gaps shaded; bars: shown thin (solid), may be empty (hatched)",
-            loc="left",
-            fontsize=8,
+        label = f"may be empty: {hi - lo:.3f}"
+        right = hi + 0.01 < 0.8
+        pic.text(
+            strip.px(hi + 0.01 if right else lo - 0.01), bar_y + 1.5, label, 10, anchor="start" if right else "end"
         )
-        t = np.linspace(0, 1, 401)
-        zs = np.sort(z)
-        cdf.step(
-            np.concatenate([[0], zs, [1]]),
-            np.concatenate([[0], np.arange(1, zs.size + 1) / zs.size, [1]]),
-            where="post",
-            color=MAIN,
-            label="items (empirical CDF)",
-        )
-        target = _target_cdf(target_spec, t)
-        if target is not None:
-            cdf.plot(t, target, color=ACCENT, ls="--", label=f"target: {target_label}")
-        cdf.set_xlim(0, 1)
-        cdf.set_ylim(0, 1)
-        cdf.set_xlabel("difficulty z")
-        cdf.set_ylabel("share of items")
-        cdf.legend(frameon=False, loc="lower right")
-        svg = _svg(fig)
-    if item_ids is None:
-        return svg
-    return _titled(svg, "benchwatch-items", [f"{i} (z = {v:.3f})" for i, v in zip(item_ids, z, strict=True)])
-
-
-def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
-    """The saturation index by date over its bands (above), and the current top five with 95% intervals
-    (below, where long real model names have the figure's whole width)."""
-    import matplotlib.dates as mdates
-
-    with plt.rc_context(STYLE):
-        fig, (left, right) = plt.subplots(
-            2, 1, figsize=(8, 5.4), layout="constrained", gridspec_kw={"height_ratios": [3, 2]}
-        )
-        lower = 0.0
-        for k, (upper, name) in enumerate([*BANDS, (1.0, "very high")]):
-            left.axhspan(lower, upper, color=MAIN, alpha=0.05 * (k + 1), lw=0)
-            if upper - lower >= 0.08:  # a band too thin to hold its name stays unnamed (its colour says it)
-                left.text(
-                    1.01,
-                    (lower + upper) / 2,
-                    name,
-                    transform=left.get_yaxis_transform(),
-                    va="center",
-                    ha="left",
-                    fontsize=8,
-                )
-            lower = upper
-        series = by_date.dropna(subset=["saturation_index"]) if not by_date.empty else by_date
-        if not series.empty:
-            dates = pd.to_datetime(series["date"])
-            if {"saturation_index_lo", "saturation_index_hi"} <= set(series.columns):
-                lo = pd.to_numeric(series["saturation_index_lo"], errors="coerce")
-                hi = pd.to_numeric(series["saturation_index_hi"], errors="coerce")
-                left.fill_between(dates, lo, hi, color=MAIN, alpha=0.18, lw=0, step="post", label="95% interval")
-            left.plot(dates, series["saturation_index"].astype(float), color=MAIN, marker="o", ms=3)
-            left.axhline(0.7, color=ACCENT, ls=":", lw=1)
-            if dates.nunique() > 1:
-                locator = mdates.AutoDateLocator(minticks=1, maxticks=6)  # horizontal dates, few enough to fit
-                left.xaxis.set_major_locator(locator)
-                left.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, show_offset=False))
-            else:  # one date: one tick, named in full
-                left.set_xticks(dates.iloc[:1], [dates.iloc[0].strftime("%Y-%m-%d")])
-        left.set_ylim(0, 1)
-        left.set_ylabel("saturation index")
-        left.set_title("saturation index by model publication date", loc="left")
-        names = [printable(m["model"]) for m in top_models][::-1]
-        scores = np.array([m["score"] for m in top_models][::-1], float)
-        lo = np.array([m.get("lo", m["score"]) if m.get("lo") is not None else m["score"] for m in top_models][::-1])
-        hi = np.array([m.get("hi", m["score"]) if m.get("hi") is not None else m["score"] for m in top_models][::-1])
-        y = np.arange(len(names))
-        right.errorbar(scores, y, xerr=[scores - lo, hi - scores], fmt="o", color=MAIN, ecolor=INK, capsize=3)
-        right.set_yticks(y, [n if len(n) <= 48 else n[:47] + "…" for n in names])
-        right.set_ylim(-0.6, max(len(names), 1) - 0.4)
-        right.set_xlim(max(0.0, float(np.min(lo, initial=1.0)) - 0.05), 1.02)
-        right.set_xlabel("score (95% interval)")
-        right.set_title("top five now", loc="left")
-        return _svg(fig)
+    pic.line(strip.x, strip.y + strip.h, strip.x + strip.w, strip.y + strip.h)
+    zs = np.sort(z)
+    steps = [(cdf.px(0.0), cdf.py(0.0))]
+    for k, v in enumerate(zs):
+        steps += [(cdf.px(v), cdf.py(k / zs.size)), (cdf.px(v), cdf.py((k + 1) / zs.size))]
+    steps.append((cdf.px(1.0), cdf.py(1.0)))
+    pic.polyline(steps, MAIN)
+    t = np.linspace(0, 1, 201)
+    target = _target_cdf(target_spec, t)
+    legend = [("items (empirical CDF)", MAIN, "")]
+    if target is not None:
+        pic.polyline(zip((cdf.px(v) for v in t), (cdf.py(v) for v in target), strict=True), ACCENT, 1.5, "5 4")
+        legend.append((f"target: {target_label}", ACCENT, "5 4"))
+    for k, (label, colour, dash) in enumerate(legend):
+        y = cdf.y + cdf.h - 14 - 18 * (len(legend) - 1 - k)
+        x = cdf.x + cdf.w - 10 - text_width(label, 11)
+        pic.line(x - 34, y, x - 8, y, colour, 1.5, dash)
+        pic.text(x, y, label, 11)
+    ticks = _ticks(nice_ticks(0, 1, 6))
+    pic.x_axis(cdf, ticks, "difficulty z")
+    pic.y_axis(cdf, ticks, "share of items")
+    return pic.svg()
 
 
 STATE_COLOURS = {"saturated": "#d32f2f", "stagnant": "#ef6c00", "discriminating": "#2e7d32", "unknown": INK}
-_LINK = re.compile(r'<a xlink:href="([^"]*)" target="_blank">')
+
+
+def _boxes_clash(a: tuple, b: tuple) -> bool:
+    return not (a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1])
 
 
 def summary_svg(points: list[dict]) -> str:
-    """Every benchmark at (saturation index, DDM), coloured by state, each point a link to its page.
+    """Every benchmark at (saturation index, DDM), coloured by state, each point a link to its page, labelled
+    with its name where the label fits beside it without covering another label or point.
 
     ``points``: dicts with ``name``, ``url`` (relative to the picture), ``saturation_index``, ``ddm`` (None
     for an aggregate-only board: drawn on the strip below) and ``state``. Hovering a point shows its name.
     """
-    from matplotlib.lines import Line2D
-
     shown = [p for p in points if p.get("saturation_index") is not None]
-    with plt.rc_context(STYLE):
-        fig, (top, strip) = plt.subplots(
-            2, 1, figsize=(8, 4.6), sharex=True, layout="constrained", gridspec_kw={"height_ratios": [5, 1]}
+    pic = Picture(WIDTH, 470)
+    states = [s for s in STATE_COLOURS if any(p["state"] == s for p in shown)]
+    x = 90
+    for s in states:  # the legend, above the picture
+        pic.add(f'<circle cx="{num(x)}" cy="14" r="5" fill="{STATE_COLOURS[s]}"/>')
+        pic.text(x + 9, 14, s, 11)
+        x += 24 + text_width(s, 11)
+    main = Panel(84, 36, WIDTH - 114, 300)
+    strip = Panel(84, main.y + main.h + 18, WIDTH - 114, 46)
+    main.y1 = max([0.3, *(p["ddm"] * 1.1 for p in shown if p.get("ddm") is not None)])
+    pic.text(main.x, main.y - 4, "coverage against saturation; a point links to its page", 11, baseline="auto")
+    for panel in (main, strip):
+        pic.line(panel.px(0.7), panel.y, panel.px(0.7), panel.y + panel.h, ACCENT, 1, "2 3")
+    line_label = "0.7: the top five cannot be told apart"
+    pic.text(main.px(0.7) - 4, main.y + 8, line_label, 10, anchor="end", colour=ACCENT)
+    on_top = [p for p in shown if p.get("ddm") is not None]
+    below = [p for p in shown if p.get("ddm") is None]
+    spread = [0.5 + 0.6 * ((k * 0.618) % 1 - 0.5) for k in range(len(below))]  # apart on the strip
+    strip.y0, strip.y1 = 0.0, 1.0
+    placed = [(main.px(p["saturation_index"]), main.py(p["ddm"])) for p in on_top]
+    placed += [(strip.px(p["saturation_index"]), strip.py(s)) for p, s in zip(below, spread, strict=True)]
+    taken = [(px - 5, py - 5, px + 5, py + 5) for px, py in placed]
+    taken.append((main.px(0.7) - 6 - text_width(line_label, 10), main.y, main.px(0.7), main.y + 16))
+    links, labels = [], []
+    for p, (px, py) in zip([*on_top, *below], placed, strict=True):
+        colour = STATE_COLOURS.get(p["state"], INK)
+        r = 5
+        d = f"M{num(px - r)} {num(py)}a{r} {r} 0 1 0 {2 * r} 0a{r} {r} 0 1 0 {-2 * r} 0Z"
+        links.append(
+            f'<a xlink:href="{esc(p["url"])}" href="{esc(p["url"])}" target="_top"><title>{esc(p["name"])}</title>'
+            f'<path d="{d}" fill="{colour}" stroke="white" stroke-width="0.8"/></a>'
         )
-        for ax, on_top in ((top, True), (strip, False)):
-            mine = [p for p in shown if (p.get("ddm") is not None) == on_top]
-            if not mine:
-                continue
-            # no DDM: spread over the strip so that points at one index stay apart
-            spread = [0.5 + 0.6 * ((k * 0.618) % 1 - 0.5) for k in range(len(mine))]
-            y = [p["ddm"] for p in mine] if on_top else spread
-            dots = ax.scatter(
-                [p["saturation_index"] for p in mine],
-                y,
-                s=36,
-                c=[STATE_COLOURS.get(p["state"], INK) for p in mine],
-                edgecolor="white",
-                linewidth=0.5,
-                zorder=3,
+        label = clip_text(str(p["name"]), 10, 150)
+        w = text_width(label, 10)
+        panel = main if p.get("ddm") is not None else strip
+        for dx, dy, anchor in ((8, 0, "start"), (-8, 0, "end"), (0, -11, "middle"), (0, 12, "middle")):
+            x0 = px + dx if anchor == "start" else px + dx - w if anchor == "end" else px - w / 2
+            box = (x0, py + dy - 6, x0 + w, py + dy + 6)
+            inside = (
+                panel.x <= box[0]
+                and box[2] <= panel.x + panel.w + 25
+                and panel.y - 2 <= box[1]
+                and box[3] <= panel.y + panel.h + 2
             )
-            dots.set_urls([p["url"] for p in mine])
-        for ax in (top, strip):
-            ax.axvline(0.7, color=ACCENT, ls=":", lw=1)
-        top.set_xlim(0, 1)
-        top.set_ylim(0, max([0.3, *(p["ddm"] * 1.1 for p in shown if p.get("ddm") is not None)]))
-        top.set_ylabel("DDM (W1 to target)")
-        top.set_title("every benchmark: coverage against saturation; a point links to its page", loc="left")
-        states = [s for s in STATE_COLOURS if any(p["state"] == s for p in shown)]
-        handles = [Line2D([], [], ls="", marker="o", color=STATE_COLOURS[s], label=s) for s in states]
-        if handles:
-            fig.legend(handles=handles, frameon=False, loc="outside upper right", fontsize=8, ncols=len(handles))
-        strip.set_ylim(0, 1)
-        strip.set_yticks([0.5], ["no per-item\ndata"])
-        strip.set_xlabel("saturation index of the top five (0.7: cannot be told apart)")
-        svg = _svg(fig)
-    # the SVG holds the upper axes' points, then the strip's, each in the order given to scatter
-    drawn = iter([p for p in shown if p.get("ddm") is not None] + [p for p in shown if p.get("ddm") is None])
-
-    def _linked(match: re.Match) -> str:
-        point = next(drawn)
-        return f'<a xlink:href="{match.group(1)}" target="_top"><title>{html.escape(printable(point["name"]))}</title>'
-
-    return _LINK.sub(_linked, svg)
+            if inside and not any(_boxes_clash(box, t) for t in taken):
+                taken.append(box)
+                labels.append((px + dx, py + dy, label, anchor))
+                break
+    for lx, ly, label, anchor in labels:
+        pic.text(lx, ly, label, 10, anchor=anchor)
+    pic.parts.extend(links)
+    pic.y_axis(main, _ticks(nice_ticks(0, main.y1, 5)), "DDM (W1 to target)")
+    pic.line(strip.x, strip.y, strip.x, strip.y + strip.h)
+    pic.text(strip.x - 6, strip.y + strip.h / 2 - 7, "no per-item", 10, anchor="end")
+    pic.text(strip.x - 6, strip.y + strip.h / 2 + 7, "data", 10, anchor="end")
+    pic.x_axis(strip, _ticks(nice_ticks(0, 1, 6)), "saturation index of the top five")
+    return pic.svg()
 
 
 TIER_SHOWN = 40  # models drawn in the tiers picture (the table lists them all)
@@ -256,22 +289,32 @@ def tiers_svg(table: pd.DataFrame, method: str) -> str:
     """Each model's score with its 95% interval, best first, the tiers shaded in turn (the first TIER_SHOWN)."""
     rows = table.dropna(subset=["tier"]).sort_values("score", ascending=False).head(TIER_SHOWN)
     n = len(rows)
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(7, 0.9 + 0.22 * n))
-        y = np.arange(n)[::-1]
-        tiers = rows["tier"].astype(int).to_numpy()
-        for k, t in enumerate(tiers):
-            if t % 2 == 1:
-                ax.axhspan(y[k] - 0.5, y[k] + 0.5, color=MAIN, alpha=0.08, lw=0)
-        lo = rows["score_lo"].to_numpy(float) if "score_lo" in rows else rows["score"].to_numpy(float)
-        hi = rows["score_hi"].to_numpy(float) if "score_hi" in rows else rows["score"].to_numpy(float)
-        score = rows["score"].to_numpy(float)
-        ax.hlines(y, lo, hi, color=MAIN, lw=1.5)
-        ax.scatter(score, y, c=[ACCENT if t == 1 else MAIN for t in tiers], s=14, zorder=3)
-        ax.set_yticks(y)
-        labels = [f"{printable(str(m))[:48]}  (tier {t})" for m, t in zip(rows["model"], tiers, strict=True)]
-        ax.set_yticklabels(labels, fontsize=7)
-        ax.set_xlabel("score (95% interval); tier 1 in orange; tiers shaded in turn")
-        ax.set_ylim(-0.7, n - 0.3)
-        ax.set_title(printable(method)[:110], loc="left", fontsize=8)
-        return _svg(fig)
+    row_h = 18
+    tiers = rows["tier"].astype(int).to_numpy()
+    labels = [f"{clip_text(str(m), 11, 300)}  (tier {t})" for m, t in zip(rows["model"], tiers, strict=True)]
+    left = 12 + _label_width(labels, 11, 380)
+    pic = Picture(WIDTH, 40 + n * row_h + 56)
+    panel = Panel(left, 30, WIDTH - left - 24, n * row_h)
+    score = rows["score"].to_numpy(float)
+    lo = rows["score_lo"].to_numpy(float) if "score_lo" in rows else score
+    hi = rows["score_hi"].to_numpy(float) if "score_hi" in rows else score
+    lo, hi = np.where(np.isfinite(lo), lo, score), np.where(np.isfinite(hi), hi, score)
+    panel.x0 = max(0.0, float(np.floor((np.min(lo, initial=1.0) - 0.02) * 20) / 20))
+    panel.x1 = min(1.0, float(np.ceil((np.max(hi, initial=0.0) + 0.02) * 20) / 20)) if n else 1.0
+    pic.text(10, 12, clip_text(str(method), 11, WIDTH - 20), 11)
+    for k in range(n):
+        y = panel.y + (k + 0.5) * row_h
+        if tiers[k] % 2 == 1:
+            pic.rect(panel.x, y - row_h / 2, panel.w, row_h, MAIN, 0.08)
+        pic.text(panel.x - 6, y, labels[k], 11, anchor="end")
+        pic.line(panel.px(lo[k]), y, panel.px(hi[k]), y, MAIN, 1.5)
+        colour = ACCENT if tiers[k] == 1 else MAIN
+        pic.add(
+            f'<circle cx="{num(panel.px(score[k]))}" cy="{num(y)}" r="3" fill="{colour}">'
+            f"<title>{esc(rows['model'].iloc[k])}: {score[k]:.3f} [{lo[k]:.3f}, {hi[k]:.3f}], tier {tiers[k]}</title>"
+            "</circle>"
+        )
+    pic.x_axis(
+        panel, _ticks(nice_ticks(panel.x0, panel.x1, 6)), "score (95% interval); tier 1 in orange; tiers shaded in turn"
+    )
+    return pic.svg()
