@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special  # not scipy.stats: it takes seconds to import, and these three are special functions
 
 ALPHA = 0.05
 BOOTSTRAP = 1000
@@ -112,7 +112,7 @@ def mcnemar_exact(b: np.ndarray, c: np.ndarray) -> np.ndarray:
     reverse): 2 P(X <= min(b, c)) for X ~ Binomial(b + c, 1/2), at most 1."""
     b, c = np.asarray(b, float), np.asarray(c, float)
     n = b + c
-    p = np.minimum(1.0, 2.0 * stats.binom.cdf(np.minimum(b, c), n, 0.5))
+    p = np.minimum(1.0, 2.0 * special.bdtr(np.minimum(b, c), n, 0.5))
     return np.where(n == 0, 1.0, p)
 
 
@@ -198,7 +198,7 @@ def tiers_from_items(
         se = np.sqrt(var / n)
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.where(se > 0, d_mean / se, np.where(d_mean == 0, 0.0, np.inf))
-        p = 2 * stats.t.sf(np.abs(t), np.maximum(n - 1, 1))
+        p = 2 * special.stdtr(np.maximum(n - 1, 1), -np.abs(t))
         p = np.where(both < 2, 1.0, p)
         method = "paired t test on the item-level differences over the items both models answered"
     np.fill_diagonal(p, 1.0)
@@ -247,7 +247,7 @@ def tiers_from_scores(
     pooled = np.sqrt(e[:, None] ** 2 + e[None, :] ** 2)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(pooled > 0, (s[:, None] - s[None, :]) / pooled, np.where(s[:, None] == s[None, :], 0.0, np.inf))
-    p = 2 * stats.norm.sf(np.abs(z))
+    p = 2 * special.ndtr(-np.abs(z))
     np.fill_diagonal(p, 1.0)
     adjusted = _holm_matrix(p)
     better = (adjusted < alpha) & (s[:, None] > s[None, :])

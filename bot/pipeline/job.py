@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from filelock import FileLock, Timeout
@@ -35,21 +36,8 @@ from bot.history import (
     write_latest,
     write_sources,
 )
-from bot.irt import DEFAULT_SCALE, encode_responses, fit_rasch
+from bot.irt import DEFAULT_SCALE
 from bot.metrics import UNIFORM, Target
-from bot.pipeline.audit import (
-    FLOOR_CACHE_ENV,
-    BenchmarkAudit,
-    floor_cache,
-    measure,
-    scores_only,
-    split_uninformative,
-    too_few,
-    unauditable,
-    with_tiers,
-)
-from bot.pipeline.files import audit_leaderboard
-from bot.pipeline.incremental import calibrated_fit, plan_update
 from bot.pipeline.joint import joint_rows
 from bot.pipeline.pages import compare_pages
 from bot.progress import Progress
@@ -65,6 +53,11 @@ from bot.store import (
     validate_responses,
 )
 
+if TYPE_CHECKING:
+    from bot.pipeline.audit import BenchmarkAudit
+
+# The audit's modules (the fit, the figures, numba's kernels) are imported by the functions that audit: an
+# unchanged run compares revisions and loads none of them.
 LOCK_NAME = ".benchwatch.lock"
 # The figures a record holds: bump when an audit of the same data would publish other figures (2: the model-free
 # bounds and verdicts of issue 22), so that an unchanged upstream is audited again, once, by the new code.
@@ -133,6 +126,10 @@ def audit_with_history(
     answering every item alike are left out of the fit; too few informative models give scores only).
     ``pool_rows``: other benchmarks' responses on its items (``bot.pipeline.joint``), fitted with its own; such a
     benchmark is refitted whole."""
+    from bot.irt import encode_responses, fit_rasch
+    from bot.pipeline.audit import FLOOR_CACHE_ENV, floor_cache, measure, scores_only, split_uninformative, too_few
+    from bot.pipeline.incremental import calibrated_fit, plan_update
+
     name = str(rows["benchmark"].iloc[0])
     both = rows if pool_rows is None else pd.concat([rows, pool_rows], ignore_index=True)
     fitted, uninformative = split_uninformative(both)
@@ -396,6 +393,8 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
             run.carry(batch, name)
             notes.append(f"{name} unchanged")
             continue
+        from bot.pipeline.audit import unauditable
+
         stop = _gate(run, batch, name, rows, unauditable(rows))
         if stop:
             notes.append(stop)
@@ -450,6 +449,9 @@ def _aggregates(
             notes.append(stop)
             continue
         change = diff_snapshots(load_snapshot(run.reports, name, "aggregates"), rows)
+        from bot.pipeline.audit import with_tiers
+        from bot.pipeline.files import audit_leaderboard
+
         fig, by_date, tiers = audit_leaderboard(
             rows, source=_public(table.location), ceiling=run.rules.ceiling_for(name)
         )

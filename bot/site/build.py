@@ -245,9 +245,6 @@ def build_site(
     The new site is built beside the old one and swapped in with two renames; a run that dies between
     them leaves the old site under ``.NAME.old``, put back by the next build (or ``benchwatch repair``).
     """
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
     project_dir = find_site_project(project)
     reports = Reports(Path(reports_dir))
     out = Path(out_dir).resolve()
@@ -257,6 +254,9 @@ def build_site(
     built = _stamp(out)
     if built is not None and built.get("inputs") == digest:
         return int(built["pages"])  # nothing the site shows has changed: the built one stands
+    from mkdocs.commands.build import build  # only once a build is needed: an unchanged site loads no MkDocs
+    from mkdocs.config import load_config
+
     staging = out.parent / f".{out.name}.building"
     shutil.rmtree(staging, ignore_errors=True)
     mkdocs_log = logging.getLogger("mkdocs")

@@ -11,6 +11,8 @@ from bot.sources.table import SourceTable
 if TYPE_CHECKING:
     import pandas as pd
 
+SAMPLE_FILE = Path(__file__).parent / "data" / "sample_universe.csv.gz"  # bot.sources.sample_universe writes it
+
 
 def _readable(path: Path) -> None:
     """A path that names no readable file is an error before any library loads (it answers at once)."""
@@ -51,8 +53,6 @@ def fetch_csv_file(path: str | Path) -> SourceTable:
 def fetch_sample() -> SourceTable:
     """Read the shipped sample file as raw text columns."""
     import pandas as pd
-
-    from bot.sources.sample_universe import SAMPLE_FILE
 
     frame = pd.read_csv(SAMPLE_FILE, dtype=str, keep_default_na=False, na_values=[])
     return SourceTable(name="sample", location="bundled synthetic sample", frame=frame, synthetic=True)

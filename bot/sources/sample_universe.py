@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import gzip
 import io
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit, ndtri
 
+from bot.sources.local import SAMPLE_FILE
+
 SEED = 20261129
 N_MODELS = 40
 FIRST_DAY = pd.Timestamp("2024-01-08")
 LAST_DAY = pd.Timestamp("2025-12-15")
-SAMPLE_FILE = Path(__file__).parent / "data" / "sample_universe.csv.gz"
 
 
 def _models(rng: np.random.Generator) -> tuple[list[str], pd.DatetimeIndex, np.ndarray]:
