@@ -120,7 +120,9 @@ def cell_patterns(data: ResponseArrays) -> CellPatterns:
     _, first, pattern, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
     keep = np.zeros(data.n_items, bool)
     keep[first] = True
-    cells = keep[data.item_idx]
+    cells = np.flatnonzero(keep[data.item_idx])
+    pattern_of = pattern.ravel()[data.item_idx[cells]]
+    cells = cells[np.argsort(pattern_of, kind="stable")]  # by pattern: the passes over them read memory in order
     return CellPatterns(
         model_idx=data.model_idx[cells].astype(np.int64),
         pattern_idx=pattern.ravel()[data.item_idx[cells]].astype(np.int64),
@@ -356,12 +358,19 @@ def cell_loglik(
     logit times its ``slope`` where given (an ability's own error, ``bot.irt.scale.uncertain_abilities``)."""
     from bot.irt.kernels import rows_add
 
-    eta = theta[:, None] - grid[None, :]
-    if slope is not None:
-        eta = eta * np.asarray(slope, float)[:, None]
-    out = np.zeros((n_items, grid.size))
-    rows_add(out, np.asarray(item_idx), np.asarray(model_idx), successes, log_expit(eta))
-    return rows_add(out, np.asarray(item_idx), np.asarray(model_idx), trials - successes, log_expit(-eta))
+    theta = np.asarray(theta, float)
+    a = np.ones(theta.size) if slope is None else np.asarray(slope, float)
+    eta = a[:, None] * (theta[:, None] - grid[None, :])
+    item_idx, model_idx = np.asarray(item_idx), np.asarray(model_idx)
+    # s log sigmoid(eta) + (w - s) log sigmoid(-eta) = w log sigmoid(eta) - (w - s) eta: one pass over the cells
+    # on the grid, and the linear term's two per-item sums (eta = a theta - a g) added in closed form
+    out = rows_add(np.zeros((n_items, grid.size)), item_idx, model_idx, trials, log_expit(eta))
+    fails = np.asarray(trials, float) - np.asarray(successes, float)
+    level = np.bincount(item_idx, fails * (a * theta)[model_idx], minlength=n_items)
+    tilt = np.bincount(item_idx, fails * a[model_idx], minlength=n_items)
+    out -= level[:, None]
+    out += tilt[:, None] * grid[None, :]
+    return out
 
 
 def grid_posterior(loglik: np.ndarray, grid: np.ndarray, *, start: tuple[float, float] = (0.0, 1.5)) -> ItemPosterior:

@@ -98,11 +98,16 @@ def likelihood_from_cells(
 
     z = axis_grid()
     abilities = uncertain_abilities(np.asarray(theta, float), theta_sd)
+    model_idx, item_idx = np.asarray(model_idx), np.asarray(item_idx)
+    trials, successes = np.asarray(trials, float), np.asarray(successes, float)
+    if item_idx.size > 1 and np.any(np.diff(item_idx) < 0):  # by item: the pass writes each item's row in turn
+        order = np.argsort(item_idx, kind="stable")
+        model_idx, item_idx, trials, successes = model_idx[order], item_idx[order], trials[order], successes[order]
     rows = cell_loglik(
-        np.asarray(model_idx),
-        np.asarray(item_idx),
-        np.asarray(trials, float),
-        np.asarray(successes, float),
+        model_idx,
+        item_idx,
+        trials,
+        successes,
         abilities.theta,
         difficulty_b(z, abilities.population, scale),
         n_items,

@@ -155,8 +155,9 @@ def pool_key(*parts: object, arrays: tuple[np.ndarray, ...] = ()) -> str:
     return digest.hexdigest()[:24]
 
 
-RESOLVE_VERSION = 6
-ABILITY_STEP = 0.01  # logits: the simulated pools' abilities, to this step (models of one ability pooled)
+RESOLVE_VERSION = 7
+ABILITY_STEP = 0.05  # logits: the simulated pools' abilities, to this step (models of one ability pooled); an
+# ability placed by 1,000 answers is still uncertain by about 0.07 logits, so the step is below any pool's own error
 POOL_FACTORS = (2, 4, 8, 16, 32, 64, 128)  # larger pools tried, as multiples of this one (until one decides)
 RESOLVE_REPLICATES = 1  # simulated matched benchmarks per pool tried
 MAX_POOL = 50_000  # models
@@ -182,7 +183,7 @@ def matched_likelihood(
 
     The pool's abilities are taken to ``ABILITY_STEP`` logits (far inside any ability's own error), so that
     models of one ability answer as one binomial of all their trials: exact for that pool, and a pool of
-    38,000 models costs what one of a thousand distinct abilities does."""
+    38,000 models costs what one of a few hundred distinct abilities does."""
     z_grid = axis_grid(grid)
     b_grid = difficulty_b(z_grid, theta, scale)
     b = difficulty_b(_target_z(target, n_items, rng), theta, scale)

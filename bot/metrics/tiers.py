@@ -208,9 +208,13 @@ def tiers_from_items(
     rng = np.random.default_rng(seed)
     n_items = y.shape[1]
     samples = np.empty((bootstrap, m))
-    for r in range(bootstrap):
-        counts = np.bincount(rng.integers(0, n_items, n_items), minlength=n_items).astype(float)
-        samples[r] = (y @ counts) / np.maximum(mask @ counts, 1e-12)
+    chunk = max(1, min(bootstrap, 4_000_000 // max(n_items, 1)))  # replicates resampled at once: one matrix product
+    for lo in range(0, bootstrap, chunk):
+        size = min(chunk, bootstrap - lo)
+        draws = rng.integers(0, n_items, (size, n_items))  # the same stream as one replicate at a time
+        counts = np.bincount((draws + n_items * np.arange(size)[:, None]).ravel(), minlength=size * n_items)
+        counts = counts.reshape(size, n_items).astype(float).T
+        samples[lo : lo + size] = ((y @ counts) / np.maximum(mask @ counts, 1e-12)).T
     lo, hi = _rank_interval(samples) if bootstrap else (np.arange(1, m + 1), np.arange(1, m + 1))
     return Tiers(
         [str(v) for v in models[keep]],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -224,8 +225,9 @@ def tiers_of(responses: pd.DataFrame, seed: int = 0) -> Tiers:
     """Tiers and rank intervals of one benchmark's models from their per-item scores (``bot.metrics.tiers``):
     the best ``MAX_MODELS`` by score, compared on the items both answered."""
     scores = responses.groupby("model", sort=True, observed=True)["score"].mean().sort_values(ascending=False)
-    keep = scores.index[:TIERED_MODELS].astype(str)
-    rows = responses[responses["model"].astype(str).isin(set(keep))]
+    rows = (
+        responses if len(scores) <= TIERED_MODELS else responses[responses["model"].isin(scores.index[:TIERED_MODELS])]
+    )
     data = encode_responses(rows)
     y = np.zeros((data.n_models, data.n_items))
     answered = np.zeros((data.n_models, data.n_items), bool)
@@ -363,16 +365,16 @@ def measure(
     data = encode_responses(fitted)
     cache = cache or floor_cache()
     with threadpool_limits(1):  # many small matrix products: BLAS threads only add overhead here
-        progress("abilities and item posteriors")
+        # The history by date needs none of what follows: it runs on a thread of its own meanwhile (the bounds'
+        # compiled solver releases the GIL, so the work shares both cores).
+        dated = (
+            _side_pool().submit(history_by_date, own, scale=scale, target=target, ceiling=ceiling) if by_date else None
+        )
+        progress("abilities")
         patterns = cell_patterns(data)  # over the observed cells: never a models x items array
         theta = fit.theta  # the joint MAP's stretch of the scale falls as 1/models: 0.4% with 200 (measured)
         if len(fit.models) < MARGINAL_MODELS:
             theta, _ = marginal_abilities_patterns(patterns, fit.theta)
-        post = item_posterior(data, theta, patterns=patterns)
-        rng = np.random.default_rng(seed)
-        draws = posterior_z_draws(theta, scale, N_DRAWS, rng, post)
-        reference = _cached_reference(len(fit.items), target, cache)
-        posterior = figures_from_draws(draws, target, reference=reference)
         progress("bounds, for any difficulty distribution")
         lik = likelihood_from_cells(
             data.model_idx,
@@ -393,14 +395,24 @@ def measure(
         usual = float(np.median(data.weight)) if data.weight.size else 1.0
         if resolve and undecided:
             progress("what would decide: " + ", ".join(undecided))
-        needed = (
-            pool_needed(theta, usual, len(fit.items), target, scale, undecided, cache=cache, seed=seed)
+        # the simulated larger pools need only the bounds' verdicts: they run beside the model-based figures
+        deciding = (
+            _side_pool().submit(
+                pool_needed, theta, usual, len(fit.items), target, scale, undecided, cache=cache, seed=seed
+            )
             if resolve
-            else {}
+            else None
         )
+        progress("item posteriors and model-based figures")
+        post = item_posterior(data, theta, patterns=patterns)
+        rng = np.random.default_rng(seed)
+        draws = posterior_z_draws(theta, scale, N_DRAWS, rng, post)
+        reference = _cached_reference(len(fit.items), target, cache)
+        posterior = figures_from_draws(draws, target, reference=reference)
+        needed = deciding.result() if deciding is not None else {}
         if by_date:
             progress("history by date")
-        by_date_table = history_by_date(own, scale=scale, target=target, ceiling=ceiling) if by_date else None
+        by_date_table = dated.result() if dated is not None else None
     models["theta_axis"] = models["model"].map(dict(zip(fit.models, theta, strict=True)))
     tiers = None
     if tiered:
@@ -444,6 +456,16 @@ def measure(
         uninformative=uninformative,
         tiers=tiers,
     )
+
+
+_side: ThreadPoolExecutor | None = None
+
+
+def _side_pool() -> ThreadPoolExecutor:
+    global _side
+    if _side is None:
+        _side = ThreadPoolExecutor(max_workers=2, thread_name_prefix="benchwatch-audit")
+    return _side
 
 
 def _cached_reference(n_items: int, target: Target, cache: Cache) -> dict:
