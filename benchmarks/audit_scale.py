@@ -78,8 +78,12 @@ def dense_agreement(frame: pd.DataFrame, rec: dict, audit) -> str:
     draws = posterior_z_draws(theta, "ability-quantile", N_DRAWS, np.random.default_rng(0), post)
     dense = figures_from_draws(draws, UNIFORM, reference=target_reference(data.n_items, UNIFORM))
     model_based = max(abs(dense.median[k] - rec[k]) for k in ("ddm", "max_gap", "top5_gap_sum"))
-    grid = difficulty_b(axis_grid(), theta, "ability-quantile")
-    eta = theta[:, None] - grid[None, :]
+    from bot.irt import uncertain_abilities
+
+    sd = audit.models.set_index("model")["theta_sd"].reindex(data.models).to_numpy(float)
+    abilities = uncertain_abilities(theta, sd)  # each ability's own error, as the audit's bounds take it
+    grid = difficulty_b(axis_grid(), abilities.population, "ability-quantile")
+    eta = abilities.slope[:, None] * (abilities.theta[:, None] - grid[None, :])
     rows = successes.T @ log_expit(eta) + (trials - successes).T @ log_expit(-eta)
     b = axis_bounds(axis_likelihood(rows))
     bounds = max(

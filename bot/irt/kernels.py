@@ -22,6 +22,14 @@ THREADS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaf
 _pool: ThreadPoolExecutor | None = None
 
 
+def _forget_pool() -> None:  # a forked child has none of its parent's threads: it starts its own pool
+    global _pool
+    _pool = None
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def split(kernel, n_cells: int, *args):
     """Run ``kernel(*args, lo, hi)`` over the cells in up to ``THREADS`` ranges at once; returns the list of
     the parts' results in order (one element when the cells are too few to share)."""

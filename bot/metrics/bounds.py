@@ -403,6 +403,14 @@ PARALLEL_CELLS = 4_000  # patterns x grid points from which the parts run on thr
 _pool: ThreadPoolExecutor | None = None
 
 
+def _forget_pool() -> None:  # a forked child has none of its parent's threads: it starts its own pool
+    global _pool
+    _pool = None
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str, ...] = PARTS) -> Bounds:
     """Every bound of one benchmark's items from their axis likelihood (see the module's docstring); ``parts``
     limits the work to some of them (the others are NaN): ``empty`` (detection limit and ends), ``top5``,

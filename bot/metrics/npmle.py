@@ -215,9 +215,10 @@ def _simplex_qp(gram, b, x, max_iter):  # pragma: no cover (compiled)
 
 
 @njit(cache=True, nogil=True)
-def _solve(like, counts, free, tilt, w, above, below, tol, max_iter):  # pragma: no cover (compiled)
+def _solve(like, counts, free, tilt, w, above, below, tol, max_iter, reach, level):  # pragma: no cover (compiled)
     """Maximise l(w) + tilt . w over distributions on the free points, from w (a distribution with l(w) finite),
-    in place. Returns (objective, gap, iterations)."""
+    in place; stops early at ``above`` or ``below`` (see ``solve``), or once an iterate has tilt . w >= ``reach``
+    with l(w) >= ``level``. Returns (objective, gap, iterations)."""
     n_pat, n_grid = like.shape
     total = 0.0
     root = np.empty(n_pat)
@@ -242,6 +243,9 @@ def _solve(like, counts, free, tilt, w, above, below, tol, max_iter):  # pragma:
                 best = grad[k]
         gap = best - _dot(grad, w)  # the Frank-Wolfe gap: max over the simplex of the linear gain
         if gap < tol or value >= above or value + gap < below:
+            break
+        tilted = _dot(tilt, w)
+        if tilted >= reach and value - tilted >= level:
             break
         keep = np.zeros(n_grid, np.bool_)
         for k in range(n_grid):
@@ -327,10 +331,12 @@ def solve(
     below: float | None = None,
     tol: float = TOL,
     max_iter: int = MAX_ITER,
+    reach: tuple[float, float] | None = None,
 ) -> Fit:
     """The maximum of l(w) + ``tilt`` . w over distributions on the ``free`` grid points (all by default).
     Stops early once the objective reaches ``above`` or once its certified maximum is below ``below``: the
-    caller then knows on which side of its level the maximum lies.
+    caller then knows on which side of its level the maximum lies; with ``reach`` = (t, l), also once an
+    iterate has tilt . w >= t and l(w) >= l (a distribution within a likelihood level that reaches t).
 
     ``start`` (restricted to the free points and normalised) is used if it has a finite likelihood, else it is
     mixed half and half with the uniform distribution on the free points.
@@ -359,6 +365,8 @@ def solve(
         -np.inf if below is None else float(below),
         float(tol),
         int(max_iter),
+        np.inf if reach is None else float(reach[0]),
+        np.inf if reach is None else float(reach[1]),
     )
     return Fit(w, float(_loglik(like, counts, w)), float(gap), int(iterations))
 
@@ -399,7 +407,12 @@ def linear_range(
             break
         if stop_above is not None and lo >= stop_above:
             break
-        fit = solve(like, counts, tilt=lam * h, start=w, tol=1e-9)
+        # the objective's certified maximum below level + lam * stop_below already puts hi below stop_below: the
+        # solve stops there (the same answer, found sooner: most of these searches end by ruling a value out)
+        # and an iterate within the level with h . w >= stop_above is the other answer, found
+        below = None if stop_below is None else level + lam * stop_below
+        reach = None if stop_above is None else (lam * stop_above, level)
+        fit = solve(like, counts, tilt=lam * h, start=w, tol=1e-9, below=below, reach=reach)
         w = fit.w
         psi = float(h @ w)
         excess = fit.loglik - level

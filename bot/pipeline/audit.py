@@ -461,6 +461,14 @@ def measure(
 _side: ThreadPoolExecutor | None = None
 
 
+def _forget_side() -> None:  # a forked child has none of its parent's threads: it starts its own pool
+    global _side
+    _side = None
+
+
+os.register_at_fork(after_in_child=_forget_side)
+
+
 def _side_pool() -> ThreadPoolExecutor:
     global _side
     if _side is None:

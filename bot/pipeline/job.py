@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -376,15 +377,112 @@ def _target(run: _Run, name: str) -> Target:
     return Target.empirical(items["z"].to_numpy())
 
 
+def _audit_args(run: _Run, table: SourceTable, ctx: dict, name: str, rows: pd.DataFrame, pool_rows) -> dict:
+    return {
+        "rows": rows,
+        "table": table,
+        "method": ctx["method"],
+        "sampler": ctx["sampler"],
+        "scale": ctx["scale"],
+        "reports": run.reports,
+        "cache_dir": ctx["cache"],
+        "target": _target(run, name),
+        "ceiling": run.rules.ceiling_for(name),
+        "thresholds": threshold_map(run.rules.thresholds_for(name)),
+        "pool_rows": pool_rows,
+    }
+
+
+AUDIT_ERRORS = (InputError, ValueError, ArithmeticError)  # a benchmark that cannot be audited is skipped
+PARALLEL_CELLS = 20_000_000  # above this many cells in all, a source's audits run one at a time (memory)
+_FORKED: list[dict] = []  # the audits forked workers run: inherited at the fork, nothing pickled on the way in
+
+
+def _die_with_parent() -> None:
+    """A worker ends when its run does, even killed (-9): it holds a copy of the run's lock file, which would
+    otherwise stay locked until the worker finished on its own (Linux's parent-death signal)."""
+    import contextlib
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):  # no prctl: the worker ends at its next read of the pipe
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+
+
+def _forked_audit(k: int) -> tuple:
+    start = time.perf_counter()
+    try:
+        audit, how = audit_with_history(**_FORKED[k])
+    except AUDIT_ERRORS as exc:
+        return None, str(exc), 0.0
+    return (audit, how), None, time.perf_counter() - start
+
+
+def _audits(jobs: list[dict], bar: Progress) -> list[tuple]:
+    """Each job's (audit, how) or None, the error that stopped it, and its seconds: on both cores where the
+    machine has them (forked workers, one benchmark each; Linux only, where fork is safe for these libraries),
+    one at a time otherwise, and always for a single benchmark or a source too large to hold twice."""
+    global _FORKED
+    cells = sum(len(j["rows"]) for j in jobs)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if len(jobs) < 2 or cores < 2 or cells > PARALLEL_CELLS or sys.platform != "linux":
+        out = []
+        for job in jobs:
+            bar.note(f"auditing {job['rows']['benchmark'].iloc[0]}")
+            start = time.perf_counter()
+            try:
+                out.append((audit_with_history(**job, progress=bar.note), None, time.perf_counter() - start))
+            except AUDIT_ERRORS as exc:
+                out.append((None, str(exc), 0.0))
+        return out
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _FORKED = jobs
+    try:
+        fork = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(min(2, cores, len(jobs)), mp_context=fork, initializer=_die_with_parent) as pool:
+            futures = [pool.submit(_forked_audit, k) for k in range(len(jobs))]
+            out = []
+            for job, future in zip(jobs, futures, strict=True):
+                out.append(future.result())
+                bar.note(f"audited {job['rows']['benchmark'].iloc[0]}")
+            return out
+    finally:
+        _FORKED = []
+
+
 def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame, ctx: dict, source: str) -> list[str]:
     notes = []
-    method, scale, cache = ctx["method"], ctx["scale"], ctx["cache"]
+    method, scale = ctx["method"], ctx["scale"]
     groups = list(frame.groupby("benchmark", sort=True))
     bar = Progress(len(groups), source)
-    for name, rows in groups:
-        t0 = time.perf_counter()
+    pages = [run.rules.page_for(name, table.pages.get(name)) for name, _ in groups]
+    apart = len(set(pages)) == len(pages)  # no two share a page: no audit reads another's rows of this run
+    pending: list[tuple] = []
+
+    def publish(name, rows, joint, change, result) -> None:
+        done, error, seconds = result
+        if done is None:
+            run.skip(batch, name, f"could not be audited: {error}")
+            notes.append(f"{name} skipped: {error}")
+            return
+        audit, how = done
+        phase("fit")
+        fig = _provenance(audit.figures(), table, rows)
+        if joint is not None:
+            fig["joint_pool"] = joint
+        run.record(batch, fig, source, change, table.pages.get(name))
+        if audit.coverage is not None:  # items placed on the axis (scores only: no item table)
+            batch.tables.append((run.reports.items(name), audit.items.sort_values("item_id")))
+        batch.tables.append((run.reports.models(name), audit.models.sort_values("model")))
+        if audit.by_date is not None:
+            batch.tables.append((run.reports.by_date(name), audit.by_date))
+        batch.snapshots.append((name, rows, "responses"))
+        notes.append(f"{name} {how} {seconds:.2f}s")
+
+    for (name, rows), page in zip(groups, pages, strict=True):
         bar.step(str(name))
-        page = run.rules.page_for(name, table.pages.get(name))
         pool_rows, joint = joint_rows(
             name, rows, page, run.records, run.fresh, lambda other: load_snapshot(run.reports, other)
         )
@@ -401,36 +499,16 @@ def _per_item(run: _Run, batch: _Batch, table: SourceTable, frame: pd.DataFrame,
             continue
         change = diff_snapshots(load_snapshot(run.reports, name), rows)
         try:
-            audit, how = audit_with_history(
-                rows,
-                table,
-                method=method,
-                sampler=ctx["sampler"],
-                scale=scale,
-                reports=run.reports,
-                cache_dir=cache,
-                target=_target(run, name),
-                ceiling=run.rules.ceiling_for(name),
-                thresholds=threshold_map(run.rules.thresholds_for(name)),
-                pool_rows=pool_rows,
-                progress=bar.note,
-            )
-        except (InputError, ValueError, ArithmeticError) as exc:
-            run.skip(batch, name, f"could not be audited: {exc}")
-            notes.append(f"{name} skipped: {exc}")
+            args = _audit_args(run, table, ctx, name, rows, pool_rows)
+        except AUDIT_ERRORS as exc:
+            publish(name, rows, joint, change, (None, str(exc), 0.0))
             continue
-        phase("fit")
-        fig = _provenance(audit.figures(), table, rows)
-        if joint is not None:
-            fig["joint_pool"] = joint
-        run.record(batch, fig, source, change, table.pages.get(name))
-        if audit.coverage is not None:  # items placed on the axis (scores only: no item table)
-            batch.tables.append((run.reports.items(name), audit.items.sort_values("item_id")))
-        batch.tables.append((run.reports.models(name), audit.models.sort_values("model")))
-        if audit.by_date is not None:
-            batch.tables.append((run.reports.by_date(name), audit.by_date))
-        batch.snapshots.append((name, rows, "responses"))
-        notes.append(f"{name} {how} {time.perf_counter() - t0:.2f}s")
+        if apart:  # audited with the others of this source (on both cores), then published in order
+            pending.append((name, rows, joint, change, args))
+            continue
+        publish(name, rows, joint, change, _audits([args], bar)[0])
+    for (name, rows, joint, change, _), result in zip(pending, _audits([p[4] for p in pending], bar), strict=True):
+        publish(name, rows, joint, change, result)
     bar.close()
     return notes
 

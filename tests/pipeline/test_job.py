@@ -91,3 +91,46 @@ def test_a_record_of_an_older_benchwatch_is_audited_again_once(tmp_path):
     assert len(pd.read_csv(tmp_path / "r" / "history.csv")) == 1
     run_job([("sim", lambda: _table(df))], now="2026-01-03T00:00:00Z", **kw)
     assert "unchanged" in fit_line(lines)
+
+
+def test_audits_on_both_cores_publish_what_one_at_a_time_does(tmp_path, monkeypatch):
+    """A source's benchmarks audited by forked workers (two at once) give the reports one-at-a-time audits give,
+    byte for byte, a benchmark of one model (scores only) included."""
+    import sys
+
+    import pytest
+
+    from bot.pipeline import job
+
+    if sys.platform != "linux":
+        pytest.skip("audits run on forked workers on Linux only")
+    parts = [simulate(14, 50, seed=s)[0].assign(benchmark=f"b{s}") for s in (51, 52, 53)]
+    one = parts[0].assign(benchmark="b-one-model")
+    data = pd.concat([*parts, one[one["model"] == one["model"].min()]])
+
+    def run(folder, forked):
+        monkeypatch.setattr(job, "PARALLEL_CELLS", 10**9 if forked else 0)
+        kw = {"reports_dir": tmp_path / folder, "site_out": None, "cache_dir": tmp_path / f"c{folder}", "log": print}
+        run_job([("sim", lambda: _table(data))], now="2026-01-01T00:00:00Z", **kw)
+        root = tmp_path / folder
+        return {
+            str(p.relative_to(root)): p.read_bytes()
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != "runs.csv"
+        }
+
+    import concurrent.futures
+
+    pools = []
+
+    class Counted(concurrent.futures.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            pools.append(args)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Counted)
+    forked = run("a", True)
+    assert [p[0] for p in pools] == [2]  # two workers audited the source's benchmarks
+    alone = run("b", False)
+    assert len(pools) == 1  # one at a time: no workers
+    assert forked == alone and len(forked) > 10
