@@ -47,7 +47,8 @@ def _manifest_path(fetcher: Fetcher, cfg: SourceConfig) -> Path:
 
 
 def _unchanged(fetcher: Fetcher, cfg: SourceConfig) -> bool:
-    """Whether every download of the source's last published table still answers 304 with the same body."""
+    """Whether every download of the source's last published table still answers 304 with the same body (a
+    local file: the same bytes)."""
     try:
         manifest = json.loads(_manifest_path(fetcher, cfg).read_text(encoding="utf-8"))
         downloads, key = manifest["downloads"], manifest["key"]
@@ -58,7 +59,8 @@ def _unchanged(fetcher: Fetcher, cfg: SourceConfig) -> bool:
     fetcher.log.clear()
     for url, sha, *immutable in downloads:
         got = fetcher.get(url, source=cfg.name, immutable=bool(immutable and immutable[0]))
-        if got.status != "not-modified" or got.sha256 != sha:
+        local = "://" not in url or url.startswith("file://")  # a file is read again; its bytes say if it changed
+        if (got.status != "not-modified" and not local) or got.sha256 != sha:
             return False
     return True
 
@@ -68,13 +70,10 @@ def _publisher(fetcher: Fetcher, cfg: SourceConfig, more: bool = False) -> Calla
     (not while a cap holds files back: ``more``, the next run reads again and fetches the next ones)."""
     path = _manifest_path(fetcher, cfg)
     body = json.dumps({"key": _key(cfg), "downloads": [[d.url, d.sha256, d.immutable] for d in fetcher.log]})
-    remote = all("://" in d.url and not d.url.startswith("file://") for d in fetcher.log)
 
     def publish() -> None:
         if more:
             path.unlink(missing_ok=True)
-            return
-        if not remote:  # local files are read every run
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")

@@ -74,3 +74,27 @@ def test_whatever_could_change_the_records_reads_the_source_again(reads, setup, 
         return
     assert main(argv) == 0
     assert "good" in reads
+
+
+def test_a_local_file_with_the_same_bytes_is_not_parsed_again(reads, tmp_path, capsys):
+    """A source read from a file on disk: the same bytes, nothing parsed; one byte changed, read again."""
+    board = tmp_path / "board.json"
+    board.write_bytes(_board(5.0))
+    config = tmp_path / "benchwatch.toml"
+    config.write_text(f'[sources.disk]\nadapter = "evalplus"\nurl = "{board.as_posix()}"\n')
+    argv = [
+        "run",
+        "--config",
+        str(config),
+        "--reports",
+        str(tmp_path / "r"),
+        "--cache",
+        str(tmp_path / "c"),
+        "--no-site",
+    ]
+    assert main(argv) == 0 and reads == ["disk"]
+    capsys.readouterr()
+    assert main(argv) == 0 and reads == ["disk"]  # the same bytes: not parsed
+    assert "nothing read" in _line(capsys.readouterr().out, "disk")
+    board.write_bytes(_board(6.0))
+    assert main(argv) == 0 and reads == ["disk", "disk"]
