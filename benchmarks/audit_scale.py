@@ -7,8 +7,8 @@ peak memory. At a size where the dense reference still fits, the figures are als
 models x items path (``item_posterior_dense``, ``marginal_abilities``) and compared.
 
 Run: ``python benchmarks/audit_scale.py`` (4,500 x 12,000, 30% missing; targets: under 10 minutes and 8 GB on
-2 cores); ``--models 300 --items 5000 --missing 0``; ``--mmlu-pro`` for ``../shared/data/mmlu_pro/``
-(targets of both: under 10 s, within 5x the fit alone).
+2 cores; then the dense reference at 100 x 1,000, where both fit); ``--models 300 --items 5000 --missing 0``;
+``--mmlu-pro`` for ``../shared/data/mmlu_pro/`` (targets of both: under 10 s, within 5x the fit alone).
 """
 
 from __future__ import annotations
@@ -146,6 +146,15 @@ def main() -> None:
     )
     if args.dense_check:
         print(dense_agreement(fitted, rec, audit))
+    elif data.model_idx.size > 5_000_000:  # too large for a dense array: the dense reference at a size where both fit
+        small = simulate(100, 1000, args.missing, seed=2)
+        small_fitted, _ = split_uninformative(small)
+        small_fit = fit_rasch(encode_responses(small_fitted), "map")
+        small_audit = measure(small, small_fit, source="scale", by_date=False, thresholds=threshold_map(), seed=0)
+        print(
+            "at 100 x 1,000 (the same code, a size where a dense array fits): "
+            + dense_agreement(small_fitted, small_audit.figures(), small_audit)
+        )
 
 
 if __name__ == "__main__":
