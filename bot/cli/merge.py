@@ -6,6 +6,7 @@ import argparse
 
 from bot import pipeline  # its names load when the command runs
 from bot.cli.run import site_options
+from bot.words import count
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +25,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Merge and build; exit 1 when every source of every part failed, as `run` does."""
+    args.site_out = args.site_out or "_site"
     result = pipeline.merge_parts(
         args.parts,
         reports_dir=args.reports,
@@ -32,8 +34,8 @@ def handle(args: argparse.Namespace) -> int:
         site_url=args.site_url,
     )
     print(
-        f"done: {len(args.parts)} part(s), {result.benchmarks} benchmarks, {result.new_snapshots} new snapshots, "
-        f"{result.alerts} alerts; reports in {args.reports}"
+        f"done: {count(len(args.parts), 'part')}, {count(result.benchmarks, 'benchmark')}, "
+        f"{count(result.new_snapshots, 'new snapshot')}, {count(result.alerts, 'alert')}; reports in {args.reports}"
         + ("" if args.no_site else f", site in {args.site_out}/index.html")
     )
     return 1 if result.sources_failed and not result.sources_ok else 0

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 
 from bot import history, site  # stages: their names load when the command runs
+from bot.errors import InputError
+from bot.words import count
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -15,7 +17,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    """Print what was done, then what is still wrong; exit 1 if anything is."""
+    """Print what was done, then what is still wrong; exit 1 if anything is (2: no such folder)."""
+    if not Path(args.reports).is_dir():
+        raise InputError("--reports", "no such reports folder (nothing to repair)", value=args.reports)
     done = history.repair_reports(args.reports)
     if site.restore_site(Path(args.site_out).resolve()):
         done.append(f"{args.site_out}: the last good site put back")
@@ -23,5 +27,5 @@ def handle(args: argparse.Namespace) -> int:
     left = history.check_reports(args.reports, args.site_out)
     for line in left:
         print(f"still wrong: {line}")
-    print(f"repaired {len(done)} file(s) in {args.reports}; {len(left)} problem(s) left")
+    print(f"repaired {count(len(done), 'file')} in {args.reports}; {count(len(left), 'problem')} left")
     return 1 if left else 0

@@ -12,6 +12,7 @@ from bot import pipeline, rules, sources, store  # stages: their names load when
 from bot.errors import InputError
 from bot.irt import METHODS, SAMPLERS
 from bot.sources import DEFAULT_CONFIG
+from bot.words import count
 
 if TYPE_CHECKING:
     from bot.rules import RuleBook
@@ -22,11 +23,14 @@ SAMPLE_REPORTS = "_sample/reports"
 SAMPLE_CACHE = "_sample/cache"
 INPUT_REPORTS = "_input/reports"  # your own files: kept apart from the live history in reports/
 INPUT_CACHE = "_input/cache"
+INPUT_SITE = "_input/site"  # a site of your own files does not replace the sample's in _site
 
 
 def site_options(parser: argparse.ArgumentParser, configured: str = "") -> None:
     """--site-out, --no-site and --site-url, shared by the commands that build the site."""
-    parser.add_argument("--site-out", default="_site", help="where the built site goes (default: _site)")
+    parser.add_argument(
+        "--site-out", default=None, help=f"where the built site goes (default: _site; {INPUT_SITE} with run --input)"
+    )
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
     parser.add_argument(
         "--site-url",
@@ -37,8 +41,9 @@ def site_options(parser: argparse.ArgumentParser, configured: str = "") -> None:
     )
 
 
-def register(parser: argparse.ArgumentParser) -> None:
-    """Add this command's options."""
+def register(parser: argparse.ArgumentParser, scheduled: bool = False) -> None:
+    """Add this command's options (``scheduled``: as ``benchwatch schedule`` takes them, without the one-run
+    options of a fan-out part and a fixed timestamp)."""
     parser.add_argument(
         "--sample",
         action="store_true",
@@ -84,19 +89,22 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="sources not started this long after the run did fail, keeping their last good data "
         "(default: [http] run_deadline of the configuration, else none)",
     )
-    parser.add_argument(
-        "--reports-out",
-        default=None,
-        metavar="PART",
-        help="fan-out: write what these sources produced to the folder PART instead of into the reports "
-        "folder (read, not changed), for `benchwatch merge` to combine with the other runners' parts",
-    )
-    parser.add_argument(
-        "--now",
-        default=None,
-        metavar="YYYY-MM-DDTHH:MM:SSZ",
-        help="the run's timestamp in UTC (default: now); the runners of one fan-out share one",
-    )
+    if scheduled:  # every scheduled run writes into the reports at its own time
+        parser.set_defaults(reports_out=None, now=None)
+    else:
+        parser.add_argument(
+            "--reports-out",
+            default=None,
+            metavar="PART",
+            help="fan-out: write what these sources produced to the folder PART instead of into the reports "
+            "folder (read, not changed), for `benchwatch merge` to combine with the other runners' parts",
+        )
+        parser.add_argument(
+            "--now",
+            default=None,
+            metavar="YYYY-MM-DDTHH:MM:SSZ",
+            help="the run's timestamp in UTC (default: now); the runners of one fan-out share one",
+        )
     parser.add_argument(
         "--cache",
         default=None,
@@ -138,6 +146,8 @@ def handle(args: argparse.Namespace) -> int:
     local = args.sample or args.input
     reports = args.reports or (SAMPLE_REPORTS if args.sample else INPUT_REPORTS if args.input else "reports")
     cache = args.cache or (SAMPLE_CACHE if args.sample else INPUT_CACHE if args.input else ".cache")
+    if getattr(args, "site_out", None) is None:
+        args.site_out = INPUT_SITE if args.input and not args.sample else "_site"
     fetcher, book, deadline, position, site_url = None, None, args.deadline, 0, args.site_url
     if args.now is not None and not NOW.fullmatch(args.now):
         raise InputError("--now", f"expected a UTC time like 2026-01-31T06:00:00Z, got {args.now!r}", field="--now")
@@ -181,11 +191,14 @@ def handle(args: argparse.Namespace) -> int:
         if fetcher is not None:
             fetcher.close()
     if args.reports_out:
-        print(f"done: {result.benchmarks} benchmarks, {result.new_snapshots} new snapshots; part in {args.reports_out}")
+        print(
+            f"done: {count(result.benchmarks, 'benchmark')}, {count(result.new_snapshots, 'new snapshot')}; "
+            f"part in {args.reports_out}"
+        )
     else:
         print(
-            f"done: {result.benchmarks} benchmarks, {result.new_snapshots} new snapshots, "
-            f"{result.alerts} alerts; reports in {reports}"
+            f"done: {count(result.benchmarks, 'benchmark')}, {count(result.new_snapshots, 'new snapshot')}, "
+            f"{count(result.alerts, 'alert')}; reports in {reports}"
             + ("" if args.no_site else f", site in {args.site_out}/index.html")
         )
     if result.sources_failed and not result.sources_ok:

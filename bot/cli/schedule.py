@@ -11,7 +11,7 @@ from bot.pipeline import DEFAULT_CRON
 
 def register(parser: argparse.ArgumentParser) -> None:
     """The run command's options, plus the schedule's."""
-    run_command.register(parser)
+    run_command.register(parser, scheduled=True)
     parser.add_argument("--cron", default=DEFAULT_CRON, help=f"crontab expression in UTC (default: {DEFAULT_CRON!r})")
     parser.add_argument("--once", action="store_true", help="run the job once through the scheduler, then exit")
 

@@ -53,6 +53,7 @@ from bot.store import (
     validate_aggregates,
     validate_responses,
 )
+from bot.words import count
 
 if TYPE_CHECKING:
     from bot.pipeline.audit import BenchmarkAudit
@@ -734,7 +735,7 @@ def apply_delta(reports: Reports, delta: Delta, *, now: str, started: float, log
         write_alerts(reports, old_alerts + new_alerts)
         append_changelog(reports, delta.changes)
         write_sources(reports, {**load_sources(reports), **delta.statuses})
-        notes.append(f"{appended} new snapshot(s), {len(new_alerts)} alert(s) -> {reports.root}")
+        notes.append(f"{count(appended, 'new snapshot')}, {count(len(new_alerts), 'alert')} -> {reports.root}")
     phase("staging")
     ok, failed = delta.ok, delta.failed
     append_run(  # in the same commit as what the run did: the log never misses a run that changed reports/

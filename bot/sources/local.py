@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from bot.errors import InputError
 from bot.sources.table import SourceTable
+from bot.words import count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,6 +77,14 @@ def read_input(path: str | Path) -> SourceTable:
         if is_eee_input(path):
             tables.append(read_eee(path))
         if not tables:
+            csvs = sorted(p.name for p in path.glob("*.csv"))
+            if csvs:  # a folder of tables: each is its own input
+                shown = ", ".join(csvs[:3]) + (f" and {len(csvs) - 3} more" if len(csvs) > 3 else "")
+                raise InputError(
+                    str(path),
+                    f"a folder of {count(len(csvs), 'CSV file')} ({shown}), not of evaluation logs: give each "
+                    f"file by its path, such as {path.as_posix()}/{csvs[0]}",
+                )
             raise InputError(
                 str(path),
                 "no evaluation logs in this folder (Inspect .eval/.json, lm-evaluation-harness samples_*.jsonl, "

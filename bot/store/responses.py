@@ -45,14 +45,25 @@ def fail_rows(source: str, bad: pd.Series, field: str, values: pd.Series, messag
     )
 
 
+def missing_columns(missing: list[str], found: list[str]) -> str:
+    """The error for a table without some required columns: what is missing, what was found, and the likely
+    cause where one shows (names in another case, or a file separated by something other than commas)."""
+    text = f"missing required column(s) {', '.join(missing)}; found {', '.join(found) or 'none'}"
+    by_case = {f.strip().lower(): f for f in found}
+    renames = [f"{by_case[m]} to {m}" for m in missing if m in by_case]
+    if renames:
+        return text + f" (column names are lower case: rename {', '.join(renames)})"
+    for mark, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "bars")):
+        if any(mark in f for f in found):
+            return text + f" (the header looks separated by {name}: the file must be comma-separated CSV)"
+    return text
+
+
 def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     """Check a raw table against the common shape and return it typed and sorted."""
     missing = [c for c in REQUIRED_COLUMNS if c not in raw.columns]
     if missing:
-        raise InputError(
-            source,
-            f"missing required column(s) {', '.join(missing)}; found {', '.join(map(str, raw.columns)) or 'none'}",
-        )
+        raise InputError(source, missing_columns(missing, [str(c) for c in raw.columns]))
     if raw.empty:
         raise InputError(source, "no data rows")
     raw = raw.reset_index(drop=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from bot.errors import InputError
-from bot.store.responses import fail_rows
+from bot.store.responses import fail_rows, missing_columns
 
 
 def is_difficulty_file(columns: list[str]) -> bool:
@@ -16,9 +16,7 @@ def is_difficulty_file(columns: list[str]) -> bool:
 def require_columns(raw: pd.DataFrame, source: str, columns: tuple[str, ...]) -> None:
     missing = [c for c in columns if c not in raw.columns]
     if missing:
-        raise InputError(
-            source, f"missing required column(s) {', '.join(missing)}; found {', '.join(map(str, raw.columns))}"
-        )
+        raise InputError(source, missing_columns(missing, [str(c) for c in raw.columns]))
     if raw.empty:
         raise InputError(source, "no data rows")
 

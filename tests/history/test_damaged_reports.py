@@ -85,7 +85,7 @@ def test_damage_is_one_line_then_check_finds_it_and_repair_fixes_it(good, tmp_pa
     assert name in capsys.readouterr().out
     assert main(["repair", "--reports", str(reports)]) == 0
     out = capsys.readouterr().out
-    assert name in out and "0 problem(s) left" in out
+    assert name in out and "0 problems left" in out
     backup = list((reports / ".repair-backup").rglob(name))
     assert len(backup) == 1 and backup[0].read_bytes() == before[name]  # what was replaced is kept
 
@@ -162,7 +162,7 @@ def test_a_deleted_latest_is_found_rebuilt_and_refitted_without_a_repeated_row(g
     assert main(["check", "--reports", str(reports)]) == 1
     assert "latest.json: missing while history.csv holds 1 benchmark(s)" in capsys.readouterr().out
     assert main(["repair", "--reports", str(reports)]) == 0
-    assert "0 problem(s) left" in capsys.readouterr().out
+    assert "0 problems left" in capsys.readouterr().out
     assert run(same) == 0
     assert (reports / "history.csv").read_bytes() == history
     again = json.loads((reports / "latest.json").read_text())["benchmarks"]
@@ -213,7 +213,7 @@ def test_a_damaged_items_table_is_refitted_even_when_upstream_is_unchanged(good,
     assert table.name in capsys.readouterr().out
     assert main(["repair", "--reports", str(reports)]) == 0
     out = capsys.readouterr().out
-    assert "refitted from its data on the next run" in out and "0 problem(s) left" in out, out
+    assert "refitted from its data on the next run" in out and "0 problems left" in out, out
     assert run(same) == 0
     again, before = pd.read_csv(table), pd.read_csv(io.BytesIO(original))
     pd.testing.assert_frame_equal(again, before, atol=1e-4)  # a refit from scratch: the fit's own tolerance
@@ -239,8 +239,11 @@ def test_a_damaged_snapshot_is_rebuilt_before_the_next_change_is_logged(good, tm
 
 
 def test_check_of_a_folder_that_does_not_exist_is_an_error(tmp_path, capsys):
-    assert main(["check", "--reports", str(tmp_path / "no-such")]) == 1
-    assert "no-such: no such folder" in capsys.readouterr().out
+    for command in ("check", "repair"):
+        assert main([command, "--reports", str(tmp_path / "no-such")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "no-such" in err and "no such reports folder" in err, err
+    assert not (tmp_path / "no-such").exists()  # nothing made
 
 
 def test_a_staging_folder_left_after_a_finished_commit_changes_nothing(good, tmp_path, capsys):
