@@ -23,6 +23,7 @@ COMMANDS = {  # name -> its one line of help; a command's module is imported onl
     "merge": "Merge the parts of a fan-out (run --reports-out on several runners) into reports/, then build the site.",
     "repair": "Repair the reports folder from its other files (each replaced file backed up), then check it again.",
     "fill": "Close a benchmark's gaps: plan new items, check candidates on its scale, or generate candidates.",
+    "serve": "Serve the built site on this machine (http://127.0.0.1:8000/), as it will look once published.",
 }
 
 
