@@ -39,8 +39,16 @@ def test_a_run_says_which_benchmark_it_is_on_and_what_it_is_doing(tmp_path, monk
     a, _, _ = simulate(12, 60, seed=61)
     b, _, _ = simulate(12, 60, seed=62)
     data = pd.concat([a, b.assign(benchmark="other")])
-    kw = {"reports_dir": tmp_path / "r", "site_out": None, "cache_dir": tmp_path / "c", "log": lambda s: None}
-    run_job([("src", lambda: SourceTable("src", "simulated", data.astype(str)))], now="2026-01-01T00:00:00Z", **kw)
-    err = capsys.readouterr().err
-    assert "src [1/2] other" in err and "src [2/2] sim" in err
-    assert "map fit" in err and "bounds, for any difficulty distribution" in err
+    from bot.pipeline import job
+
+    for folder, forked in (("a", False), ("b", True)):
+        monkeypatch.setattr(job, "PARALLEL_CELLS", 10**9 if forked else 0)
+        kw = {"reports_dir": tmp_path / folder, "site_out": None, "cache_dir": tmp_path / "c", "log": lambda s: None}
+        table = SourceTable("src", "simulated", data.astype(str))
+        run_job([("src", lambda table=table: table)], now="2026-01-01T00:00:00Z", **kw)
+        err = capsys.readouterr().err
+        assert "src [1/2] other" in err and "src [2/2] sim" in err
+        if forked:  # two workers: the run says when each benchmark is done
+            assert "audited other" in err and "audited sim" in err
+        else:  # one at a time: what each stage is doing
+            assert "map fit" in err and "bounds, for any difficulty distribution" in err

@@ -8,6 +8,7 @@ deterministic model registered with the harness, its samples logged by the harne
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -67,34 +68,11 @@ def unit(*parts: object) -> float:
     return int(hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:8], 16) / 2**32
 
 
-def run_harness(root: Path, models: dict[str, float] = MODELS, tasks: dict[str, str] | None = None) -> Path:
-    """Write the tasks (name -> kind, ``mc`` or ``gen``; by default ``toy_mc`` and ``toy_gen``), run each on
-    every model (name -> skill), log the samples; returns the output folder (a folder per model, named as
-    the harness names it: ``org__model``)."""
-    tasks_of = tasks or {"toy_mc": "mc", "toy_gen": "gen"}
-    os.environ.update(HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HF_HOME=str(root / "hf"))
-    from lm_eval import simple_evaluate
+@functools.cache
+def _toy_model():
+    """The toy model, registered with lm-evaluation-harness under "benchwatch-toy" (once)."""
     from lm_eval.api.model import LM
     from lm_eval.api.registry import register_model
-    from lm_eval.loggers import EvaluationTracker
-    from lm_eval.tasks import TaskManager
-
-    folder = root / "tasks"
-    folder.mkdir(parents=True, exist_ok=True)
-    docs = [
-        {
-            "question": f"What is {k} + {k}?",
-            "choices": [str(2 * k), str(2 * k + 1), "0"],
-            "label": 0,
-            "answer": str(2 * k),
-            "question_id": 70 + 3 * k,  # a dataset's own id, not the document's index
-        }
-        for k in range(1, N_DOCS + 1)
-    ]
-    data = folder / "data.jsonl"
-    data.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
-    for name, kind in tasks_of.items():
-        (folder / f"{name}.yaml").write_text(TASKS[kind].format(data=data, name=name), encoding="utf-8")
 
     def truth(context: str) -> int:
         return 2 * int(context.split("What is ")[1].split(" +")[0])
@@ -127,6 +105,37 @@ def run_harness(root: Path, models: dict[str, float] = MODELS, tasks: dict[str, 
                 out.append(answer if u < self.skill * 0.6 else f"It is {answer}." if u < self.skill else "no idea")
             return out
 
+    return Toy
+
+
+def run_harness(root: Path, models: dict[str, float] = MODELS, tasks: dict[str, str] | None = None) -> Path:
+    """Write the tasks (name -> kind, ``mc`` or ``gen``; by default ``toy_mc`` and ``toy_gen``), run each on
+    every model (name -> skill), log the samples; returns the output folder (a folder per model, named as
+    the harness names it: ``org__model``)."""
+    tasks_of = tasks or {"toy_mc": "mc", "toy_gen": "gen"}
+    os.environ.update(HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HF_HOME=str(root / "hf"))
+    from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+
+    folder = root / "tasks"
+    folder.mkdir(parents=True, exist_ok=True)
+    docs = [
+        {
+            "question": f"What is {k} + {k}?",
+            "choices": [str(2 * k), str(2 * k + 1), "0"],
+            "label": 0,
+            "answer": str(2 * k),
+            "question_id": 70 + 3 * k,  # a dataset's own id, not the document's index
+        }
+        for k in range(1, N_DOCS + 1)
+    ]
+    data = folder / "data.jsonl"
+    data.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    for name, kind in tasks_of.items():
+        (folder / f"{name}.yaml").write_text(TASKS[kind].format(data=data, name=name), encoding="utf-8")
+
+    _toy_model()  # registered once per process: a second registration of the alias is an error
     manager = TaskManager(include_path=str(folder))
     output = root / "out"
     for name, skill in models.items():
