@@ -119,7 +119,6 @@ class Picture:
 
     width: float
     height: float
-    label: str = ""
     parts: list[str] = field(default_factory=list)
 
     def add(self, element: str) -> None:
@@ -197,5 +196,4 @@ class Picture:
             f'viewBox="0 0 {num(self.width)} {num(self.height)}" width="{num(self.width)}" '
             f'height="{num(self.height)}" font-family="{FONT}" role="img">'
         )
-        title = f"<title>{esc(self.label)}</title>" if self.label else ""
-        return head + title + "\n" + "\n".join(self.parts) + "\n</svg>\n"
+        return head + "\n" + "\n".join(self.parts) + "\n</svg>\n"

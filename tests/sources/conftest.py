@@ -8,6 +8,20 @@ from bot.cli import main
 from tests.sources.test_faults import _board
 
 
+def run_argv(config, tmp_path) -> list[str]:
+    """``benchwatch run`` of a configuration, its reports and cache in ``tmp_path``, no site."""
+    return [
+        "run",
+        "--config",
+        str(config),
+        "--reports",
+        str(tmp_path / "r"),
+        "--cache",
+        str(tmp_path / "c"),
+        "--no-site",
+    ]
+
+
 @pytest.fixture
 def setup(fixture_server, tmp_path):
     (fixture_server.root / "good.json").write_bytes(_board())
@@ -23,15 +37,6 @@ def setup(fixture_server, tmp_path):
         config.write_text("\n".join(lines) + "\n")
 
     write_config()
-    argv = [
-        "run",
-        "--config",
-        str(config),
-        "--reports",
-        str(tmp_path / "r"),
-        "--cache",
-        str(tmp_path / "c"),
-        "--no-site",
-    ]
+    argv = run_argv(config, tmp_path)
     assert main(argv) == 0
     return fixture_server, tmp_path, argv, write_config

@@ -9,6 +9,7 @@ import pytest
 
 from bot.cli import main
 from bot.sources import ADAPTERS
+from tests.sources.conftest import run_argv
 from tests.sources.test_faults import _board, _line
 
 
@@ -82,16 +83,7 @@ def test_a_local_file_with_the_same_bytes_is_not_parsed_again(reads, tmp_path, c
     board.write_bytes(_board(5.0))
     config = tmp_path / "benchwatch.toml"
     config.write_text(f'[sources.disk]\nadapter = "evalplus"\nurl = "{board.as_posix()}"\n')
-    argv = [
-        "run",
-        "--config",
-        str(config),
-        "--reports",
-        str(tmp_path / "r"),
-        "--cache",
-        str(tmp_path / "c"),
-        "--no-site",
-    ]
+    argv = run_argv(config, tmp_path)
     assert main(argv) == 0 and reads == ["disk"]
     capsys.readouterr()
     assert main(argv) == 0 and reads == ["disk"]  # the same bytes: not parsed
