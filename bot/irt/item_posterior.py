@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, log_expit
 
+from bot.irt.accelerate import iterate
 from bot.irt.responses import ResponseArrays
 
 GRID_SIZE = 200
@@ -172,14 +173,17 @@ def marginal_abilities_patterns(
     tol: float = 1e-5,
     max_iter: int = 300,
     sd_theta: float = 3.0,
+    extrapolate: bool = True,
 ) -> tuple[np.ndarray, int]:
-    """Abilities by marginal MAP, the items' difficulties integrated out (EM on the grid), over the cells of
-    collapsed patterns (never a models x items array).
+    """Abilities by marginal MAP, the items' difficulties integrated out (EM on the grid, extrapolated by
+    ``bot.irt.accelerate``; ``extrapolate`` off: the plain EM), over the cells of collapsed patterns (never a
+    models x items array).
 
     The joint MAP stretches the logit scale when there are few models (every item's b is fitted from a
     handful of responses, the abilities follow); integrating the items out removes that stretch. The
     abilities keep the joint fit's prior N(mean, ``sd_theta``^2), so a model that solves every item stays
-    finite. Starts from ``theta``, keeps its mean (the location is free), returns (abilities, iterations)."""
+    finite. Starts from ``theta``, keeps its mean (the location is free), stops when no ability and neither
+    of the items' prior (mu, sigma) moved by ``tol`` in a step, returns (abilities, iterations)."""
     from bot.irt.kernels import rows_add
 
     theta = np.asarray(theta, float).copy()
@@ -187,28 +191,34 @@ def marginal_abilities_patterns(
     grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, grid_size)
     observed = cp.observed()
     weight = cp.trials * cp.counts[cp.pattern_idx]
-    mu, sigma = theta.mean(), max(theta.std(), 0.5)
-    iterations = 0
-    for iterations in range(1, max_iter + 1):  # noqa: B007 (reported after the loop)
+    floor = 2 * (grid[1] - grid[0])
+
+    def update(x: np.ndarray) -> np.ndarray:  # one EM step of (abilities, mu, sigma)
+        theta, mu, sigma = x[:-2], x[-2], x[-1]
         eta = theta[:, None] - grid[None, :]
-        loglik = _pattern_loglik(cp, theta, grid)
-        joint = loglik - 0.5 * ((grid - mu) / sigma) ** 2
+        joint = _pattern_loglik(cp, theta, grid) - 0.5 * ((grid - mu) / sigma) ** 2
         post = np.exp(joint - joint.max(axis=1, keepdims=True))
         post /= post.sum(axis=1, keepdims=True)
         mass = cp.counts @ post
         mu = float(mass @ grid / mass.sum())
-        sigma = max(float(np.sqrt(mass @ (grid - mu) ** 2 / mass.sum())), 2 * (grid[1] - grid[0]))
+        sigma = max(float(np.sqrt(mass @ (grid - mu) ** 2 / mass.sum())), floor)
         exposure = rows_add(np.zeros((cp.n_models, grid.size)), cp.model_idx, cp.pattern_idx, weight, post)
         p = expit(eta)
         gradient = observed - (exposure * p).sum(axis=1) - (theta - anchor) / sd_theta**2
-        step = gradient / ((exposure * p * (1 - p)).sum(axis=1) + 1 / sd_theta**2)
-        step = np.clip(step, -1.0, 1.0)
-        theta += step
-        shift = theta.mean() - anchor
-        theta -= shift
-        mu -= shift
-        if np.max(np.abs(step - step.mean())) < tol:
-            break
+        step = np.clip(gradient / ((exposure * p * (1 - p)).sum(axis=1) + 1 / sd_theta**2), -1.0, 1.0)
+        shift = step.mean()  # the location is free: the abilities keep their mean
+        return np.concatenate([theta + step - shift, [mu - shift, sigma]])
+
+    start = np.concatenate([theta, [theta.mean(), max(theta.std(), 0.5)]])
+    x, iterations = iterate(
+        update,
+        start,
+        converged=lambda a, b: float(np.abs(b - a).max()) < tol,
+        max_steps=max_iter,
+        extrapolate=extrapolate,
+        valid=lambda x: x[-1] > 0,
+    )
+    theta = x[:-2]
     return theta, iterations
 
 
@@ -327,19 +337,25 @@ def _pattern_mass(loglik: np.ndarray, like: np.ndarray, counts: np.ndarray, prio
 def _marginal_ml(
     loglik: np.ndarray, counts: np.ndarray, grid: np.ndarray, start: tuple[float, float] = (0.0, 1.5)
 ) -> tuple[float, float]:
-    """The normal prior (mu, sigma) that maximises the marginal likelihood of all items (EM on the grid)."""
+    """The normal prior (mu, sigma) that maximises the marginal likelihood of all items (EM on the grid,
+    extrapolated)."""
     like = np.exp(loglik - loglik.max(axis=1, keepdims=True))
-    mu, sigma = start
     floor = 2 * (grid[1] - grid[0])
-    for _ in range(EM_MAX_ITER):
-        mass, _ = _pattern_mass(loglik, like, counts, np.exp(-0.5 * ((grid - mu) / sigma) ** 2))
+
+    def update(x: np.ndarray) -> np.ndarray:
+        mass, _ = _pattern_mass(loglik, like, counts, np.exp(-0.5 * ((grid - x[0]) / x[1]) ** 2))
         total = mass.sum()
-        new_mu = float(mass @ grid / total)
-        new_sigma = max(float(np.sqrt(mass @ (grid - new_mu) ** 2 / total)), floor)
-        done = abs(new_mu - mu) < EM_TOL and abs(new_sigma - sigma) < EM_TOL
-        mu, sigma = new_mu, new_sigma
-        if done:
-            break
+        mu = float(mass @ grid / total)
+        return np.array([mu, max(float(np.sqrt(mass @ (grid - mu) ** 2 / total)), floor)])
+
+    x, _ = iterate(
+        update,
+        np.array(start, float),
+        converged=lambda a, b: bool(np.all(np.abs(b - a) < EM_TOL)),
+        max_steps=EM_MAX_ITER,
+        valid=lambda x: x[1] > 0,
+    )
+    mu, sigma = float(x[0]), float(x[1])
     return mu, sigma
 
 
@@ -423,7 +439,6 @@ def marginal_abilities_cells(
     free_prior = prior is None
     anchor = th.mean() if anchor is None else anchor
     mu, sigma = (th.mean(), max(th.std(), 0.5)) if free_prior else prior
-    floor = 2 * (grid[1] - grid[0])
     if not free_prior:
         fixed = fixed - 0.5 * ((grid - mu) / sigma) ** 2
         binary = np.all(trials == 1.0) and np.all((successes == 0.0) | (successes == 1.0))
@@ -431,39 +446,60 @@ def marginal_abilities_cells(
             th = _calibrate_binary(fixed, m_local, successes, th, grid, models.size, anchor, tol, max_iter, sd_theta)
             theta[models] = th
             return theta, items, cell_loglik(m_local, i_local, trials, successes, th, grid, items.size), mu, sigma
-    for _ in range(max_iter):
+    if free_prior:  # the prior re-estimated at each step: EM of (abilities, mu, sigma), extrapolated
+        x, _ = iterate(
+            lambda x: _free_step(x, fixed, m_local, i_local, trials, successes, observed, grid, anchor, sd_theta),
+            np.concatenate([th, [mu, sigma]]),
+            converged=lambda a, b: float(np.abs(b - a).max()) < tol,
+            max_steps=max_iter,
+            valid=lambda x: x[-1] > 0,
+        )
+        th, mu, sigma = x[:-2], x[-2], x[-1]
+        theta[models] = th
+        loglik = cell_loglik(m_local, i_local, trials, successes, th, grid, items.size)
+        return theta, items, loglik, float(mu), float(sigma)
+    for _ in range(max_iter):  # the items' prior held: each model's exact second derivative (Newton, not EM)
         joint = fixed + cell_loglik(m_local, i_local, trials, successes, th, grid, items.size)
-        if free_prior:
-            joint -= 0.5 * ((grid - mu) / sigma) ** 2
         post = np.exp(joint - joint.max(axis=1, keepdims=True))
         post /= post.sum(axis=1, keepdims=True)
-        if free_prior:
-            mass = post.sum(axis=0)
-            mu = float(mass @ grid / mass.sum())
-            sigma = max(float(np.sqrt(mass @ (grid - mu) ** 2 / mass.sum())), floor)
         exposure = rows_add(np.zeros((models.size, grid.size)), m_local, i_local, trials, post)  # expected trials
         p = expit(th[:, None] - grid[None, :])
         gradient = observed - (exposure * p).sum(axis=1) - (th - anchor) / sd_theta**2
         curvature = (exposure * p * (1 - p)).sum(axis=1) + 1 / sd_theta**2
-        if not free_prior:  # the items' prior held: each model's exact second derivative (Newton, not EM)
-            cell_post, cell_p = post[i_local], p[m_local]
-            expected = np.einsum("kg,kg->k", cell_post, cell_p)  # per cell: E[p] under the item's posterior
-            cell_p *= cell_p
-            second = np.einsum("kg,kg->k", cell_post, cell_p) - expected**2
-            curvature -= np.bincount(m_local, trials**2 * second, minlength=models.size)
-            curvature = np.maximum(curvature, 1 / sd_theta**2)
+        cell_post, cell_p = post[i_local], p[m_local]
+        expected = np.einsum("kg,kg->k", cell_post, cell_p)  # per cell: E[p] under the item's posterior
+        cell_p *= cell_p
+        second = np.einsum("kg,kg->k", cell_post, cell_p) - expected**2
+        curvature -= np.bincount(m_local, trials**2 * second, minlength=models.size)
+        curvature = np.maximum(curvature, 1 / sd_theta**2)
         step = np.clip(gradient / curvature, -1.0, 1.0)
         th = th + step
-        moved = step
-        if free_prior:  # the location is free: keep the fitted models' mean
-            shift = th.mean() - anchor
-            th -= shift
-            mu -= shift
-            moved = step - step.mean()
-        if np.max(np.abs(moved)) < tol:
+        if np.max(np.abs(step)) < tol:
             break
     theta[models] = th
     return theta, items, cell_loglik(m_local, i_local, trials, successes, th, grid, items.size), float(mu), float(sigma)
+
+
+def _free_step(x, fixed, m_local, i_local, trials, successes, observed, grid, anchor, sd_theta) -> np.ndarray:
+    """One EM step of ``marginal_abilities_cells`` with the items' prior free: x = (abilities, mu, sigma)."""
+    from bot.irt.kernels import rows_add
+
+    th, mu, sigma = x[:-2], x[-2], x[-1]
+    joint = fixed + cell_loglik(m_local, i_local, trials, successes, th, grid, fixed.shape[0])
+    joint -= 0.5 * ((grid - mu) / sigma) ** 2
+    post = np.exp(joint - joint.max(axis=1, keepdims=True))
+    post /= post.sum(axis=1, keepdims=True)
+    mass = post.sum(axis=0)
+    mu = float(mass @ grid / mass.sum())
+    sigma = max(float(np.sqrt(mass @ (grid - mu) ** 2 / mass.sum())), 2 * (grid[1] - grid[0]))
+    exposure = rows_add(np.zeros((th.size, grid.size)), m_local, i_local, trials, post)  # expected trials
+    p = expit(th[:, None] - grid[None, :])
+    gradient = observed - (exposure * p).sum(axis=1) - (th - anchor) / sd_theta**2
+    curvature = (exposure * p * (1 - p)).sum(axis=1) + 1 / sd_theta**2
+    step = np.clip(gradient / curvature, -1.0, 1.0)
+    th = th + step
+    shift = th.mean() - anchor  # the location is free: keep the fitted models' mean
+    return np.concatenate([th - shift, [mu - shift, sigma]])
 
 
 def _calibrate_binary(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from bot.store.snapshots import SNAPSHOT_DIGITS
@@ -10,11 +11,17 @@ LISTED = 50  # names listed per change kind; the counts are always complete
 
 
 def _changed_keys(old: pd.DataFrame, new: pd.DataFrame, keys: list[str], values: list[str], by: str) -> set[str]:
+    if old.empty or new.empty:
+        return set()
     both = old.merge(new, on=keys, suffixes=("_old", "_new"))
-    changed = pd.Series(False, index=both.index)
+    changed = np.zeros(len(both), bool)
     for col in values:
-        a, b = _published(both[f"{col}_old"]), _published(both[f"{col}_new"])
-        changed |= ~((a == b) | (a.isna() & b.isna()))
+        a, b = both[f"{col}_old"], both[f"{col}_new"]
+        differ = ~((a == b).fillna(False).to_numpy(bool) | (a.isna() & b.isna()).to_numpy(bool))
+        if differ.any():  # only the pairs that differ exactly are compared at the snapshot's precision
+            pa, pb = _published(a[differ]), _published(b[differ])
+            differ[differ] = ~((pa == pb).fillna(False).to_numpy(bool) | (pa.isna() & pb.isna()).to_numpy(bool))
+        changed |= differ
     return set(both.loc[changed, by].astype(str))
 
 
@@ -34,15 +41,16 @@ def diff_snapshots(old: pd.DataFrame | None, new: pd.DataFrame) -> dict:
     """Models (and, for per-item tables, items) added, removed or rescored since ``old``."""
     per_item = "item_id" in new.columns
     old = new.iloc[0:0] if old is None else old
+    names = lambda frame, col: set(frame[col].unique().tolist())  # noqa: E731
     out = {
-        "models_added": _entry(set(new["model"]) - set(old["model"])),
-        "models_removed": _entry(set(old["model"]) - set(new["model"])),
+        "models_added": _entry(names(new, "model") - names(old, "model")),
+        "models_removed": _entry(names(old, "model") - names(new, "model")),
     }
     if per_item:
         values = ["score", "trials"]
         keys = ["model", "item_id"]
-        out["items_added"] = _entry(set(new["item_id"]) - set(old["item_id"]))
-        out["items_removed"] = _entry(set(old["item_id"]) - set(new["item_id"]))
+        out["items_added"] = _entry(names(new, "item_id") - names(old, "item_id"))
+        out["items_removed"] = _entry(names(old, "item_id") - names(new, "item_id"))
         out["models_rescored"] = _entry(_changed_keys(old, new, keys, values, "model"))
         out["items_rescored"] = _entry(_changed_keys(old, new, keys, values, "item_id"))
     else:

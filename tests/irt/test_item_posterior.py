@@ -163,3 +163,26 @@ def test_a_new_model_calibrated_by_moments_equals_the_grid_iteration():
     assert abs(fast[8] - start[8]) > 0.05  # it moved
     np.testing.assert_allclose(fast, slow, atol=1e-7)
     np.testing.assert_allclose(ll, cell_loglik(m, i, w, s, fast, grid, 50)[items])
+
+
+def test_the_priors_em_reaches_the_fixed_point_of_the_plain_iteration():
+    """``_marginal_ml`` extrapolates its EM (``bot.irt.accelerate``); the plain EM, run here to its fixed
+    point, gives the same prior."""
+    from bot.irt.item_posterior import _marginal_ml, _pattern_mass
+
+    theta, _, w, s = _simulate(6, 400, seed=4)  # few models: broad posteriors, the slow case
+    grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, 200)
+    eta = theta[:, None] - grid[None, :]
+    loglik = s.T @ np.log(expit(eta)) + (w - s).T @ np.log(expit(-eta))
+    counts = np.ones(loglik.shape[0])
+    like = np.exp(loglik - loglik.max(axis=1, keepdims=True))
+    mu, sigma = 0.0, 1.5
+    for _ in range(100_000):
+        mass, _ = _pattern_mass(loglik, like, counts, np.exp(-0.5 * ((grid - mu) / sigma) ** 2))
+        new_mu = float(mass @ grid / mass.sum())
+        new_sigma = float(np.sqrt(mass @ (grid - new_mu) ** 2 / mass.sum()))
+        done = abs(new_mu - mu) < 1e-13 and abs(new_sigma - sigma) < 1e-13
+        mu, sigma = new_mu, new_sigma
+        if done:
+            break
+    assert _marginal_ml(loglik, counts, grid) == pytest.approx((mu, sigma), abs=1e-5)
