@@ -10,9 +10,14 @@ def _pct(value: float | None) -> str:
 def _state_title(bench: str, fig: dict) -> str:
     state = fig["state"]
     if state == "saturated":
-        return f"{bench} is saturated: top-5 within noise at {_pct(fig['top5_mean'])}"
+        return (
+            f"{bench} is saturated: its top five are within noise of each other at a mean of {_pct(fig['top5_mean'])}"
+        )
     if state == "stagnant":
-        return f"{bench} is stagnant: top-5 within noise at {_pct(fig['top5_mean'])}, far below the ceiling"
+        return (
+            f"{bench} is stagnant: its top five are within noise of each other at a mean of "
+            f"{_pct(fig['top5_mean'])}, more than 5 points below the ceiling"
+        )
     if state == "discriminating":
         return f"{bench} separates its top models (saturation index {fig['saturation_index']:.2f})"
     return f"{bench} has too few models to judge saturation"
@@ -20,7 +25,7 @@ def _state_title(bench: str, fig: dict) -> str:
 
 _FLAG_TITLES = {
     "retire": "meets the retirement rule: saturated on two consecutive snapshots",
-    "watch": "is on watch: stagnant, top models within noise far below the ceiling",
+    "watch": "is on watch: not yet solved, yet its leaders are within noise of each other",
     "revise": "needs revision: its difficulties are found to miss the target, DDM at least {ddm_bound_lo}",
     "fill": "has coverage gaps: a stretch {thin_width} wide is found to hold too few items",
 }

@@ -54,6 +54,7 @@ __all__ = exports(
         ),
         ".saturation": (
             "BANDS",
+            "CEILING_MARGIN",
             "SATURATION_THRESHOLD",
             "STATES",
             "Saturation",

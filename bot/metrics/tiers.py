@@ -110,8 +110,8 @@ def _holm_matrix(p: np.ndarray) -> np.ndarray:
 def mcnemar_exact(b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Two-sided exact McNemar p-values from the discordant counts (b: first right, second wrong; c: the
     reverse): 2 P(X <= min(b, c)) for X ~ Binomial(b + c, 1/2), at most 1."""
-    b, c = np.asarray(b, float), np.asarray(c, float)
-    n = b + c
+    b, c = np.rint(np.asarray(b, float)).astype(np.int64), np.rint(np.asarray(c, float)).astype(np.int64)
+    n = b + c  # counts: whole numbers (scipy's bdtr deprecates a non-integer n)
     p = np.minimum(1.0, 2.0 * special.bdtr(np.minimum(b, c), n, 0.5))
     return np.where(n == 0, 1.0, p)
 

@@ -282,6 +282,8 @@ class _Run:
         fig["snapshot_at"] = before["snapshot_at"] if same else self.now
         fig["source_name"] = source
         fig["page"] = self.rules.page_for(name, page)
+        if self.rules.name_for(name):
+            fig["display_name"] = self.rules.name_for(name)
         batch.records[name] = fig
         batch.new_alerts += diff_alerts(before, fig, self.now)
         grown = self.grew(before, fig) if not same else None
@@ -347,6 +349,17 @@ def _gate(run: _Run, batch: _Batch, name: str, rows: pd.DataFrame, unfit: str | 
         run.skip(batch, name, held, content_revision(rows))
         return f"{name} HELD: {held}"
     return None
+
+
+def _as_of(prov: dict, tables: list[pd.DataFrame]) -> dict:
+    """How current a source's data is by its own dates: the upstream's date (the server's Last-Modified or the
+    configuration's ``as_of``), else the newest publication date in the data, else nothing known."""
+    if prov.get("upstream_date"):
+        return {"as_of": str(prov["upstream_date"]), "as_of_from": "upstream"}
+    dates = [t["date"].max() for t in tables if "date" in t.columns and t["date"].notna().any()]
+    if dates:
+        return {"as_of": pd.Timestamp(max(dates)).strftime("%Y-%m-%d"), "as_of_from": "newest dated result"}
+    return {"as_of": None, "as_of_from": None}
 
 
 def _public(location: str) -> str:
@@ -620,11 +633,12 @@ def _run_source(run: _Run, name: str, load: Callable[[], SourceTable], ctx: dict
     if status.get("revision") != revision or "data_since" not in status:
         status["data_since"] = run.now  # the age of the last good data counts from its first fetch
     status.pop("failed_since", None)
+    status.update(_as_of(prov, [t for t in (frame, aggs) if t is not None]))
     status.update(
         {
             "status": "ok",
             "error": None,
-            "url": prov.get("url", table.location),
+            "url": _public(str(prov.get("url", table.location))),  # never a path of this machine
             "homepage": prov.get("homepage"),
             "revision": revision,
             "adapter": prov.get("adapter"),

@@ -26,15 +26,22 @@ class RuleBook:
     max_shrink: float = 0.3  # new data that lost a larger share of its rows is held back
     expect_shrink: frozenset[str] = frozenset()  # benchmarks whose shrink is expected (published anyway)
     max_growth: float = 1.0  # an item count that grew by more than this share since the last snapshot: an alert
+    names: dict[str, str] = field(default_factory=dict)  # benchmark -> the name its pages show (display_name)
 
     def fingerprint(self) -> str:
-        """A short hash of every rule: records made under other rules are not kept as they are."""
-        text = json.dumps(dataclasses.asdict(self), sort_keys=True, default=sorted)
+        """A short hash of every rule that changes a figure or a flag: records made under other rules are not kept
+        as they are (a display name changes neither: it is not in the hash)."""
+        rules = {k: v for k, v in dataclasses.asdict(self).items() if k != "names"}
+        text = json.dumps(rules, sort_keys=True, default=sorted)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def page_for(self, benchmark: str, hint: str | None = None) -> str:
         """The benchmark id of a published benchmark: configured aliases first, then the source's hint."""
         return self.pages.get(benchmark) or hint or benchmark
+
+    def name_for(self, benchmark: str) -> str | None:
+        """The configured display name of a benchmark, or None (the site then makes one)."""
+        return self.names.get(benchmark)
 
     def thresholds_for(self, benchmark: str) -> Thresholds:
         return self.overrides.get(benchmark, self.default)
@@ -73,10 +80,15 @@ def rules_from_config(rules: dict, source: str = "benchwatch.toml", benchmarks: 
             pages[alias] = bench_id
         pages[bench_id] = bench_id
     default = _thresholds(DEFAULT_THRESHOLDS, rules, f"{source} [rules]")
-    overrides, ceilings, targets = {}, {}, {}
+    overrides, ceilings, targets, names = {}, {}, {}, {}
     for name, table in rules.get("benchmarks", {}).items():
         where = f'{source} [rules.benchmarks."{name}"]'
         overrides[name] = _thresholds(default, table, where)
+        if "display_name" in table:
+            shown = table["display_name"]
+            if not isinstance(shown, str) or not shown.strip() or len(shown) > 200:
+                raise InputError(where, "must be a name of 1 to 200 characters", field="display_name", value=shown)
+            names[name] = shown.strip()
         if "ceiling" in table:
             ceiling = table["ceiling"]
             if not isinstance(ceiling, int | float) or not 0 < ceiling <= 1:
@@ -106,7 +118,7 @@ def rules_from_config(rules: dict, source: str = "benchwatch.toml", benchmarks: 
     if not isinstance(max_growth, int | float) or isinstance(max_growth, bool) or not max_growth > 0:
         raise InputError(f"{source} [rules]", "must be a positive share", field="max_growth", value=max_growth)
     return RuleBook(
-        default, overrides, ceilings, targets, pages, float(max_shrink), frozenset(expect), float(max_growth)
+        default, overrides, ceilings, targets, pages, float(max_shrink), frozenset(expect), float(max_growth), names
     )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.metrics import CEILING_MARGIN
+
 FLAGS = ("retire", "watch", "revise", "fill")
 SATURATION_LINE = 0.7
 
@@ -215,10 +217,11 @@ def explain(
     elif state == "discriminating":
         out = [f"discriminating: saturation index {index:.2f} < {SATURATION_LINE}"]
     else:
-        where = "near" if state == "saturated" else "far below"
+        where = "within" if state == "saturated" else "more than"
         out = [
             f"{state}: saturation index {index:.2f} >= {SATURATION_LINE}, the top five's mean "
-            f"{top5:.2f} {where} the ceiling {ceiling:g}"
+            f"{top5:.0%} {where} {CEILING_MARGIN:.0%} {'of' if state == 'saturated' else 'below'} the ceiling "
+            f"{ceiling:.0%}"
         ]
     if figures.get("unplaced"):
         out.append(figures["unplaced"])
@@ -227,7 +230,10 @@ def explain(
         if flag == "retire":
             out.append(f"retire: {retirement(figures, previous_state)[1]}")
         elif flag == "watch":
-            out.append("watch: stagnant (top models indistinguishable, far from the ceiling)")
+            out.append(
+                "watch: not yet solved, yet its leaders are within noise of each other: more items, or harder ones, "
+                "would tell them apart"
+            )
         elif flag == "revise":
             out.append("revise: " + verdict_line("ddm", found["ddm"]))
         elif flag == "fill":

@@ -29,7 +29,9 @@ from bot.history import (
     page_groups,
     to_json,
 )
+from bot.site.bundle import BUNDLE, bundle_bytes, bundle_tables
 from bot.site.feed import rss_feed
+from bot.site.glossary import append_glossary
 from bot.site.pages import (
     SUMMARY_PLOT,
     alerts_page,
@@ -88,6 +90,7 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
         rss_feed(alerts, title="benchwatch: all alerts", site_url=site_url, page_for=page_for, self_path="feed.xml"),
         encoding="utf-8",
     )
+    per_benchmark: dict[str, dict] = {}
     for pid, recs in groups.items():
         sections = []
         for k, rec in enumerate(recs):
@@ -95,6 +98,7 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
             by_date = load_table(reports.by_date(name))
             items = load_table(reports.items(name))
             models = load_table(reports.models(name))
+            per_benchmark[name] = {"items": items, "models": models, "by_date": by_date}
             if k == 0:
                 plan = _fill_plan(rec, items, models)
                 sections.append(
@@ -119,6 +123,8 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
             ),
             encoding="utf-8",
         )
+    (docs / "downloads").mkdir(exist_ok=True)
+    (docs / BUNDLE).write_bytes(bundle_bytes(bundle_tables(records, history, alerts, per_benchmark)))
     return 2 + len(groups)
 
 
@@ -210,6 +216,21 @@ def _nav(page_ids: list[str]) -> list:
     ]
 
 
+HOME_REPOSITORY = "https://github.com/benchwatch/benchwatch"
+
+
+def footer(now: str, environ: dict | None = None) -> str:
+    """Every page's footer: the version that built the site, the build date, the code and how to cite it (the
+    repository of this build in GitHub Actions, a fork's own)."""
+    repo = (os.environ if environ is None else environ).get("GITHUB_REPOSITORY", "")
+    home = f"https://github.com/{repo}" if REPOSITORY.fullmatch(repo) else HOME_REPOSITORY
+    version = importlib.metadata.version("benchwatch")
+    return (
+        f"Built by benchwatch {html.escape(version)} on {html.escape(now[:10])} · "
+        f'<a href="{home}">source code</a> · <a href="{home}/blob/main/CITATION.cff">cite this</a>'
+    )
+
+
 REPOSITORY = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]{1,100})")
 
 
@@ -269,6 +290,7 @@ def build_site(
             cfg_probe = load_config(config_file=str(project_dir / "mkdocs.yml"))
             url = site_address(site_url) or cfg_probe["site_url"] or "http://127.0.0.1:8000/"
             n_pages = write_pages(reports, docs, url, now)
+            append_glossary(docs)
             config = load_config(
                 config_file=str(project_dir / "mkdocs.yml"),
                 docs_dir=str(docs),
@@ -276,6 +298,7 @@ def build_site(
                 site_url=url,
                 strict=True,
                 nav=_nav(list(page_groups(_shown(load_latest(reports))))),
+                copyright=footer(now),
             )
             config.plugins.on_startup(command="build", dirty=False)
             try:

@@ -23,7 +23,7 @@ def md(text: object) -> str:
     """Text safe to place in Markdown (and table cells): no markup, no HTML, no line breaks."""
     s = " ".join(printable(text).split())
     s = _MD_SPECIAL.sub(r"\\\1", s)
-    return html.escape(s, quote=False)
+    return html.escape(s, quote=False).replace("$", "&#36;")  # a $ would open math (the site's arithmatex)
 
 
 def attribute(text: object) -> str:

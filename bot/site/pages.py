@@ -10,6 +10,7 @@ import pandas as pd
 
 from bot.rules import resolve_line
 from bot.site.escape import attribute, md, printable
+from bot.site.names import display_name
 from bot.site.numbers import fmt, pct
 from bot.store import safe_slug
 
@@ -92,25 +93,50 @@ def benchmark_feed(benchmark: str) -> str:
 
 
 def _name(rec: dict) -> str:
-    label = md(rec["benchmark"])
+    label = md(display_name(rec))
     return f"{label} (synthetic)" if rec.get("synthetic") and "synthetic" not in rec["benchmark"] else label
 
 
 KNOWN_FLAGS = ("retire", "watch", "revise", "fill")
 
 
-def _badge(kind: str, value: str, known: tuple[str, ...]) -> str:
+def _badge(kind: str, value: str, known: tuple[str, ...], title: str | None = None) -> str:
     """A coloured badge; only values from benchwatch's own vocabulary ever become a CSS class."""
     cls = value if value in known else "other"
-    return f'<span class="bw-badge bw-{kind}-{cls}">{md(value)}</span>'
+    hover = f' title="{attribute(title)}"' if title else ""
+    return f'<span class="bw-badge bw-{kind}-{cls}"{hover}>{md(value)}</span>'
 
 
-def _flags(rec: dict) -> str:
-    return " ".join(_badge("flag", f, KNOWN_FLAGS) for f in rec.get("flags", [])) or "–"
+def flag_reason(rec: dict, flag: str) -> str:
+    """The one line that says why a benchmark has ``flag`` (its record's ``why``), or the flag's definition."""
+    for line in rec.get("why") or []:
+        if isinstance(line, str) and line.startswith(f"{flag}: "):
+            return line.removeprefix(f"{flag}: ")
+    return FLAG_MEANING.get(flag, "")
+
+
+FLAG_MEANING = {
+    "retire": "saturated on two snapshots (or publication dates) in a row",
+    "watch": "not yet solved, yet its leaders are within noise of each other",
+    "revise": "the items' difficulties are shown to be far from the target",
+    "fill": "a stretch of the difficulty axis is shown to hold too few items",
+}
+
+
+def _flags(rec: dict, explained: bool = False) -> str:
+    """The flags as badges, each with the line that says why: on hover, or written beside it (``explained``)."""
+    flags = rec.get("flags", [])
+    if not flags:
+        return "–"
+    if explained:
+        return "<br>".join(f"{_badge('flag', f, KNOWN_FLAGS)} {md(flag_reason(rec, f))}" for f in flags)
+    return " ".join(_badge("flag", f, KNOWN_FLAGS, flag_reason(rec, f)) for f in flags)
 
 
 def _state(rec: dict) -> str:
-    return _badge("state", rec["state"], tuple(SEVERITY))
+    """The state's badge; its severity is the key the home table sorts the column by (most severe first)."""
+    badge = _badge("state", rec["state"], tuple(SEVERITY))
+    return badge.replace("<span ", f'<span data-sort="{SEVERITY.get(rec["state"], 9)}" ', 1)
 
 
 def _sorted(records: dict[str, dict]) -> list[dict]:
@@ -178,13 +204,6 @@ def _notice_block(rec: dict) -> list[str]:
     return []
 
 
-def _age(since: str | None, now: str | None) -> str:
-    if not since or not now:
-        return "–"
-    days = (pd.Timestamp(now) - pd.Timestamp(since)).days
-    return "today" if days < 1 else f"{days} day{'s' if days != 1 else ''} old"
-
-
 def _short_revision(revision: object) -> str:
     """A revision shortened to a glance (the full one on hover): the first 12 characters of each part."""
     full = printable(revision or "")
@@ -206,6 +225,25 @@ def _source_link(name: str, page: object) -> str:
     return md(name)
 
 
+STALE_DAYS = 180  # an upstream unchanged this long says so
+
+
+def _as_of_cell(status: dict, now: str | None) -> str:
+    """A source's "as of": its date, what the date is, and how long ago it was when it is long."""
+    when = status.get("as_of")
+    if not isinstance(when, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", when):
+        return "not stated upstream"
+    what = "upstream date" if status.get("as_of_from") == "upstream" else "newest dated result"
+    cell = f'<span class="bw-as-of" title="{what}">{when}</span>'
+    if now:
+        days = (pd.Timestamp(now[:10]) - pd.Timestamp(when)).days
+        if days >= STALE_DAYS:
+            months = days // 30
+            long_ago = f"unchanged upstream for {months} months" if what == "upstream date" else f"{months} months old"
+            cell += f" ({long_ago})"
+    return cell
+
+
 def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
     """One line per source: freshness of its last good data and any failure; then what each left out."""
     if not sources:
@@ -214,7 +252,10 @@ def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
         "",
         "## Sources",
         "",
-        "| Source | Status | Last good data | Age | Revision |",
+        "*As of* is the data's own date: the upstream file's (its server's or its pinned copy's), else the newest"
+        " dated result in it. *First fetched* is when this revision of the data first reached benchwatch.",
+        "",
+        "| Source | Status | As of | First fetched | Revision |",
         "|---|---|---|---|---|",
     ]
     for name in sorted(sources):
@@ -224,8 +265,8 @@ def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
         )
         since = s.get("data_since")
         lines.append(
-            f"| {_source_link(name, s.get('homepage'))} | {status} | {md((since or '–')[:10])} "
-            f"| {_age(since, now)} | {_short_revision(s.get('revision'))} |"
+            f"| {_source_link(name, s.get('homepage'))} | {status} | {_as_of_cell(s, now)} | {md((since or '–')[:10])} "
+            f"| {_short_revision(s.get('revision'))} |"
         )
     listed = [
         (name, item)
@@ -241,16 +282,17 @@ def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
     return lines
 
 
-LEGEND = """??? info "Legend: states and flags"
+LEGEND = """???+ info "Legend: states and flags (click a column's header to sort by it)"
     **States** (from the saturation index of the top five, arXiv:2602.16763):
-    **saturated**: the top five cannot be told apart (index >= 0.7) and sit near the ceiling;
-    **stagnant**: they cannot be told apart, far below the ceiling;
+    **saturated**: the top five cannot be told apart (index >= 0.7) and their mean is within 5 points of the
+    ceiling (100% unless configured per benchmark);
+    **stagnant**: they cannot be told apart, more than 5 points below the ceiling;
     **discriminating**: the index is below 0.7, the benchmark still separates its top models;
     **unknown**: fewer than five models.
 
     **Flags**:
     **retire**: saturated on two snapshots (or two publication dates) in a row, the index's interval above 0.7;
-    **watch**: stagnant;
+    **watch**: stagnant: not yet solved, yet its leaders are within noise of each other;
     **revise**: DDM, the distance of the items' difficulties from the target, *found* at or above its threshold;
     **fill**: a stretch at least as wide as the threshold *found* to hold too few items.
 
@@ -317,7 +359,8 @@ def index_page(
         "difficulty axis z in [0, 1]; the table shows how evenly the items cover that axis and whether "
         "the top models can still be told apart. See [Methodology](methodology.md) for the definitions.",
         "",
-        "Subscribe to [all alerts (RSS)](feed.xml).",
+        "Subscribe to [all alerts (RSS)](feed.xml). Download every table: [benchwatch-data.zip]"
+        "(downloads/benchwatch-data.zip) (CSV and Parquet, with a data dictionary).",
         "",
         f'<object class="benchwatch-plot" type="image/svg+xml" data="{SUMMARY_PLOT}" aria-label="{SUMMARY_ALT}">',
         f'<img src="{SUMMARY_PLOT}" alt="{SUMMARY_ALT}">',
@@ -348,12 +391,12 @@ def index_page(
             for rec in _sorted(records)
         ],
     )
+    lines += ["", LEGEND]
     lines += ["", "## Why", ""]
     for rec in _sorted(records):
         why = rec.get("why")
         text = "; ".join(md(w) for w in why) if why else "–"
         lines.append(f"- [{_name(rec)}]({_page_of(rec)}): {text}")
-    lines += ["", LEGEND]
     lines += sources_section(sources or {}, now)
     if alerts:
         lines += ["", "## Latest alerts", ""]
@@ -416,13 +459,10 @@ def _bound_cells(rec: dict) -> list[list[str]]:
     ]
 
 
-def _figure_cells(rec: dict) -> list[list[str]]:
-    """The figures of a record: name, value, interval (or where)."""
+def _model_based_cells(rec: dict) -> list[list[str]]:
+    """The model-based coverage figures (posterior medians under smooth difficulties) and their intervals."""
     based = " (model-based: smooth difficulties assumed)" if rec.get("detection_limit") is not None else ""
-    rows = [
-        ["Items", str(rec["n_items"]), ""],
-        ["Models", str(rec["n_models"]), ""],
-        *_bound_cells(rec),
+    return [
         [f"DDM{based}", fmt(rec["ddm"]), _interval(rec, "ddm")],
         *(
             [f"{name}{based}", fmt(rec[key]), _interval(rec, key)]
@@ -433,20 +473,28 @@ def _figure_cells(rec: dict) -> list[list[str]]:
             )
         ),
     ]
-    if rec.get("ddm_plugin") is not None:
-        plugin = f"{fmt(rec['ddm_plugin'])} / {fmt(rec['max_gap_plugin'])}"
-        rows.append(["DDM / Max Gap of the fitted positions (plug-in)", plugin, ""])
+
+
+def _figure_cells(rec: dict) -> list[list[str]]:
+    """The figures of a record, one per claim: name, value, interval (or where). Where the bounds exist they are
+    the coverage figures (they hold for any difficulty distribution); the other estimates are in
+    ``_other_cells``."""
+    bounded = rec.get("detection_limit") is not None
+    rows = [
+        ["Items", str(rec["n_items"]), ""],
+        ["Models", str(rec["n_models"]), ""],
+        *(_bound_cells(rec) if bounded else _model_based_cells(rec)),
+    ]
     top_gap = fmt((rec["top1"] or 0) - (rec["top5"] or 0)) if rec.get("top5") is not None else "–"
     return [
         *rows,
-        ["Saturation index (published, n_eff = √n)", fmt(rec["saturation_index"]), _interval(rec, "saturation_index")],
+        ["Saturation index (decides the state)", fmt(rec["saturation_index"]), _interval(rec, "saturation_index")],
         ["Band", md(rec.get("band") or "–"), ""],
         [
             "Top tier (models that cannot be told apart from the best)",
             "–" if rec.get("top_tier_size") is None else f"{rec['top_tier_size']} of {rec['n_models']}",
             "",
         ],
-        ["Saturation index (paired item-level SE)", fmt(rec.get("saturation_index_paired")), ""],
         ["Top-1 minus top-5", top_gap, _interval(rec, "top_gap")],
         ["Saturation index first reached 0.7", _first_reached(rec), ""],
         ["Best score (s1)", pct(rec["top1"]), ""],
@@ -454,16 +502,47 @@ def _figure_cells(rec: dict) -> list[list[str]]:
         ["Top-5 mean", pct(rec["top5_mean"]), ""],
         ["Items solved by at least one model", pct(rec.get("solved_share")), ""],
         ["State", _state(rec), ""],
-        ["Flags", _flags(rec), ""],
+        ["Flags", _flags(rec, explained=True), ""],
     ]
+
+
+def _other_cells(rec: dict) -> list[list[str]]:
+    """The estimates that do not decide anything on the page, beside the figures they shadow."""
+    rows = _model_based_cells(rec) if rec.get("detection_limit") is not None else []
+    if rec.get("ddm_plugin") is not None:
+        plugin = f"{fmt(rec['ddm_plugin'])} / {fmt(rec['max_gap_plugin'])}"
+        rows.append(["DDM / Max Gap of the fitted positions (plug-in)", plugin, ""])
+    rows.append(["Saturation index with the paired item-level SE", fmt(rec.get("saturation_index_paired")), ""])
+    return [row for row in rows if row[1] not in EMPTY]
+
+
+OTHER_ESTIMATES = """??? note "Other estimates of the same figures, and why they differ"
+    These do not decide a verdict, a flag or the state. The **model-based** coverage figures assume the
+    difficulties are smooth (a normal prior on the logit scale); that prior fills any gap the pool cannot
+    resolve, so they can sit far inside the bounds above, which assume nothing. The **plug-in** figures are
+    those of the items' fitted positions, which pile up where the pool cannot split them. The **paired**
+    saturation index replaces the published index's binomial error with the item-level error of the top-1
+    minus top-5 difference on the items both answered; the state is decided by the published one.
+
+"""
+
+
+def _other_estimates(rec: dict) -> list[str]:
+    rows = _other_cells(rec)
+    if not rows:
+        return []
+    return [OTHER_ESTIMATES.rstrip("\n"), "", *("    " + line for line in _table(FIGURE_COLUMNS, rows))]
 
 
 FIGURE_COLUMNS = [("Figure", "l"), ("Value", "r"), ("95% interval, or where", "r")]
 
 
 def _figures_it_has(rec: dict) -> list[str]:
-    """The figure table, without the figures a record has no value for (an aggregate board: no coverage)."""
-    return _table(FIGURE_COLUMNS, [row for row in _figure_cells(rec) if row[1] not in EMPTY])
+    """The figure table, without the figures a record has no value for (an aggregate board: no coverage), then
+    the other estimates in a closed block."""
+    table = _table(FIGURE_COLUMNS, [row for row in _figure_cells(rec) if row[1] not in EMPTY])
+    other = _other_estimates(rec)
+    return [*table, *(["", *other] if other else [])]
 
 
 FIGURE_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}
@@ -838,15 +917,54 @@ def benchmark_body(
     return "\n".join(lines) + "\n"
 
 
+ALERT_KINDS = {"state": "state", "raised": "flag raised", "cleared": "flag cleared"}
+
+
+def alert_events(alerts: list[dict]) -> list[dict]:
+    """The alerts as events, one per line of the alerts page: a benchmark's *watch* raised with its move to
+    *stagnant* (the flag says what the state says) is one event, the state's; sorted by benchmark, kind and
+    newest first."""
+    stagnant = {
+        (a["benchmark"], a.get("revision")) for a in alerts if a.get("kind") == "state" and a.get("to") == "stagnant"
+    }
+    events = []
+    for a in alerts:
+        folded = a.get("kind") == "raised" and a.get("flag") == "watch"
+        if folded and (a["benchmark"], a.get("revision")) in stagnant:
+            continue
+        kind = ALERT_KINDS.get(str(a.get("kind")), str(a.get("kind") or "notice"))
+        if a.get("kind") == "state" and a.get("to") == "stagnant":
+            kind = "state (watch raised)"
+        events.append({**a, "event_kind": kind})
+    events.sort(key=lambda a: (a["raised_at"], a["id"]), reverse=True)
+    return sorted(events, key=lambda a: (a["benchmark"], a["event_kind"]))
+
+
 def alerts_page(alerts: list[dict], records: dict[str, dict] | None = None) -> str:
-    """Every alert, newest first."""
+    """Every alert as one line per event, grouped by benchmark and kind, with filters."""
     records = records or {}
-    lines = ["# Alerts", "", "Every change of state or flag, newest first. [RSS](feed.xml)", ""]
-    for a in sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True):
-        page = _page_of(records.get(a["benchmark"], {"benchmark": a["benchmark"]}))
-        lines.append(f"- **{a['raised_at'][:10]}** [{md(a['title'])}]({page})")
+    lines = [
+        "# Alerts",
+        "",
+        "Every change of state or flag, one line per event, grouped by benchmark and kind; click a header to"
+        " sort (by date, say), or filter below. [RSS](feed.xml)",
+        "",
+    ]
     if not alerts:
-        lines.append("No alerts yet.")
+        return "\n".join([*lines, "No alerts yet."]) + "\n"
+    lines += ['<div class="bw-filter"></div>', ""]
+    rows = []
+    for a in alert_events(alerts):
+        page = _page_of(records.get(a["benchmark"], {"benchmark": a["benchmark"]}))
+        rows.append(
+            [
+                a["raised_at"][:10],
+                f"[{_name(records.get(a['benchmark'], a))}]({page})",
+                md(a["event_kind"]),
+                md(a["title"]),
+            ]
+        )
+    lines += _table([("Date", "l"), ("Benchmark", "l"), ("Kind", "l"), ("Event", "l")], rows)
     return "\n".join(lines) + "\n"
 
 

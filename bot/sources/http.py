@@ -42,6 +42,7 @@ class Download:
     fetched_at: str
     seconds: float
     immutable: bool = False  # a body that never changes at its URL (an evaluation log): never asked for again
+    last_modified: str | None = None  # the server's Last-Modified header for this body, as sent
 
 
 def _cache_key(url: str) -> str:
@@ -176,7 +177,18 @@ class Fetcher:
         meta = self._cached(url)
         if immutable and meta:
             size = body_path.stat().st_size
-            return Download(url, body_path, "not-modified", meta["sha256"], size, "", meta["fetched_at"], 0.0, True)
+            return Download(
+                url,
+                body_path,
+                "not-modified",
+                meta["sha256"],
+                size,
+                "",
+                meta["fetched_at"],
+                0.0,
+                True,
+                meta.get("last_modified"),
+            )
         headers = {}
         if meta.get("etag"):
             headers["If-None-Match"] = meta["etag"]
@@ -206,6 +218,7 @@ class Fetcher:
                             meta.get("content_type", ""),
                             meta["fetched_at"],
                             time.perf_counter() - start,
+                            last_modified=meta.get("last_modified"),
                         )
                     if response.status_code == 429 or response.status_code >= 500:
                         last_error = f"HTTP {response.status_code}"
@@ -269,7 +282,15 @@ class Fetcher:
             fh.write(json.dumps(meta, indent=2))
         os.replace(tmp, meta_path)
         return Download(
-            url, body_path, "fetched", meta["sha256"], size, content_type, fetched_at, time.perf_counter() - start
+            url,
+            body_path,
+            "fetched",
+            meta["sha256"],
+            size,
+            content_type,
+            fetched_at,
+            time.perf_counter() - start,
+            last_modified=meta["last_modified"],
         )
 
     def _local(self, path: str, source: str) -> Download:

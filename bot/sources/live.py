@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+from bot.errors import InputError
 from bot.sources.adapters import ADAPTERS
 from bot.sources.config import SourceConfig
 from bot.sources.http import Fetcher
@@ -104,6 +105,17 @@ def load_source(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     return _load(fetcher, cfg)
 
 
+def _as_of(cfg: SourceConfig) -> dict:
+    """The upstream date a source's configuration states (``as_of = "YYYY-MM-DD"``: a bundled or pinned copy,
+    whose date no server sends); it replaces the servers' Last-Modified."""
+    when = cfg.options.get("as_of")
+    if when is None:
+        return {}
+    if not (isinstance(when, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", when)):
+        raise InputError(cfg.name, f"as_of must be a date YYYY-MM-DD, got {when!r}", field="as_of")
+    return {"upstream_date": when}
+
+
 def _homepage(cfg: SourceConfig) -> dict:
     """The leaderboard page a person reads (``homepage`` in the source's table), when it is an http(s) address."""
     page = cfg.options.get("homepage")
@@ -136,6 +148,7 @@ def _load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     provenance = {
         **table.provenance,
         **({"origin": str(cfg.options["origin"])} if cfg.options.get("origin") else {}),
+        **_as_of(cfg),
         **_homepage(cfg),
         "adapter": cfg.adapter,
         "status": status,

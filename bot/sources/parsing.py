@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Mapping
+from datetime import UTC
 from typing import Any
 
 from bot.errors import InputError
@@ -107,13 +108,33 @@ def fetch_files(fetcher: Fetcher, cfg: SourceConfig) -> list[Download]:
     return [fetcher.get(url, source=cfg.name) for url in urls]
 
 
+def upstream_date(downloads: list[Download]) -> str | None:
+    """The newest date (YYYY-MM-DD, UTC) the servers say these bodies were last modified, or None when none
+    says (a local file, a server without Last-Modified)."""
+    from email.utils import parsedate_to_datetime
+
+    dates = []
+    for d in downloads:
+        try:
+            when = parsedate_to_datetime(d.last_modified) if d.last_modified else None
+        except (TypeError, ValueError):
+            when = None
+        if when is not None:
+            dates.append(when.astimezone(UTC).strftime("%Y-%m-%d") if when.tzinfo else when.strftime("%Y-%m-%d"))
+    return max(dates, default=None)
+
+
 def provenance(url: str, downloads: list[Download]) -> dict:
-    """Where a source's data came from: its URL, the content hashes and the fetch time."""
-    return {
+    """Where a source's data came from: its URL, the content hashes, the fetch time and the upstream's own date."""
+    out = {
         "url": url,
         "revision": "+".join(d.sha256[:12] for d in downloads),
         "fetched_at": max((d.fetched_at for d in downloads), default=""),
     }
+    date = upstream_date(downloads)
+    if date is not None:
+        out["upstream_date"] = date
+    return out
 
 
 class NewDownloads:

@@ -48,6 +48,7 @@ def snapshot_sources() -> list[SourceConfig]:
                 "homepage": "https://livecodebench.github.io/leaderboard.html",
                 "origin": "bundled snapshot of LiveCodeBench/livecodebench.github.io @ 83b6481b (2025-04-22), "
                 "CC BY-SA 4.0",
+                "as_of": "2025-04-22",
             },
         ),
         SourceConfig(
@@ -58,6 +59,7 @@ def snapshot_sources() -> list[SourceConfig]:
                 "benchmarks": EPOCH_BENCHMARKS,
                 "homepage": "https://epoch.ai/benchmarks",
                 "origin": "bundled snapshot of Epoch AI, Data on AI Benchmarking (download of 2026-01-20), CC BY 4.0",
+                "as_of": "2026-01-20",
             },
         ),
         SourceConfig(

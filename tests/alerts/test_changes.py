@@ -25,7 +25,7 @@ def record(state="discriminating", flags=(), revision="r1", **extra) -> dict:
 def test_a_new_benchmark_announces_its_state_and_flags():
     alerts = diff_alerts(None, record("saturated", ["fill"]), "2026-01-01T00:00:00Z")
     assert [(a["kind"], a.get("flag")) for a in alerts] == [("state", None), ("raised", "fill")]
-    assert alerts[0]["title"] == "bench is saturated: top-5 within noise at 96.5%"
+    assert alerts[0]["title"] == "bench is saturated: its top five are within noise of each other at a mean of 96.5%"
     assert alerts[0]["from"] is None and alerts[0]["to"] == "saturated"
 
 

@@ -22,8 +22,10 @@ def test_every_flag_raised_is_explained_by_its_figure_and_threshold():
     flags = evaluate_flags(FIGS)
     assert flags == ["watch", "revise", "fill"]
     why = explain(FIGS, flags)
-    assert why[0] == "stagnant: saturation index 0.82 >= 0.7, the top five's mean 0.41 far below the ceiling 1"
-    assert why[1].startswith("watch: stagnant")
+    assert why[0] == (
+        "stagnant: saturation index 0.82 >= 0.7, the top five's mean 41% more than 5% below the ceiling 100%"
+    )
+    assert why[1].startswith("watch: not yet solved")
     assert why[2] == "revise: DDM: found, at least 0.163 (>= 0.1) for any difficulty distribution"
     # only the figure found is named: the top-5 gap sum (0.214 of 0.3 shown) is not
     assert why[3] == (

@@ -270,6 +270,225 @@ def test_every_table_fits_the_text_width(real_site, which):
         browser.close()
 
 
+def test_no_page_or_download_names_the_build_machine(real_site):
+    """Issue 26: no file of the built site (pages, feeds, pictures, downloads) holds a path of the machine that
+    built it: its home, its temporary folder, the installed package or the checkout."""
+    import sys
+    import tempfile
+
+    import bot
+
+    _, root, _ = real_site
+    machine = {
+        str(Path.home()) + "/",
+        tempfile.gettempdir().rstrip("/") + "/",
+        "site-packages",
+        str(Path(bot.__file__).resolve().parents[1]) + "/",
+        sys.prefix + "/",
+    }
+    found = []
+    for path in sorted((root / "site").rglob("*")):
+        if not path.is_file() or path.suffix in {".woff2", ".png", ".gz", ".parquet"}:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found += [(str(path.relative_to(root)), m) for m in machine if m in text]
+    assert found == []
+
+
+def test_each_source_is_as_of_its_upstream_date(real_site):
+    """Issue 26: the Sources table's "as of" is the date the upstream's server gives its file (the commit date of
+    each real file), not the run's; EvalPlus's file has none, and its row says where its date came from."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.sources.test_live_run import REAL
+    from tests.sources.upstream_server import UPSTREAM_DATES
+
+    base, root, _ = real_site
+    statuses = json.loads((root / "r" / "sources.json").read_text())["sources"]
+    with sync_playwright() as pw:
+        browser, page = _page(pw, base)
+        rows = page.evaluate(
+            """() => {
+              const h = [...document.querySelectorAll('h2')].find(h => h.textContent.startsWith('Sources'));
+              let t = h.nextElementSibling;
+              while (t && !t.querySelector('table') && t.tagName !== 'TABLE') t = t.nextElementSibling;
+              const table = t.tagName === 'TABLE' ? t : t.querySelector('table');
+              const head = [...table.tHead.rows[0].cells].map(c => c.textContent.trim());
+              const col = head.indexOf('As of');
+              return [...table.tBodies[0].rows].map(r => {
+                const span = r.cells[col].querySelector('.bw-as-of');
+                return [r.cells[0].textContent.trim(), span ? span.textContent : r.cells[col].textContent.trim(),
+                        span ? span.title : null];
+              });
+            }"""
+        )
+        browser.close()
+    shown = {name: (when, what) for name, when, what in rows}
+    assert set(shown) == set(statuses)
+    checked = 0
+    for name in statuses:
+        path = REAL.get(name)
+        prefixes = [p for p in UPSTREAM_DATES if path and path.startswith(p)]
+        date = UPSTREAM_DATES[max(prefixes, key=len)] if prefixes else None
+        if date is not None:
+            assert shown[name] == (date, "upstream date"), name
+            checked += 1
+        else:  # no date upstream: the newest dated result, or said to be unknown; never the run's date
+            assert shown[name][1] == "newest dated result" or shown[name][0] == "not stated upstream", name
+            assert shown[name][0] != statuses[name].get("data_since", "")[:10]
+    assert checked >= 10
+
+
+def test_livecodebenchs_figures_table_gives_one_max_gap(real_site):
+    """Issue 26: one figure per claim: the figures table of LiveCodeBench's page has one Max Gap row; the
+    model-based and plug-in estimates wait in a closed block that says why they differ."""
+    from playwright.sync_api import sync_playwright
+
+    base, _, _ = real_site
+    with sync_playwright() as pw:
+        browser, page = _page(pw, base + benchmark_page("LiveCodeBench code generation").removesuffix(".md") + "/")
+        tables = page.evaluate(
+            """() => [...document.querySelectorAll('article table')].map(t => [
+              [...t.tHead.rows[0].cells].map(c => c.textContent.trim()).join('|'),
+              [...t.tBodies[0].rows].map(r => r.cells[0].textContent.trim()),
+              !!t.closest('details'), t.closest('details') ? t.closest('details').open : null])"""
+        )
+        browser.close()
+    figures = [rows for head, rows, inside, _ in tables if head.startswith("Figure|Value") and not inside]
+    assert figures  # the page's own benchmark first, then the others on its page (eval-arena's run of it)
+    assert all(sum("Max Gap" in row for row in rows) == 1 for rows in figures)
+    others = [(rows, is_open) for head, rows, inside, is_open in tables if head.startswith("Figure|Value") and inside]
+    assert len(others) == len(figures) and all(is_open is False for _, is_open in others)
+    assert any("model-based" in row for row in others[0][0]) and any("plug-in" in row for row in others[0][0])
+
+
+def test_every_flag_shown_says_why(real_site):
+    """Issue 26: each flag badge on the home page explains itself on hover, and on a benchmark page in a line
+    written beside it."""
+    from playwright.sync_api import sync_playwright
+
+    base, root, _ = real_site
+    records = json.loads((root / "r" / "latest.json").read_text())["benchmarks"]
+    flagged = [r for r in records if r.get("flags")]
+    assert len(flagged) >= 5
+    with sync_playwright() as pw:
+        browser, page = _page(pw, base)
+        home = page.evaluate(
+            "() => [...document.querySelectorAll('article [class*=bw-flag-]')].map(b => [b.textContent, b.title])"
+        )
+        assert len(home) == sum(len(r["flags"]) for r in records)
+        assert all(len(title) > 15 for _, title in home), [h for h in home if len(h[1]) <= 15]
+        for rec in flagged[:8]:
+            page.goto(base + benchmark_page(rec["page"]).removesuffix(".md") + "/")
+            page.wait_for_load_state("networkidle")
+            lines = page.evaluate(
+                """() => [...document.querySelectorAll('article td [class*=bw-flag-]')].map(b => {
+                  const cell = b.closest('td'), text = cell.innerText.split('\\n');
+                  return text.find(line => line.trim().startsWith(b.textContent)) || '';
+                })"""
+            )
+            assert len(lines) >= len(rec["flags"]), rec["benchmark"]
+            assert all(len(line) > len("retire") + 15 for line in lines), (rec["benchmark"], lines)
+        browser.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_summary_pictures_labels_neither_overlap_nor_run_off(real_site, width):
+    """Issue 26: the home page's picture at a desktop and a phone width: every benchmark with an index has its
+    point; no two labels share a pixel and none runs past the picture's edges."""
+    from playwright.sync_api import sync_playwright
+
+    base, _, _ = real_site
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(base)
+        page.wait_for_load_state("networkidle")
+        page.wait_for_function("() => document.querySelector('object.benchwatch-plot').contentDocument")
+        count, hits, outside, shown = page.evaluate(
+            """() => {
+              const o = document.querySelector('object.benchwatch-plot'), doc = o.contentDocument;
+              const svg = doc.documentElement.getBoundingClientRect();
+              const boxes = [...doc.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()])
+                .filter(([s, r]) => s.trim() && r.width > 0);
+              const hits = [], outside = [];
+              for (let i = 0; i < boxes.length; i++) {
+                const [a, p] = boxes[i];
+                if (p.left < svg.left - 0.5 || p.right > svg.right + 0.5 || p.top < svg.top - 0.5 ||
+                    p.bottom > svg.bottom + 0.5) outside.push(a);
+                for (let j = i + 1; j < boxes.length; j++) {
+                  const [b, q] = boxes[j];
+                  const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+                  const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+                  if (w > 0.5 && h > 0.5) hits.push(a + ' / ' + b);
+                }
+              }
+              const box = o.getBoundingClientRect();
+              return [boxes.length, hits, outside, box.right <= document.documentElement.clientWidth + 0.5];
+            }"""
+        )
+        browser.close()
+    assert count > 10 and hits == [] and outside == [] and shown
+
+
+def test_the_state_column_sorts_by_severity(real_site):
+    """Issue 26: clicking the home table's State header orders the rows saturated, stagnant, unknown,
+    discriminating (and back), not alphabetically."""
+    from playwright.sync_api import sync_playwright
+
+    from bot.site.pages import SEVERITY
+
+    base, _, _ = real_site
+    with sync_playwright() as pw:
+        browser, page = _page(pw, base)
+        read = """() => { const t = document.querySelector('.bw-filter ~ * table, .bw-filter ~ table');
+          const col = [...t.tHead.rows[0].cells].findIndex(c => c.textContent.trim() === 'State');
+          return [...t.tBodies[0].rows].map(r => r.cells[col].textContent.trim()); }"""
+        header = page.locator(".bw-filter ~ * table th, .bw-filter ~ table th").filter(has_text="State")
+        header.click()
+        first = page.evaluate(read)
+        header.click()
+        second = page.evaluate(read)
+        browser.close()
+    for order in (first, second):
+        ranks = [SEVERITY[s] for s in order]
+        assert ranks in (sorted(ranks), sorted(ranks, reverse=True)), order
+    states = set(first)  # an alphabetical sort of these would give another order: the test can tell the two apart
+    assert len(states) >= 3 and sorted(states) != sorted(states, key=SEVERITY.get)
+
+
+def test_the_methodology_formulas_are_typeset_offline(real_site):
+    """Issue 26: the methodology page's formulas are KaTeX's typeset math, with every request the page makes
+    answered by the site itself (anything else is refused and would fail the test)."""
+    from playwright.sync_api import sync_playwright
+
+    base, _, _ = real_site
+    elsewhere: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+
+        def gate(route):
+            if route.request.url.startswith(base):
+                return route.continue_()
+            elsewhere.append(route.request.url)
+            return route.abort()
+
+        page.route("**/*", gate)
+        page.goto(base + "methodology/")
+        page.wait_for_load_state("networkidle")
+        typeset = page.evaluate("() => document.querySelectorAll('.arithmatex .katex').length")
+        raw = page.evaluate(
+            "() => [...document.querySelectorAll('.arithmatex')].filter(e => !e.querySelector('.katex')).length"
+        )
+        fonts = page.evaluate("() => document.fonts.check('16px KaTeX_Main')")
+        glossary = page.evaluate("() => document.querySelectorAll('article abbr[title]').length")
+        browser.close()
+    assert elsewhere == []
+    assert typeset >= 10 and raw == 0 and fonts
+    assert glossary >= 5  # the statistical terms explained on hover
+
+
 def test_shipped_config_on_the_real_files(shipped, capsys):
     """Last in this module: its second run writes into the reports that the browser tests above read."""
     _, root, _, argv, out = shipped

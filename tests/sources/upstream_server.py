@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 import threading
 import time
@@ -11,7 +12,34 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
 
-FIXED_MTIME = 1_700_000_000
+FIXED_MTIME = 1_700_000_000  # Last-Modified of a file with no upstream date below
+# The date of each real file's upstream commit (../shared/upstream/README.md), sent as its Last-Modified as a
+# server that knows it would (GitHub Pages, epoch.ai); the longest matching path prefix decides. EvalPlus's
+# results.json has no date there: it is served without Last-Modified, as raw.githubusercontent.com serves.
+UPSTREAM_DATES: dict[str, str | None] = {
+    "evalplus/": None,
+    "swebench/": "2025-12-10",
+    "livecodebench/": "2025-08-01",
+    "livecodebench/performances_generation.json": "2025-04-22",
+    "evalarena/": "2024-10-29",
+    "epoch/": "2026-01-20",
+    "mmlu_pro/": "2026-03-18",
+    "epoch_samples/": "2025-07-14",
+    "alpaca_eval/": "2025-08-09",
+    "livebench_site/": "2026-07-01",
+    "eee/": "2026-08-13",
+}
+
+
+def last_modified(path: str) -> dict:
+    """The Last-Modified header this server sends for a path under its root (none where the date is unknown)."""
+    matches = [prefix for prefix in UPSTREAM_DATES if path.lstrip("/").startswith(prefix)]
+    if not matches:
+        return {"Last-Modified": formatdate(FIXED_MTIME, usegmt=True)}
+    day = UPSTREAM_DATES[max(matches, key=len)]
+    if day is None:
+        return {}
+    return {"Last-Modified": formatdate(calendar.timegm(time.strptime(day, "%Y-%m-%d")) + 43_200, usegmt=True)}
 
 
 class Upstream:
@@ -99,5 +127,5 @@ class Upstream:
         etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
         if h.headers.get("If-None-Match") == etag:
             return self._send(h, 304, headers={"ETag": etag})
-        headers = {"ETag": etag, "Last-Modified": formatdate(FIXED_MTIME, usegmt=True), "Content-Type": "text/plain"}
+        headers = {"ETag": etag, **last_modified(path), "Content-Type": "text/plain"}
         self._send(h, 200, body, headers)
