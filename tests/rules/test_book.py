@@ -52,3 +52,19 @@ def test_overrides_change_the_figures_and_flags(tmp_path):
     b = json.loads((tuned / "latest.json").read_text())["benchmarks"][0]
     assert a["target"] == "Uniform(0, 1)" and b["target"] == "Beta(2, 2)" and a["ddm"] != b["ddm"]
     assert "revise" in b["flags"] and "fill" not in b["flags"]
+
+
+def test_a_display_name_is_configured_per_benchmark_and_changes_no_figure():
+    import pytest
+
+    from bot.errors import InputError
+    from bot.rules import rules_from_config
+
+    plain = rules_from_config({})
+    named = rules_from_config({"benchmarks": {"Epoch x_y": {"display_name": "  X and Y  "}}})
+    assert named.name_for("Epoch x_y") == "X and Y" and named.name_for("other") is None
+    assert named.fingerprint() == rules_from_config({"benchmarks": {"Epoch x_y": {}}}).fingerprint()
+    assert plain.name_for("Epoch x_y") is None
+    with pytest.raises(InputError) as err:
+        rules_from_config({"benchmarks": {"b": {"display_name": ""}}})
+    assert "display_name" in str(err.value) and 'rules.benchmarks."b"' in str(err.value)

@@ -40,7 +40,7 @@ def test_every_table_as_csv_and_parquet_with_a_dictionary_of_every_column():
             for column in parquet.columns:
                 assert f"| `{column}` |" in dictionary, (table, column)
         items = pd.read_parquet(io.BytesIO(zf.read("items.parquet")))
-        assert sorted(items["benchmark"]) == ["a", "a", "b", "b"] and list(items.columns)[0] == "benchmark"
+        assert sorted(items["benchmark"]) == ["a", "a", "b", "b"] and items.columns[0] == "benchmark"
         benchmarks = pd.read_csv(io.BytesIO(zf.read("benchmarks.csv")))
         assert list(benchmarks["benchmark"]) == ["a", "b"] and list(benchmarks["flags"].fillna("")) == ["", "fill"]
         assert "the lower end of the 95% interval of: DDM" in dictionary  # ddm_lo, from its base figure

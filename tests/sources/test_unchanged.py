@@ -90,3 +90,18 @@ def test_a_local_file_with_the_same_bytes_is_not_parsed_again(reads, tmp_path, c
     assert "nothing read" in _line(capsys.readouterr().out, "disk")
     board.write_bytes(_board(6.0))
     assert main(argv) == 0 and reads == ["disk", "disk"]
+
+
+def test_the_upstream_date_is_the_newest_last_modified_a_server_sent():
+    from pathlib import Path
+
+    from bot.sources.http import Download
+    from bot.sources.parsing import provenance, upstream_date
+
+    def dl(when):
+        return Download("u", Path("p"), "fetched", "ab" * 32, 1, "", "2026-12-01T00:00:00Z", 0.0, False, when)
+
+    downloads = [dl("Tue, 22 Apr 2025 12:00:00 GMT"), dl(None), dl("Wed, 20 Aug 2025 23:30:00 GMT"), dl("not a date")]
+    assert upstream_date(downloads) == "2025-08-20"
+    assert provenance("u", downloads)["upstream_date"] == "2025-08-20"
+    assert "upstream_date" not in provenance("u", [dl(None)])  # a local file, a server that says nothing

@@ -1,0 +1,42 @@
+"""Names pages show, and the alerts page's events."""
+
+from __future__ import annotations
+
+from bot.site.names import default_display_name, display_name
+from bot.site.pages import alert_events, alerts_page
+
+
+def test_epochs_file_ids_read_as_epoch_names_them_and_a_configured_name_wins():
+    assert default_display_name("Epoch otis_mock_aime_2024_2025") == "OTIS Mock AIME 2024-2025 (Epoch)"
+    assert default_display_name("Epoch mmlu_external") == "MMLU (Epoch, reported by others)"
+    assert default_display_name("Epoch some_new_board") == "some new board (Epoch)"
+    assert default_display_name("SWE-bench Verified") == "SWE-bench Verified"  # not Epoch's: as published
+    assert display_name({"benchmark": "Epoch gpqa_diamond", "display_name": "GPQA ◆"}) == "GPQA ◆"
+    assert display_name({"benchmark": "Epoch gpqa_diamond", "display_name": " "}) == "GPQA Diamond (Epoch)"
+
+
+def _alert(bench, kind, at, rev="r1", **extra):
+    return {"id": f"{bench}/{kind}/{at}", "benchmark": bench, "kind": kind, "raised_at": at, "revision": rev,
+            "title": f"{bench} {kind} {extra}", **extra}  # fmt: skip
+
+
+def test_a_watch_raised_with_its_move_to_stagnant_is_one_event_and_events_group_by_benchmark_and_kind():
+    alerts = [
+        _alert("b", "state", "2026-01-02", to="stagnant"),
+        _alert("b", "raised", "2026-01-02", flag="watch"),
+        _alert("b", "raised", "2026-01-02", flag="revise"),
+        _alert("a", "raised", "2026-01-01", flag="watch"),  # watch without a move to stagnant: kept
+        _alert("a", "state", "2026-01-03", rev="r2", to="saturated"),
+        _alert("a", "state", "2026-01-01", to="discriminating"),
+    ]
+    events = alert_events(alerts)
+    assert [(e["benchmark"], e["event_kind"], e["raised_at"]) for e in events] == [
+        ("a", "flag raised", "2026-01-01"),
+        ("a", "state", "2026-01-03"),
+        ("a", "state", "2026-01-01"),
+        ("b", "flag raised", "2026-01-02"),
+        ("b", "state (watch raised)", "2026-01-02"),
+    ]
+    page = alerts_page(alerts)
+    assert page.count("\n| 2026") == 5 and '<div class="bw-filter"></div>' in page
+    assert "| Date | Benchmark | Kind | Event |" in page
