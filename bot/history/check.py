@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from bot.errors import InputError
+from bot.history.records import FILES, file_schema, upgrade
 from bot.history.reports import (
     COMMIT,
     HISTORY_COLUMNS,
@@ -33,6 +34,7 @@ from bot.history.reports import (
     read_table,
     recover,
     to_json,
+    versioned,
 )
 from bot.store import slug_collisions
 
@@ -66,14 +68,56 @@ def _file_loaders(reports: Reports) -> dict[Path, Callable[[], object]]:
     return loaders
 
 
+def _where(path: Path, body: dict, at: list) -> str:
+    """Which record of a file an error is in, by the record's own name where it has one."""
+    if len(at) < 2:
+        return ""
+    key, index = at[0], at[1]
+    record = body.get(key, {})
+    try:
+        rec = record[index]
+    except (KeyError, IndexError, TypeError):
+        return f"{key}[{index!r}]: "
+    label = rec.get("benchmark") if key == "benchmarks" and isinstance(rec, dict) else None
+    label = rec.get("id") if key == "alerts" and isinstance(rec, dict) else label
+    if key == "sources":
+        return f"source {index!r}: "
+    return f"{key}[{index}] ({label!r}): " if label else f"{key}[{index}]: "
+
+
+def schema_problems(path: Path) -> list[str]:
+    """A JSON file of reports/ against its published schema (``bot.history.records``): one line per problem,
+    naming the file, the record, the field and the value."""
+    import jsonschema
+
+    body = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(body, dict) and "schema_version" not in body:
+        body = upgrade(path.name, body)  # an older file: checked as the version it upgrades to
+    validator = jsonschema.Draft7Validator(file_schema(path.name))
+    out = []
+    for error in sorted(validator.iter_errors(body), key=lambda e: [str(p) for p in e.absolute_path]):
+        at = list(error.absolute_path)
+        where = _where(path, body, at)
+        if error.validator == "required":
+            missing = error.message.split("'")[1] if "'" in error.message else error.message
+            out.append(f"{path}: {where}missing the required field {missing!r}")
+        elif error.validator == "additionalProperties":
+            out.append(f"{path}: {where}{error.message} (a field the schema does not declare)")
+        else:
+            field = ".".join(str(p) for p in at[2:]) or ".".join(str(p) for p in at) or "(the file)"
+            expected = error.schema.get("type", error.validator_value)
+            out.append(f"{path}: {where}field {field!r}: expected {expected}, got {error.instance!r}")
+    return out
+
+
 def implied_files(reports: Reports, rec: dict) -> list[Path]:
     """The files a published record implies: its models table and last good data, and the items table of a
     benchmark whose items were placed. None for a record waiting for its refit (``rebuilt``, ``refit``)."""
     if rec.get("rebuilt") or rec.get("refit"):
         return []
     name = rec["benchmark"]
-    if rec.get("kind") == "aggregate":
-        return [reports.models(name), reports.snapshot(name, "aggregates")]
+    if rec.get("kind") == "aggregate":  # per-item data published as scores only keeps its responses
+        return [reports.models(name), reports.snapshot(name, "responses" if rec.get("per_item") else "aggregates")]
     files = [reports.models(name), reports.snapshot(name, "responses")]
     if rec.get("max_gap") is not None:
         files.append(reports.items(name))
@@ -94,7 +138,14 @@ def check_reports(root: str | Path, site: str | Path | None = None) -> list[str]
         if problem:
             problems.append(problem)
             damaged.add(path)
-    latest = {} if reports.latest in damaged else load_latest(reports)
+    for name in FILES:
+        path = reports.root / name
+        if path.exists() and path not in damaged:
+            found = schema_problems(path)
+            problems += found
+            if found:
+                damaged.add(path)
+    latest = {} if reports.latest in damaged and _problem(lambda: load_latest(reports)) else load_latest(reports)
     if reports.history not in damaged:
         history = load_history(reports)
         if latest and not reports.history.exists():
@@ -165,15 +216,24 @@ def _replay_alerts(history: pd.DataFrame) -> list[dict]:
     return unique
 
 
+def _typed(column: str, value: object) -> object:
+    """A history cell as the record's field holds it: counts as integers, figures as numbers, text as text."""
+    if column in ("n_models", "n_items"):
+        return int(float(value))
+    if column in ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "saturation_index", "top1", "top5", "top5_mean"):
+        return float(value)
+    return value
+
+
 def _latest_from_history(history: pd.DataFrame) -> dict:
     """Minimal records (the history's last row of each benchmark), marked ``rebuilt``: the next run refits them."""
     records = []
     for row in history.drop_duplicates("benchmark", keep="last").to_dict(orient="records"):
-        rec = {k: v for k, v in row.items() if v != ""}
+        rec = {k: _typed(k, v) for k, v in row.items() if v != ""}
         rec["flags"] = str(row.get("flags") or "").split()
         rec["rebuilt"] = True
         records.append(rec)
-    return {"benchmarks": sorted(records, key=lambda r: r["benchmark"])}
+    return versioned("benchmarks", sorted(records, key=lambda r: r["benchmark"]))
 
 
 def _own_files(reports: Reports, name: str) -> set[Path]:
@@ -238,12 +298,13 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
         elif path == reports.latest:
             pass  # rebuilt below, from the history
         elif path == reports.alerts:
-            replace(path, to_json({"alerts": _replay_alerts(load_history(reports))}), "rebuilt from history.csv")
+            replayed = _replay_alerts(load_history(reports))
+            replace(path, to_json(versioned("alerts", replayed)), "rebuilt from history.csv")
         elif path == reports.sources:
-            replace(path, to_json({"sources": {}}), "reset: the next run records every source again")
+            replace(path, to_json(versioned("sources", {})), "reset: the next run records every source again")
         elif path == reports.changelog:
             kept, lost = _salvage_entries(path)
-            replace(path, to_json({"changes": kept}), f"kept the {len(kept)} complete entries, dropped {lost}")
+            replace(path, to_json(versioned("changes", kept)), f"kept the {len(kept)} complete entries, dropped {lost}")
         else:  # a table or a snapshot: moved aside, its benchmark refitted from its data on the next run
             (backup / path.relative_to(reports.root)).parent.mkdir(parents=True, exist_ok=True)
             shutil.move(path, backup / path.relative_to(reports.root))
@@ -262,7 +323,8 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
                 how = "moved to the backup" if p in refit else "missing"
                 done.append(f"{p}: {how}; {name!r} is refitted from its data on the next run, which writes it again")
     if any(rec.get("refit") for rec in latest_now.values()):
-        replace(reports.latest, to_json({"benchmarks": [latest_now[k] for k in sorted(latest_now)]}), "refits marked")
+        marked = versioned("benchmarks", [latest_now[k] for k in sorted(latest_now)])
+        replace(reports.latest, to_json(marked), "refits marked")
     for path in sorted(refit - {p for n in latest_now for p in _own_files(reports, n)}):
         done.append(f"{path}: moved to the backup (no published benchmark has it)")
     latest = {k: r for k, r in load_latest(reports).items() if not r.get("rebuilt")}

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from bot.errors import InputError
+from bot.history.records import SCHEMA_VERSION, upgrade
 from bot.store import atomic_write_bytes, atomic_write_text, parse_snapshot, safe_slug, snapshot_bytes
 
 DIGITS = 6
@@ -111,7 +112,19 @@ def parse_json(path: Path, text: str, key: str, kind: type) -> object:
         raise _damaged(path, f"not valid JSON (cut or damaged) at {where}: {exc.msg}") from None
     if not isinstance(data, dict) or not isinstance(data.get(key), kind):
         raise _damaged(path, f"expected an object with {key!r} as a {'list' if kind is list else 'mapping'}")
-    return data[key]
+    version = data.get("schema_version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or not 0 <= version <= SCHEMA_VERSION:
+        raise _damaged(
+            path,
+            f"schema_version {version!r}: this benchwatch reads versions 0 to {SCHEMA_VERSION} (a newer benchwatch "
+            "wrote it: upgrade benchwatch)",
+        )
+    return upgrade(path.name, data)[key]
+
+
+def versioned(key: str, value: object) -> dict:
+    """A JSON file's body: its schema version, then its content under ``key``."""
+    return {"schema_version": SCHEMA_VERSION, key: value}
 
 
 def parse_csv(path: Path, text: str, columns: list[str] | None = None, *, blanks: bool = True) -> pd.DataFrame:
@@ -321,13 +334,13 @@ def _write_if_changed(reports: Reports, path: Path, text: str) -> None:
 
 def write_latest(reports: Reports, records: dict[str, dict]) -> None:
     """Rewrite latest.json with one record per benchmark, sorted by name."""
-    body = {"benchmarks": [records[k] for k in sorted(records)]}
+    body = versioned("benchmarks", [records[k] for k in sorted(records)])
     _write_if_changed(reports, reports.latest, to_json(body))
 
 
 def write_alerts(reports: Reports, alerts: list[dict]) -> None:
     """Rewrite alerts.json (append-only in content: callers pass the old alerts first)."""
-    _write_if_changed(reports, reports.alerts, to_json({"alerts": alerts}))
+    _write_if_changed(reports, reports.alerts, to_json(versioned("alerts", alerts)))
 
 
 def history_rows(rows: list[dict]) -> pd.DataFrame:
@@ -446,7 +459,7 @@ def load_sources(reports: Reports) -> dict[str, dict]:
 
 def write_sources(reports: Reports, statuses: dict[str, dict]) -> None:
     """Rewrite sources.json."""
-    _write_if_changed(reports, reports.sources, to_json({"sources": statuses}))
+    _write_if_changed(reports, reports.sources, to_json(versioned("sources", statuses)))
 
 
 def load_changelog(reports: Reports) -> list[dict]:
@@ -458,4 +471,5 @@ def load_changelog(reports: Reports) -> list[dict]:
 def append_changelog(reports: Reports, changes: list[dict]) -> None:
     """Append the changes of this run's new snapshots."""
     if changes:
-        _write_if_changed(reports, reports.changelog, to_json({"changes": load_changelog(reports) + changes}))
+        body = versioned("changes", load_changelog(reports) + changes)
+        _write_if_changed(reports, reports.changelog, to_json(body))

@@ -124,8 +124,19 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
             encoding="utf-8",
         )
     (docs / "downloads").mkdir(exist_ok=True)
-    (docs / BUNDLE).write_bytes(bundle_bytes(bundle_tables(records, history, alerts, per_benchmark)))
+    schemas = published_schemas()
+    (docs / "schema").mkdir(exist_ok=True)
+    for name, text in schemas.items():
+        (docs / "schema" / name).write_text(text, encoding="utf-8")
+    (docs / BUNDLE).write_bytes(bundle_bytes(bundle_tables(records, history, alerts, per_benchmark), schemas))
     return 2 + len(groups)
+
+
+def published_schemas() -> dict[str, str]:
+    """The JSON Schema of every JSON file of reports/, by its published file name."""
+    from bot.history.records import FILES, file_schema
+
+    return {name.replace(".json", ".schema.json"): to_json(file_schema(name)) for name in FILES}
 
 
 def _fill_plan(rec: dict, items, models) -> list[dict] | None:
@@ -212,6 +223,7 @@ def _nav(page_ids: list[str]) -> list:
         {"Benchmarks": [{html.escape(name): benchmark_page(name)} for name in sorted(page_ids)]},
         {"Alerts": "alerts.md"},
         {"Methodology": "methodology.md"},
+        {"Reading the data": "data.md"},
         {"About": "about.md"},
     ]
 

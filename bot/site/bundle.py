@@ -122,11 +122,13 @@ def _as_text(value: object) -> object:
     return json.dumps(value, sort_keys=True) if isinstance(value, list | dict) else value
 
 
-def bundle_bytes(tables: dict[str, pd.DataFrame]) -> bytes:
-    """The zip of every table (CSV and Parquet) and the dictionary."""
+def bundle_bytes(tables: dict[str, pd.DataFrame], schemas: dict[str, str] | None = None) -> bytes:
+    """The zip of every table (CSV and Parquet), the dictionary and the JSON Schemas of reports/ (``schema/``)."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(zipfile.ZipInfo("DATA_DICTIONARY.md", ZIP_TIME), dictionary(tables), zipfile.ZIP_DEFLATED)
+        for name, text in sorted((schemas or {}).items()):
+            zf.writestr(zipfile.ZipInfo(f"schema/{name}", ZIP_TIME), text, zipfile.ZIP_DEFLATED)
         for name, frame in tables.items():
             clean = frame.copy()
             for col in clean.columns:  # lists and dicts (a record's nested fields) as JSON text

@@ -489,6 +489,20 @@ def test_the_methodology_formulas_are_typeset_offline(real_site):
     assert glossary >= 5  # the statistical terms explained on hover
 
 
+def test_check_validates_the_real_runs_reports_against_the_published_schemas(shipped, real_site):
+    """Issue 28: every JSON file of the real run's reports/ validates against its schema (and check finds
+    nothing else); the same schemas are published with the site."""
+    from bot.history.check import check_reports, schema_problems
+    from bot.history.records import FILES, file_schema
+
+    _, root, _, _, _ = shipped
+    for name in FILES:
+        assert schema_problems(root / "r" / name) == [], name
+        published = json.loads((root / "site" / "schema" / name.replace(".json", ".schema.json")).read_text())
+        assert published == file_schema(name)
+    assert check_reports(root / "r") == []
+
+
 def test_shipped_config_on_the_real_files(shipped, capsys):
     """Last in this module: its second run writes into the reports that the browser tests above read."""
     _, root, _, argv, out = shipped

@@ -1,0 +1,135 @@
+"""The records of reports/ against their published schemas (bot.history.records): a real run's files validate;
+a wrong type, a missing field or an undeclared one is one line naming the file, the record, the field and the
+value; a file of the older version (today's format without its version) upgrades; the site reads only
+declared fields."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from bot.history import Reports, load_alerts, load_latest, load_sources
+from bot.history.check import check_reports, schema_problems
+from bot.history.records import (
+    FILES,
+    SCHEMA_VERSION,
+    SUFFIXED,
+    BenchmarkRecord,
+    documented_fields,
+    file_schema,
+    schema_of,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_every_schema_is_valid_draft_7_and_documents_every_field(name):
+    schema = file_schema(name)
+    jsonschema.Draft7Validator.check_schema(schema)
+    record = schema["properties"][FILES[name][0]]
+    record = record.get("items") or record["additionalProperties"]
+    assert all(len(p["description"]) > 8 for p in record["properties"].values())
+
+
+def test_a_sample_runs_reports_validate_and_say_their_version(sample_site):
+    _, reports, _ = sample_site
+    for name in FILES:
+        body = json.loads((reports / name).read_text())
+        assert body["schema_version"] == SCHEMA_VERSION, name
+        assert schema_problems(reports / name) == [], name
+    assert check_reports(reports) == []
+
+
+def test_a_wrong_type_a_missing_field_and_an_undeclared_one_are_one_line_each(sample_site, tmp_path):
+    _, reports, _ = sample_site
+    copy = tmp_path / "r"
+    shutil.copytree(reports, copy)
+    body = json.loads((copy / "latest.json").read_text())
+    first, second = body["benchmarks"][0], body["benchmarks"][1]
+    first["n_items"] = "many"
+    del second["state"]
+    second["colour"] = "blue"
+    (copy / "latest.json").write_text(json.dumps(body))
+    problems = check_reports(copy)
+    path = copy / "latest.json"
+    assert f"{path}: benchmarks[0] ({first['benchmark']!r}): field 'n_items': expected integer, got 'many'" in problems
+    assert f"{path}: benchmarks[1] ({second['benchmark']!r}): missing the required field 'state'" in problems
+    assert any(p.startswith(f"{path}: benchmarks[1]") and "'colour'" in p for p in problems)
+    assert all("\n" not in p for p in problems)
+    sources = json.loads((copy / "sources.json").read_text())
+    name = sorted(sources["sources"])[0]
+    sources["sources"][name]["status"] = 3
+    (copy / "sources.json").write_text(json.dumps(sources))
+    assert f"{copy / 'sources.json'}: source {name!r}: field 'status': expected string, got 3" in check_reports(copy)
+
+
+def test_a_file_of_the_older_version_is_read_and_upgraded_and_a_newer_one_refused(sample_site, tmp_path):
+    """Version 0 is today's format without its schema_version: read as it is, written back with the version."""
+    _, reports, _ = sample_site
+    copy = tmp_path / "r"
+    shutil.copytree(reports, copy)
+    for name, (key, _, _) in FILES.items():
+        body = json.loads((copy / name).read_text())
+        (copy / name).write_text(json.dumps({key: body[key]}))  # as benchwatch wrote it before versions
+    old = Reports(copy)
+    assert load_latest(old) == load_latest(Reports(reports))
+    assert load_alerts(old) == load_alerts(Reports(reports)) and load_sources(old) == load_sources(Reports(reports))
+    assert check_reports(copy) == []
+    body = json.loads((copy / "latest.json").read_text())
+    (copy / "latest.json").write_text(json.dumps({**body, "schema_version": SCHEMA_VERSION + 1}))
+    with pytest.raises(ValueError, match=rf"schema_version {SCHEMA_VERSION + 1}: this benchwatch reads versions"):
+        load_latest(Reports(copy))
+
+
+def _read_keys(source: str, names: set[str]) -> set[str]:
+    """The record keys a module reads: rec["k"], rec.get("k") for every name in ``names``."""
+    keys = set()
+    for node in ast.walk(ast.parse(source)):
+        subscript = isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names
+        if subscript and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            keys.add(node.slice.value)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in names
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            keys.add(node.args[0].value)
+    return keys
+
+
+def test_the_site_reads_no_field_the_records_schema_does_not_declare():
+    """Every key the page code reads from a benchmark record (``rec``) is declared in BenchmarkRecord's schema
+    (or is one of the suffixed variants it declares by pattern)."""
+    declared = set(schema_of(BenchmarkRecord)["properties"])
+    read = set()
+    for module in sorted((ROOT / "bot" / "site").glob("*.py")):
+        read |= _read_keys(module.read_text(), {"rec", "record"})
+    assert len(read) > 40  # the scan finds what the pages read
+    undeclared = {k for k in read if k not in declared and not re.match(SUFFIXED, k)}
+    assert undeclared == set()
+
+
+def test_the_data_page_documents_fields_a_run_has(sample_site):
+    """site/docs/data.md names record fields in backticks: each is declared, and each is in the sample's
+    records (a field no run writes is not documented as one)."""
+    _, reports, _ = sample_site
+    text = (ROOT / "site" / "docs" / "data.md").read_text()
+    named = set(re.findall(r"^\| `([a-z0-9_]+)` \|", text, flags=re.M))
+    declared = documented_fields(BenchmarkRecord)
+    records = load_latest(Reports(reports)).values()
+    assert len(named) >= 15
+    for name in sorted(named):
+        assert name in declared, name
+        assert any(name in rec for rec in records), name
