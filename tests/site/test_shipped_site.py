@@ -489,7 +489,7 @@ def test_the_methodology_formulas_are_typeset_offline(real_site):
     assert glossary >= 5  # the statistical terms explained on hover
 
 
-def test_check_validates_the_real_runs_reports_against_the_published_schemas(shipped, real_site):
+def test_check_validates_the_real_runs_reports_against_the_published_schemas(shipped):
     """Issue 28: every JSON file of the real run's reports/ validates against its schema (and check finds
     nothing else); the same schemas are published with the site."""
     from bot.history.check import check_reports, schema_problems
