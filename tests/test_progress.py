@@ -39,10 +39,10 @@ def test_a_run_says_which_benchmark_it_is_on_and_what_it_is_doing(tmp_path, monk
     a, _, _ = simulate(12, 60, seed=61)
     b, _, _ = simulate(12, 60, seed=62)
     data = pd.concat([a, b.assign(benchmark="other")])
-    from bot.pipeline import job
+    from bot.pipeline import workers
 
     for folder, forked in (("a", False), ("b", True)):
-        monkeypatch.setattr(job, "PARALLEL_CELLS", 10**9 if forked else 0)
+        monkeypatch.setattr(workers, "PARALLEL_CELLS", 10**9 if forked else 0)
         kw = {"reports_dir": tmp_path / folder, "site_out": None, "cache_dir": tmp_path / "c", "log": lambda s: None}
         table = SourceTable("src", "simulated", data.astype(str))
         run_job([("src", lambda table=table: table)], now="2026-01-01T00:00:00Z", **kw)

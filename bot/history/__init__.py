@@ -5,7 +5,18 @@ from bot.lazy import exports
 __all__ = exports(
     __name__,
     {
-        ".check": ("check_reports", "repair_reports"),
+        ".check": ("check_reports", "repair_reports", "schema_problems"),
+        ".records": (
+            "FILES",
+            "SCHEMA_VERSION",
+            "Alert",
+            "BenchmarkRecord",
+            "Change",
+            "SourceStatus",
+            "documented_fields",
+            "file_schema",
+            "schema_of",
+        ),
         ".reports": (
             "HISTORY_COLUMNS",
             "Reports",

@@ -153,7 +153,7 @@ def read_part(folder: str | Path) -> dict:
 def combine(parts: list[dict], reports: Reports):
     """One delta from the parts, in the order of their sources in the configuration; refuses parts from
     other reports and two parts that carry one source or one benchmark. Returns (delta, the parts' time)."""
-    from bot.pipeline.job import Delta
+    from bot.pipeline.apply import Delta
 
     if not parts:
         raise InputError("merge", "no parts given")

@@ -134,7 +134,7 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
 
 def published_schemas() -> dict[str, str]:
     """The JSON Schema of every JSON file of reports/, by its published file name."""
-    from bot.history.records import FILES, file_schema
+    from bot.history import FILES, file_schema
 
     return {name.replace(".json", ".schema.json"): to_json(file_schema(name)) for name in FILES}
 

@@ -100,7 +100,7 @@ def test_audits_on_both_cores_publish_what_one_at_a_time_does(tmp_path, monkeypa
 
     import pytest
 
-    from bot.pipeline import job
+    from bot.pipeline import workers
 
     if sys.platform != "linux":
         pytest.skip("audits run on forked workers on Linux only")
@@ -109,7 +109,7 @@ def test_audits_on_both_cores_publish_what_one_at_a_time_does(tmp_path, monkeypa
     data = pd.concat([*parts, one[one["model"] == one["model"].min()]])
 
     def run(folder, forked):
-        monkeypatch.setattr(job, "PARALLEL_CELLS", 10**9 if forked else 0)
+        monkeypatch.setattr(workers, "PARALLEL_CELLS", 10**9 if forked else 0)
         kw = {"reports_dir": tmp_path / folder, "site_out": None, "cache_dir": tmp_path / f"c{folder}", "log": print}
         run_job([("sim", lambda: _table(data))], now="2026-01-01T00:00:00Z", **kw)
         root = tmp_path / folder

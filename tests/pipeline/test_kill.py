@@ -28,12 +28,13 @@ SCRIPT = textwrap.dedent(
     sys.path.insert(0, {root!r})
     import pandas as pd
     import bot.pipeline.job as job
+    import bot.pipeline.phases as phases
     from bot.sources import SourceTable
     kill_at = {kill_at!r}
     def phase(name):
         if name == kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
-    job.phase = phase
+    phases.phase = phase
     df = pd.read_csv({data!r}, dtype=str, keep_default_na=False)
     board = pd.read_csv({board!r}, dtype=str, keep_default_na=False)
     sources = [

@@ -15,7 +15,9 @@ import pandas as pd
 import pytest
 from filelock import FileLock, Timeout
 
-import bot.pipeline.job as job_module
+import bot.pipeline.benchmark as benchmark_module
+import bot.pipeline.phases as phases_module
+import bot.pipeline.workers as workers_module
 from bot.cli import main
 from bot.pipeline import BusyError, run_job
 from bot.sources import SourceTable
@@ -71,7 +73,7 @@ def test_a_benchmark_whose_file_name_is_taken_is_refused(tmp_path, monkeypatch):
     _run(tmp_path, [("a", lambda: SourceTable("a", "a.csv", first.astype(str)))], strict=False)
     before = _files(tmp_path / "r")
     monkeypatch.setattr(
-        "bot.pipeline.job.slug_collisions", lambda names: [("alpha", "beta")] if "beta" in names else []
+        "bot.pipeline.run_state.slug_collisions", lambda names: [("alpha", "beta")] if "beta" in names else []
     )
     second = _per_item("beta")
     result = _run(tmp_path, [("b", lambda: SourceTable("b", "b.csv", second.astype(str)))], strict=False)
@@ -102,15 +104,15 @@ def test_a_source_that_fails_after_auditing_a_benchmark_publishes_none_of_it(tmp
     _run(tmp_path, [("s", lambda: SourceTable("s", "s.csv", base))])
     before = _files(tmp_path / "r")
     changed = pd.concat([_per_item("one", flip=20), _per_item("two", seed=8, flip=20)]).astype(str)
-    real = job_module.audit_with_history
+    real = benchmark_module.audit_with_history
 
     def two_dies(rows, *args, **kwargs):  # by name: the same in a forked worker as one at a time
         if rows["benchmark"].iloc[0] == "two":
             raise RuntimeError("the machine ran out of something")
         return real(rows, *args, **kwargs)
 
-    monkeypatch.setattr(job_module, "audit_with_history", two_dies)
-    monkeypatch.setattr(job_module, "PARALLEL_CELLS", 10**9 if forked else 0)
+    monkeypatch.setattr(benchmark_module, "audit_with_history", two_dies)
+    monkeypatch.setattr(workers_module, "PARALLEL_CELLS", 10**9 if forked else 0)
     result = _run(tmp_path, [("s", lambda: SourceTable("s", "s.csv", changed))], strict=False)
     assert result.sources_failed == 1  # "one" was audited, "two" failed: the source publishes neither
     after = _files(tmp_path / "r")
@@ -289,7 +291,7 @@ def test_the_lock_is_held_through_the_site_build(tmp_path, monkeypatch):
             except Timeout:
                 held[name] = True
 
-    monkeypatch.setattr(job_module, "phase", phase)
+    monkeypatch.setattr(phases_module, "phase", phase)
     sources = [("s", lambda: SourceTable("s", "s.csv", _per_item("sim").astype(str)))]
     _run(tmp_path, sources, site_out=tmp_path / "_site")
     assert held == {"site build": True}

@@ -38,10 +38,10 @@ def _forked(argv: list[str], kill_at: str | None = None) -> int:
     if pid == 0:  # the child
         code = 99
         try:
-            import bot.pipeline.job as job
+            import bot.pipeline.phases as phases
 
             if kill_at is not None:
-                job.phase = lambda name: os.kill(os.getpid(), signal.SIGKILL) if name == kill_at else None
+                phases.phase = lambda name: os.kill(os.getpid(), signal.SIGKILL) if name == kill_at else None
             code = main(argv)
         finally:
             os._exit(code)

@@ -1,0 +1,289 @@
+"""Fetch and audit every source against the reports as they stand, writing nothing: the run's ``Delta``."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from bot.history import (
+    Reports,
+    load_alerts,
+    load_changelog,
+    load_history,
+    load_latest,
+    load_runs,
+    load_snapshot,
+    load_sources,
+)
+from bot.irt import DEFAULT_SCALE
+from bot.pipeline import phases
+from bot.pipeline.apply import Delta
+from bot.pipeline.benchmark import public_location
+from bot.pipeline.joint import joint_rows
+from bot.pipeline.run_state import (
+    DEFAULT_RULES,
+    FIGURES_VERSION,
+    Batch,
+    RunState,
+    SourceContext,
+    as_of,
+    audit_args,
+    gate,
+    provenance_of,
+)
+from bot.pipeline.workers import AUDIT_ERRORS, run_audits
+from bot.progress import Progress
+from bot.rules import RuleBook
+from bot.sources import SourceTable
+from bot.store import content_revision, diff_snapshots, validate_aggregates, validate_responses
+
+
+def _per_item(
+    run: RunState, batch: Batch, table: SourceTable, frame: pd.DataFrame, ctx: SourceContext, source: str
+) -> list[str]:
+    notes = []
+    method, scale = ctx.method, ctx.scale
+    groups = list(frame.groupby("benchmark", sort=True))
+    bar = Progress(len(groups), source)
+    pages = [run.rules.page_for(name, table.pages.get(name)) for name, _ in groups]
+    apart = len(set(pages)) == len(pages)  # no two share a page: no audit reads another's rows of this run
+    pending: list[tuple] = []
+
+    def publish(name, rows, joint, change, result) -> None:
+        done, error, seconds = result
+        if done is None:
+            run.skip(batch, name, f"could not be audited: {error}")
+            notes.append(f"{name} skipped: {error}")
+            return
+        audit, how = done
+        phases.phase("fit")
+        fig = provenance_of(audit.figures(), table, rows)
+        if joint is not None:
+            fig["joint_pool"] = joint
+        run.record(batch, fig, source, change, table.pages.get(name))
+        if audit.coverage is not None:  # items placed on the axis (scores only: no item table)
+            batch.tables.append((run.reports.items(name), audit.items.sort_values("item_id")))
+        batch.tables.append((run.reports.models(name), audit.models.sort_values("model")))
+        if audit.by_date is not None:
+            batch.tables.append((run.reports.by_date(name), audit.by_date))
+        batch.snapshots.append((name, rows, "responses"))
+        notes.append(f"{name} {how} {seconds:.2f}s")
+
+    for (name, rows), page in zip(groups, pages, strict=True):
+        bar.step(str(name))
+        pool_rows, joint = joint_rows(
+            name, rows, page, run.records, run.fresh, lambda other: load_snapshot(run.reports, other)
+        )
+        revision = content_revision(rows if pool_rows is None else pd.concat([rows, pool_rows], ignore_index=True))
+        if run.unchanged(name, revision, method, scale):
+            run.carry(batch, name)
+            notes.append(f"{name} unchanged")
+            continue
+        from bot.pipeline.audit import unauditable
+
+        stop = gate(run, batch, name, rows, unauditable(rows))
+        if stop:
+            notes.append(stop)
+            continue
+        change = diff_snapshots(load_snapshot(run.reports, name), rows)
+        try:
+            args = audit_args(run, table, ctx, name, rows, pool_rows)
+        except AUDIT_ERRORS as exc:
+            publish(name, rows, joint, change, (None, str(exc), 0.0))
+            continue
+        if apart:  # audited with the others of this source (on both cores), then published in order
+            pending.append((name, rows, joint, change, args))
+            continue
+        publish(name, rows, joint, change, run_audits([args], bar)[0])
+    for (name, rows, joint, change, _), result in zip(pending, run_audits([p[4] for p in pending], bar), strict=True):
+        publish(name, rows, joint, change, result)
+    bar.close()
+    return notes
+
+
+def _aggregates(
+    run: RunState, batch: Batch, table: SourceTable, aggs: pd.DataFrame, cache: Path, source: str
+) -> list[str]:
+    notes = []
+    for name, rows in aggs.groupby("benchmark", sort=True):
+        if run.unchanged(name, content_revision(rows), None, None):
+            run.carry(batch, name)
+            continue
+        one = f"only one model ({rows['model'].iloc[0]}): a leaderboard of one cannot be ranked"
+        stop = gate(run, batch, name, rows, one if rows["model"].nunique() < 2 else None)
+        if stop:
+            notes.append(stop)
+            continue
+        change = diff_snapshots(load_snapshot(run.reports, name, "aggregates"), rows)
+        from bot.pipeline.audit import with_tiers
+        from bot.pipeline.files import audit_leaderboard
+
+        fig, by_date, tiers = audit_leaderboard(
+            rows, source=public_location(table.location), ceiling=run.rules.ceiling_for(name)
+        )
+        fig = provenance_of(fig, table, rows)
+        run.record(batch, fig, source, change, table.pages.get(name))
+        if by_date is not None:
+            batch.tables.append((run.reports.by_date(name), by_date))
+        board = rows.assign(date=rows["date"].dt.strftime("%Y-%m-%d")) if "date" in rows else rows
+        board = with_tiers(board.drop(columns="benchmark"), tiers)
+        batch.tables.append((run.reports.models(name), board.sort_values("model")))
+        batch.snapshots.append((name, rows, "aggregates"))
+        notes.append(f"{name} leaderboard")
+    return notes
+
+
+def _keep_unchanged(run: RunState, name: str, ctx: SourceContext) -> str | None:
+    """Keep a source whose downloads all answered as in its last published run, or None to read it anyway
+    (its last run failed, held or skipped data, a record rebuilt, other rules, method or scale, or --force)."""
+    status = ctx.statuses.get(name, {})
+    mine = [r for r in run.previous.values() if r.get("source_name") == name and not r.get("gone_since")]
+    if run.force or not mine or status.get("status") != "ok" or status.get("rules") != run.rules.fingerprint():
+        return None
+    if status.get("skipped") or any("notice" in rec for rec in mine):  # held or skipped data: the rules decide
+        return None
+    if any(rec.get("figures_version") != FIGURES_VERSION for rec in mine):  # made by an older benchwatch
+        return None
+    for rec in mine:
+        fitted = rec.get("method") is not None
+        if (
+            rec.get("rebuilt")
+            or rec.get("refit")
+            or (fitted and (rec.get("method"), rec.get("scale")) != (ctx.method, ctx.scale))
+        ):
+            return None
+    for rec in mine:
+        run.owners.setdefault(rec["benchmark"], name)
+    ctx.outcomes.append(f"{name}:not-modified")
+    return f"every download as in the last run: {len(mine)} benchmark(s) kept, nothing read"
+
+
+def _run_source(run: RunState, name: str, load: Callable[[], SourceTable], ctx: SourceContext) -> bool:
+    """Fetch, validate and audit one source; all it publishes or nothing (a failure is recorded, or raised)."""
+    t0 = time.perf_counter()
+    log, statuses = ctx.log, ctx.statuses
+    status = statuses.get(name, {})
+    batch = Batch()
+    try:
+        if ctx.stop_at is not None and time.monotonic() > ctx.stop_at:
+            raise TimeoutError("the run's deadline passed before this source started; its last good data is kept")
+        table = load()
+        phases.phase("fetch")
+        if table.unchanged:
+            kept = _keep_unchanged(run, name, ctx)
+            if kept is not None:
+                log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: not-modified; {kept}")
+                return True
+            table = table.reload()
+        frame = validate_responses(table.frame, table.location) if len(table.frame) else None
+        aggs = None
+        if table.aggregates is not None and len(table.aggregates):
+            aggs = validate_aggregates(table.aggregates.astype(str), table.location)
+        merges = [e for t in (frame, aggs) if t is not None for e in t.attrs.get("merged", [])]
+        table = dataclasses.replace(table, excluded=(*table.excluded, *merges))
+        names = [] if frame is None else list(frame["benchmark"].unique())
+        names += [] if aggs is None else list(aggs["benchmark"].unique())
+        run.claim(names, name, table.location)
+        notes = [] if frame is None else _per_item(run, batch, table, frame, ctx, name)
+        notes += [] if aggs is None else _aggregates(run, batch, table, aggs, ctx.cache, name)
+        gone = run.mark_gone(batch, name, set(names))
+    except Exception as exc:
+        if ctx.strict:
+            raise
+        if status.get("status") != "failed":
+            status["failed_since"] = run.now
+        status.update({"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
+        statuses[name] = status
+        ctx.outcomes.append(f"{name}:failed")
+        log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: FAILED (nothing new published): {exc}")
+        return False
+    run.commit(batch, name, names)
+    if table.published is not None:
+        ctx.published.append(table.published)
+    phases.phase("snapshot save")
+    prov = table.provenance
+    mine = sorted(r["revision"] for r in run.records.values() if r.get("source_name") == name)
+    revision = prov.get("revision") or "+".join(mine)
+    if status.get("revision") != revision or "data_since" not in status:
+        status["data_since"] = run.now  # the age of the last good data counts from its first fetch
+    status.pop("failed_since", None)
+    status.update(as_of(prov, [t for t in (frame, aggs) if t is not None]))
+    status.update(
+        {
+            "status": "ok",
+            "error": None,
+            "url": public_location(str(prov.get("url", table.location))),  # never a path of this machine
+            "homepage": prov.get("homepage"),
+            "revision": revision,
+            "adapter": prov.get("adapter"),
+            "excluded": list(table.excluded),
+            "skipped": batch.skipped,
+            "gone": gone,
+            "notes": list(table.notes),
+            "rules": run.rules.fingerprint(),
+        }
+    )
+    statuses[name] = status
+    fetched = prov.get("status", "read")
+    ctx.outcomes.append(f"{name}:{fetched}")
+    size = f", {prov['bytes']:,} bytes" if "bytes" in prov else ""
+    log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: {fetched}{size}; {'; '.join(notes) or 'no change'}")
+    for note in table.notes:
+        log(f"source             {name}: {note}")
+    for g in gone:
+        log(f"source             {name}: {g} is gone upstream (kept, marked gone)")
+    return True
+
+
+def gather(
+    sources: list[tuple[str, Callable[[], SourceTable]]],
+    reports: Reports,
+    *,
+    now: str,
+    cache: Path,
+    force: bool = False,
+    strict: bool = True,
+    method: str = "map",
+    sampler: str = "auto",
+    scale: str = DEFAULT_SCALE,
+    rules: RuleBook = DEFAULT_RULES,
+    deadline: float | None = None,
+    log: Callable[[str], None] = print,
+) -> tuple[Delta, list[Callable[[], None]]]:
+    """Fetch and audit every source against the reports as they stand, writing nothing; returns the
+    delta and the callbacks to run once it has been committed (the sources' unchanged-run manifests)."""
+    previous = load_latest(reports)
+    for load in (load_history, load_alerts, load_changelog, load_runs):  # a damaged file stops the run here
+        load(reports)
+    run = RunState(reports, previous, dict(previous), now, force, rules)
+    statuses = load_sources(reports)
+    ctx = SourceContext(
+        log=log,
+        statuses=statuses,
+        strict=strict,
+        method=method,
+        sampler=sampler,
+        scale=scale,
+        cache=cache,
+        stop_at=None if deadline is None else time.monotonic() + deadline,
+    )
+    results = [_run_source(run, name, load, ctx) for name, load in sources]
+    names = [name for name, _ in sources]
+    changed = {k: v for k, v in run.records.items() if previous.get(k) is not v}
+    delta = Delta(
+        sources=names,
+        records=changed,
+        new_rows=run.new_rows,
+        new_alerts=run.new_alerts,
+        changes=run.changes,
+        statuses={n: statuses[n] for n in names if n in statuses},
+        outcomes=ctx.outcomes,
+        files=run.files,
+        ok=sum(results),
+        failed=len(results) - sum(results),
+    )
+    return delta, ctx.published
