@@ -35,7 +35,7 @@ from bot.pipeline.run_state import (
     gate,
     provenance_of,
 )
-from bot.pipeline.workers import AUDIT_ERRORS, run_audits
+from bot.pipeline.workers import AUDIT_ERRORS, AuditPool
 from bot.progress import Progress
 from bot.rules import RuleBook
 from bot.sources import SourceTable
@@ -43,8 +43,16 @@ from bot.store import content_revision, diff_snapshots, validate_aggregates, val
 
 
 def _per_item(
-    run: RunState, batch: Batch, table: SourceTable, frame: pd.DataFrame, ctx: SourceContext, source: str
-) -> list[str]:
+    run: RunState,
+    batch: Batch,
+    table: SourceTable,
+    frame: pd.DataFrame,
+    ctx: SourceContext,
+    source: str,
+    pool: AuditPool,
+) -> Callable[[], list[str]]:
+    """Start the audits of a source's per-item benchmarks; returns what publishes them, in order, once they are
+    all in (it waits for them)."""
     notes = []
     method, scale = ctx.method, ctx.scale
     groups = list(frame.groupby("benchmark", sort=True))
@@ -75,6 +83,8 @@ def _per_item(
 
     for (name, rows), page in zip(groups, pages, strict=True):
         bar.step(str(name))
+        if page in run.pending_pages:  # a source still auditing publishes on this page: its rows first
+            run.settle()
         pool_rows, joint = joint_rows(
             name, rows, page, run.records, run.fresh, lambda other: load_snapshot(run.reports, other)
         )
@@ -95,46 +105,59 @@ def _per_item(
         except AUDIT_ERRORS as exc:
             publish(name, rows, joint, change, (None, str(exc), 0.0))
             continue
-        if apart:  # audited with the others of this source (on both cores), then published in order
-            pending.append((name, rows, joint, change, args))
+        if apart:  # audited beside the run's other audits (on both cores), published in order at the end
+            pending.append((name, rows, joint, change, pool.submit(args, bar)))
             continue
-        publish(name, rows, joint, change, run_audits([args], bar)[0])
-    for (name, rows, joint, change, _), result in zip(pending, run_audits([p[4] for p in pending], bar), strict=True):
-        publish(name, rows, joint, change, result)
-    bar.close()
-    return notes
+        ticket = pool.submit(args, bar)
+        publish(name, rows, joint, change, pool.result(ticket))
+
+    def finish() -> list[str]:
+        for name, rows, joint, change, ticket in pending:
+            publish(name, rows, joint, change, pool.result(ticket))
+        bar.close()
+        return notes
+
+    return finish
 
 
-def _aggregates(
-    run: RunState, batch: Batch, table: SourceTable, aggs: pd.DataFrame, cache: Path, source: str
-) -> list[str]:
-    notes = []
+def _aggregates(run: RunState, table: SourceTable, aggs: pd.DataFrame, source: str) -> Callable[[Batch], list[str]]:
+    """The leaderboards' figures, computed now; returns what records them into the source's batch (after its
+    per-item benchmarks, in name order)."""
+    from bot.pipeline.audit import with_tiers
+    from bot.pipeline.files import audit_leaderboard
+
+    figures = {}
     for name, rows in aggs.groupby("benchmark", sort=True):
-        if run.unchanged(name, content_revision(rows), None, None):
-            run.carry(batch, name)
-            continue
-        one = f"only one model ({rows['model'].iloc[0]}): a leaderboard of one cannot be ranked"
-        stop = gate(run, batch, name, rows, one if rows["model"].nunique() < 2 else None)
-        if stop:
-            notes.append(stop)
-            continue
-        change = diff_snapshots(load_snapshot(run.reports, name, "aggregates"), rows)
-        from bot.pipeline.audit import with_tiers
-        from bot.pipeline.files import audit_leaderboard
+        if not run.unchanged(name, content_revision(rows), None, None) and rows["model"].nunique() >= 2:
+            figures[name] = audit_leaderboard(
+                rows, source=public_location(table.location), ceiling=run.rules.ceiling_for(name)
+            )
 
-        fig, by_date, tiers = audit_leaderboard(
-            rows, source=public_location(table.location), ceiling=run.rules.ceiling_for(name)
-        )
-        fig = provenance_of(fig, table, rows)
-        run.record(batch, fig, source, change, table.pages.get(name))
-        if by_date is not None:
-            batch.tables.append((run.reports.by_date(name), by_date))
-        board = rows.assign(date=rows["date"].dt.strftime("%Y-%m-%d")) if "date" in rows else rows
-        board = with_tiers(board.drop(columns="benchmark"), tiers)
-        batch.tables.append((run.reports.models(name), board.sort_values("model")))
-        batch.snapshots.append((name, rows, "aggregates"))
-        notes.append(f"{name} leaderboard")
-    return notes
+    def record(batch: Batch) -> list[str]:
+        notes = []
+        for name, rows in aggs.groupby("benchmark", sort=True):
+            if run.unchanged(name, content_revision(rows), None, None):
+                run.carry(batch, name)
+                continue
+            one = f"only one model ({rows['model'].iloc[0]}): a leaderboard of one cannot be ranked"
+            stop = gate(run, batch, name, rows, one if rows["model"].nunique() < 2 else None)
+            if stop:
+                notes.append(stop)
+                continue
+            change = diff_snapshots(load_snapshot(run.reports, name, "aggregates"), rows)
+            fig, by_date, tiers = figures[name]
+            fig = provenance_of(fig, table, rows)
+            run.record(batch, fig, source, change, table.pages.get(name))
+            if by_date is not None:
+                batch.tables.append((run.reports.by_date(name), by_date))
+            board = rows.assign(date=rows["date"].dt.strftime("%Y-%m-%d")) if "date" in rows else rows
+            board = with_tiers(board.drop(columns="benchmark"), tiers)
+            batch.tables.append((run.reports.models(name), board.sort_values("model")))
+            batch.snapshots.append((name, rows, "aggregates"))
+            notes.append(f"{name} leaderboard")
+        return notes
+
+    return record
 
 
 def _keep_unchanged(run: RunState, name: str, ctx: SourceContext) -> str | None:
@@ -158,16 +181,30 @@ def _keep_unchanged(run: RunState, name: str, ctx: SourceContext) -> str | None:
             return None
     for rec in mine:
         run.owners.setdefault(rec["benchmark"], name)
-    ctx.outcomes.append(f"{name}:not-modified")
     return f"every download as in the last run: {len(mine)} benchmark(s) kept, nothing read"
 
 
-def _run_source(run: RunState, name: str, load: Callable[[], SourceTable], ctx: SourceContext) -> bool:
-    """Fetch, validate and audit one source; all it publishes or nothing (a failure is recorded, or raised)."""
+def _start_source(
+    run: RunState, name: str, load: Callable[[], SourceTable], ctx: SourceContext, pool: AuditPool
+) -> Callable[[], bool]:
+    """Fetch and validate one source and start its audits; returns what finishes it (waits for its audits,
+    then publishes all of it or nothing: a failure is recorded, or raised when strict)."""
     t0 = time.perf_counter()
     log, statuses = ctx.log, ctx.statuses
     status = statuses.get(name, {})
     batch = Batch()
+
+    def failed(exc: Exception) -> bool:
+        if ctx.strict:
+            raise exc
+        if status.get("status") != "failed":
+            status["failed_since"] = run.now
+        status.update({"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
+        statuses[name] = status
+        ctx.outcomes.append(f"{name}:failed")
+        log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: FAILED (nothing new published): {exc}")
+        return False
+
     try:
         if ctx.stop_at is not None and time.monotonic() > ctx.stop_at:
             raise TimeoutError("the run's deadline passed before this source started; its last good data is kept")
@@ -176,8 +213,14 @@ def _run_source(run: RunState, name: str, load: Callable[[], SourceTable], ctx: 
         if table.unchanged:
             kept = _keep_unchanged(run, name, ctx)
             if kept is not None:
-                log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: not-modified; {kept}")
-                return True
+                seconds = time.perf_counter() - t0
+
+                def unchanged() -> bool:  # said in the sources' order, with the others
+                    ctx.outcomes.append(f"{name}:not-modified")
+                    log(f"source    {seconds:7.2f}s  {name}: not-modified; {kept}")
+                    return True
+
+                return unchanged
             table = table.reload()
         frame = validate_responses(table.frame, table.location) if len(table.frame) else None
         aggs = None
@@ -187,20 +230,52 @@ def _run_source(run: RunState, name: str, load: Callable[[], SourceTable], ctx: 
         table = dataclasses.replace(table, excluded=(*table.excluded, *merges))
         names = [] if frame is None else list(frame["benchmark"].unique())
         names += [] if aggs is None else list(aggs["benchmark"].unique())
+        if set(names) & run.pending_names:  # a source still auditing publishes one of these: it decides first
+            run.settle()
         run.claim(names, name, table.location)
-        notes = [] if frame is None else _per_item(run, batch, table, frame, ctx, name)
-        notes += [] if aggs is None else _aggregates(run, batch, table, aggs, ctx.cache, name)
-        gone = run.mark_gone(batch, name, set(names))
+        per_item = (lambda: []) if frame is None else _per_item(run, batch, table, frame, ctx, name, pool)
+        boards = (lambda _batch: []) if aggs is None else _aggregates(run, table, aggs, name)
     except Exception as exc:
-        if ctx.strict:
-            raise
-        if status.get("status") != "failed":
-            status["failed_since"] = run.now
-        status.update({"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
-        statuses[name] = status
-        ctx.outcomes.append(f"{name}:failed")
-        log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: FAILED (nothing new published): {exc}")
-        return False
+        return lambda exc=exc: failed(exc)
+    pages = {run.rules.page_for(n, table.pages.get(n)) for n in names}
+    run.pending_names |= set(names)
+    run.pending_pages |= pages
+
+    def finish() -> bool:
+        run.pending_names -= set(names)
+        run.pending_pages -= pages
+        try:
+            notes = per_item()
+            notes += boards(batch)
+            gone = run.mark_gone(batch, name, set(names))
+        except Exception as exc:
+            return failed(exc)
+        _commit(run, batch, name, names, table, [t for t in (frame, aggs) if t is not None], ctx, status, gone)
+        prov = table.provenance
+        fetched = prov.get("status", "read")
+        size = f", {prov['bytes']:,} bytes" if "bytes" in prov else ""
+        log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: {fetched}{size}; {'; '.join(notes) or 'no change'}")
+        for note in table.notes:
+            log(f"source             {name}: {note}")
+        for g in gone:
+            log(f"source             {name}: {g} is gone upstream (kept, marked gone)")
+        return True
+
+    return finish
+
+
+def _commit(
+    run: RunState,
+    batch: Batch,
+    name: str,
+    names: list[str],
+    table: SourceTable,
+    tables: list[pd.DataFrame],
+    ctx: SourceContext,
+    status: dict,
+    gone: list[str],
+) -> None:
+    """Publish what a source that succeeded produced, and its status."""
     run.commit(batch, name, names)
     if table.published is not None:
         ctx.published.append(table.published)
@@ -211,7 +286,7 @@ def _run_source(run: RunState, name: str, load: Callable[[], SourceTable], ctx: 
     if status.get("revision") != revision or "data_since" not in status:
         status["data_since"] = run.now  # the age of the last good data counts from its first fetch
     status.pop("failed_since", None)
-    status.update(as_of(prov, [t for t in (frame, aggs) if t is not None]))
+    status.update(as_of(prov, tables))
     status.update(
         {
             "status": "ok",
@@ -227,16 +302,8 @@ def _run_source(run: RunState, name: str, load: Callable[[], SourceTable], ctx: 
             "rules": run.rules.fingerprint(),
         }
     )
-    statuses[name] = status
-    fetched = prov.get("status", "read")
-    ctx.outcomes.append(f"{name}:{fetched}")
-    size = f", {prov['bytes']:,} bytes" if "bytes" in prov else ""
-    log(f"source    {time.perf_counter() - t0:7.2f}s  {name}: {fetched}{size}; {'; '.join(notes) or 'no change'}")
-    for note in table.notes:
-        log(f"source             {name}: {note}")
-    for g in gone:
-        log(f"source             {name}: {g} is gone upstream (kept, marked gone)")
-    return True
+    ctx.statuses[name] = status
+    ctx.outcomes.append(f"{name}:{prov.get('status', 'read')}")
 
 
 def gather(
@@ -271,7 +338,21 @@ def gather(
         cache=cache,
         stop_at=None if deadline is None else time.monotonic() + deadline,
     )
-    results = [_run_source(run, name, load, ctx) for name, load in sources]
+    pool = AuditPool()
+    finishing: list[Callable[[], bool]] = []
+    results: list[bool] = []
+
+    def settle() -> None:  # finish every source started so far, in order
+        while finishing:
+            results.append(finishing.pop(0)())
+
+    run.settle = settle
+    try:
+        for name, load in sources:
+            finishing.append(_start_source(run, name, load, ctx, pool))
+        settle()
+    finally:
+        pool.close()
     names = [name for name, _ in sources]
     changed = {k: v for k, v in run.records.items() if previous.get(k) is not v}
     delta = Delta(

@@ -1,18 +1,20 @@
-"""A source's audits on both cores: forked workers (Linux), one benchmark each, published in order."""
+"""The run's audits on both cores: two forked workers for the whole run (Linux), across sources: a source's
+audits run while the run goes on to the next source, and each source publishes its results in order once they
+are all in (``bot.pipeline.gather``)."""
 
 from __future__ import annotations
 
 import os
 import sys
 import time
+from dataclasses import dataclass
 
 from bot.errors import InputError
 from bot.pipeline import benchmark
 from bot.progress import Progress
 
 AUDIT_ERRORS = (InputError, ValueError, ArithmeticError)  # a benchmark that cannot be audited is skipped
-PARALLEL_CELLS = 20_000_000  # above this many cells in all, a source's audits run one at a time (memory)
-_FORKED: list[dict] = []  # the audits forked workers run: inherited at the fork, nothing pickled on the way in
+PARALLEL_CELLS = 20_000_000  # a job with more cells than half this runs alone, in the run's own process (memory)
 
 
 def _die_with_parent() -> None:
@@ -26,44 +28,82 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
 
 
-def _forked_audit(k: int) -> tuple:
+def _audit(job: dict, progress=None) -> tuple:
+    """(audit, how) or None, the error that stopped it, and its seconds."""
     start = time.perf_counter()
     try:
-        audit, how = benchmark.audit_with_history(**_FORKED[k])
+        extra = {} if progress is None else {"progress": progress}
+        done = benchmark.audit_with_history(**job, **extra)
     except AUDIT_ERRORS as exc:
         return None, str(exc), 0.0
-    return (audit, how), None, time.perf_counter() - start
+    return done, None, time.perf_counter() - start
 
 
-def run_audits(jobs: list[dict], bar: Progress) -> list[tuple]:
-    """Each job's (audit, how) or None, the error that stopped it, and its seconds: on both cores where the
-    machine has them (forked workers, one benchmark each; Linux only, where fork is safe for these libraries),
-    one at a time otherwise, and always for a single benchmark or a source too large to hold twice."""
-    global _FORKED
-    cells = sum(len(j["rows"]) for j in jobs)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if len(jobs) < 2 or cores < 2 or cells > PARALLEL_CELLS or sys.platform != "linux":
-        out = []
-        for job in jobs:
-            bar.note(f"auditing {job['rows']['benchmark'].iloc[0]}")
-            start = time.perf_counter()
-            try:
-                out.append((benchmark.audit_with_history(**job, progress=bar.note), None, time.perf_counter() - start))
-            except AUDIT_ERRORS as exc:
-                out.append((None, str(exc), 0.0))
+def _pickled_audit(job: dict) -> tuple:  # pragma: no cover (runs in a worker)
+    """A worker's audit: the job came pickled (its rows, not its source's whole table)."""
+    return _audit(job)
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class TableRef:
+    """What an audit reads of its source's table: where it came from, and whether it is synthetic."""
+
+    location: str
+    synthetic: bool
+
+
+class AuditPool:
+    """Audits by ticket. Forked (Linux, two cores or more): two workers for the whole run (their compiled
+    kernels loaded once each), each job pickled to them without its source's table; otherwise, and for a job
+    too large to hold twice, in the run's own process."""
+
+    def __init__(self, forked: bool | None = None) -> None:
+        self.slots = min(2, _cores())
+        self.forked = (sys.platform == "linux" and self.slots >= 2) if forked is None else forked
+        self.futures: dict[int, tuple] = {}  # ticket -> (future, job's name, bar)
+        self.done: dict[int, tuple] = {}
+        self._executor = None
+        self._next = 0
+
+    def submit(self, job: dict, bar: Progress) -> int:
+        ticket, self._next = self._next, self._next + 1
+        name = job["rows"]["benchmark"].iloc[0]
+        if not self.forked or len(job["rows"]) > PARALLEL_CELLS // 2:
+            self._drain()  # a large job alone: what runs beside it would hold its memory twice
+            bar.note(f"auditing {name}")
+            self.done[ticket] = _audit(job, bar.note)
+            return ticket
+        light = {**job, "table": TableRef(job["table"].location, bool(job["table"].synthetic))}
+        self.futures[ticket] = (self._pool().submit(_pickled_audit, light), name, bar)
+        return ticket
+
+    def result(self, ticket: int) -> tuple:
+        """The job's result, waiting for it; an audit that raised something else fails its source here."""
+        if ticket in self.done:
+            return self.done.pop(ticket)
+        future, name, bar = self.futures.pop(ticket)
+        out = future.result()
+        bar.note(f"audited {name}")
         return out
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
-    _FORKED = jobs
-    try:
-        fork = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(min(2, cores, len(jobs)), mp_context=fork, initializer=_die_with_parent) as pool:
-            futures = [pool.submit(_forked_audit, k) for k in range(len(jobs))]
-            out = []
-            for job, future in zip(jobs, futures, strict=True):
-                out.append(future.result())
-                bar.note(f"audited {job['rows']['benchmark'].iloc[0]}")
-            return out
-    finally:
-        _FORKED = []
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+    def _pool(self):
+        if self._executor is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            fork = multiprocessing.get_context("fork")
+            self._executor = ProcessPoolExecutor(self.slots, mp_context=fork, initializer=_die_with_parent)
+        return self._executor
+
+    def _drain(self) -> None:
+        for future, _, _ in self.futures.values():
+            future.exception()  # waits; the result stays for its ticket
