@@ -13,6 +13,30 @@ def _rfc822(iso: str) -> str:
     return format_datetime(datetime.fromisoformat(iso.replace("Z", "+00:00")))
 
 
+FIGURE_WORDS = (  # an alert's figures, in the words the pages use: (key, name, as a percentage)
+    ("saturation_index", "saturation index", False),
+    ("top1", "best score", True),
+    ("top5", "fifth-best score", True),
+    ("ddm", "DDM (model-based)", False),
+    ("ddm_bound_lo", "DDM at least", False),
+    ("ddm_bound_hi", "DDM at most", False),
+    ("detection_limit", "the widest stretch these models cannot rule out as empty", False),
+    ("max_gap", "Max Gap (model-based)", False),
+    ("top5_gap_sum", "top-5 gap sum (model-based)", False),
+)
+
+
+def figures_sentence(figures: dict) -> str:
+    """An alert's figures as a sentence ("At this revision: saturation index 0.912, best score 83.2%, ..."),
+    or "" without any."""
+    said = []
+    for key, name, percent in FIGURE_WORDS:
+        value = figures.get(key)
+        if isinstance(value, float) and not isinstance(value, bool):
+            said.append(f"{name} {100 * value:.1f}%" if percent else f"{name} {value:.3f}")
+    return f"At this revision: {', '.join(said)}." if said else ""
+
+
 def rss_feed(alerts: list[dict], *, title: str, site_url: str, page_for: dict[str, str], self_path: str) -> str:
     """An RSS 2.0 document for ``alerts``; ``page_for`` maps a benchmark to its page URL path."""
     base = site_url.rstrip("/") + "/"
@@ -31,8 +55,8 @@ def rss_feed(alerts: list[dict], *, title: str, site_url: str, page_for: dict[st
         item = ET.SubElement(channel, "item")
         ET.SubElement(item, "title").text = printable(alert["title"])
         ET.SubElement(item, "link").text = base + page_for[alert["benchmark"]]
-        figures = ", ".join(f"{k} = {v:.3f}" for k, v in alert["figures"].items() if isinstance(v, float))
-        ET.SubElement(item, "description").text = printable(f"{alert['title']}. {figures}".strip())
+        figures = figures_sentence(alert.get("figures") or {})
+        ET.SubElement(item, "description").text = printable(f"{alert['title'].rstrip('.')}. {figures}".strip())
         ET.SubElement(item, "guid", {"isPermaLink": "false"}).text = printable(alert["id"])
         ET.SubElement(item, "pubDate").text = _rfc822(alert["raised_at"])
     ET.indent(rss)

@@ -40,3 +40,16 @@ def test_a_watch_raised_with_its_move_to_stagnant_is_one_event_and_events_group_
     page = alerts_page(alerts)
     assert page.count("\n| 2026") == 5 and '<div class="bw-filter"></div>' in page
     assert "| Date | Benchmark | Kind | Event |" in page
+
+
+def test_a_feed_items_figures_are_a_sentence_in_the_pages_words():
+    from bot.site.feed import figures_sentence, rss_feed
+
+    figures = {"saturation_index": 0.9123, "top1": 0.832, "top5": 0.777, "ddm_bound_lo": 0.112, "n": 3, "x": None}
+    assert figures_sentence(figures) == (
+        "At this revision: saturation index 0.912, best score 83.2%, fifth-best score 77.7%, DDM at least 0.112."
+    )
+    assert figures_sentence({}) == ""
+    alert = {**_alert("b", "state", "2026-01-02T00:00:00Z", to="stagnant"), "figures": figures}
+    feed = rss_feed([alert], title="t", site_url="https://x.org/", page_for={"b": "b/"}, self_path="feed.xml")
+    assert "saturation_index =" not in feed and "At this revision: saturation index 0.912" in feed
