@@ -77,8 +77,8 @@ def _text(rec: dict) -> str:
         lines.append(f"  saturation index first reached 0.7 on {rec['first_saturated_date']}")
     if rec.get("saturation_index") is not None:
         lines.append(
-            f"  saturation index {rec['saturation_index']:.4f} ({rec['band']}), top-1 {rec['top1']:.3f}, "
-            f"top-5 {rec['top5']:.3f} -> {rec['state']}"
+            f"  saturation index {rec['saturation_index']:.4f} ({rec['band']}), best {rec['top1']:.3f}, "
+            f"fifth best {rec['top5']:.3f} -> {rec['state']}"
         )
     flags = rec.get("flags")
     if flags is not None:
