@@ -216,12 +216,18 @@ def _replay_alerts(history: pd.DataFrame) -> list[dict]:
     return unique
 
 
+FIGURE_COLUMNS = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "saturation_index", "top1", "top5", "top5_mean")
+
+
 def _typed(column: str, value: object) -> object:
     """A history cell as the record's field holds it: counts as integers, figures as numbers, text as text."""
-    if column in ("n_models", "n_items"):
-        return int(float(value))
-    if column in ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "saturation_index", "top1", "top5", "top5_mean"):
-        return float(value)
+    try:
+        if column in ("n_models", "n_items"):
+            return int(float(value))
+        if column in FIGURE_COLUMNS:
+            return float(value)
+    except (TypeError, ValueError):
+        return value  # not a number: kept as it is, and `check` names the field and the value
     return value
 
 

@@ -9,6 +9,8 @@ import zipfile
 
 import pandas as pd
 
+from bot.history import csv_text
+
 BUNDLE = "downloads/benchwatch-data.zip"
 ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # fixed member times: the bundle changes only when its tables do
 
@@ -134,7 +136,7 @@ def bundle_bytes(tables: dict[str, pd.DataFrame], schemas: dict[str, str] | None
             for col in clean.columns:  # lists and dicts (a record's nested fields) as JSON text
                 if clean[col].map(lambda v: isinstance(v, list | dict)).any():
                     clean[col] = clean[col].map(_as_text)
-            text = clean.to_csv(index=False, lineterminator="\n")
+            text = csv_text(clean)  # as every CSV of the site: a text cell a spreadsheet would run stays text
             zf.writestr(zipfile.ZipInfo(f"{name}.csv", ZIP_TIME), text, zipfile.ZIP_DEFLATED)
             buffer = io.BytesIO()
             clean.astype({c: "string" for c in clean.columns if clean[c].dtype == object}).to_parquet(

@@ -133,3 +133,22 @@ def test_the_data_page_documents_fields_a_run_has(sample_site):
     for name in sorted(named):
         assert name in declared, name
         assert any(name in rec for rec in records), name
+
+
+def test_a_rebuilt_record_keeps_a_cell_that_is_not_a_number_and_check_names_it(sample_site, tmp_path):
+    """repair rebuilds latest.json from the history; a figure cell that is not a number stays as it is (no
+    crash), and check says which record, which field and what value."""
+    from bot.history.check import repair_reports
+
+    _, reports, _ = sample_site
+    copy = tmp_path / "r"
+    shutil.copytree(reports, copy)
+    lines = (copy / "history.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    row = lines[-1].split(",")
+    row[header.index("ddm")] = "abc"
+    (copy / "history.csv").write_text("\n".join([*lines[:-1], ",".join(row)]) + "\n")
+    (copy / "latest.json").unlink()
+    repair_reports(copy)
+    problems = check_reports(copy)
+    assert any("field 'ddm': expected ['number', 'null'], got 'abc'" in p for p in problems), problems

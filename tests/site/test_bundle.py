@@ -47,5 +47,14 @@ def test_every_table_as_csv_and_parquet_with_a_dictionary_of_every_column():
         assert "figures" not in pd.read_csv(io.BytesIO(zf.read("alerts.csv"))).columns
 
 
+def test_a_cell_a_spreadsheet_would_run_stays_text():
+    """Upstream names reach the bundle's CSVs as every CSV of the site writes them (bot.history.csv_text)."""
+    records = {"=HYPERLINK(1)": {"benchmark": "=HYPERLINK(1)", "n_items": 1, "flags": []}}
+    tables = bundle_tables(records, pd.DataFrame(), [], {})
+    with zipfile.ZipFile(io.BytesIO(bundle_bytes(tables))) as zf:
+        text = zf.read("benchmarks.csv").decode()
+    assert "\n=HYPERLINK" not in text and "HYPERLINK(1)" in text
+
+
 def test_the_same_reports_give_the_same_bytes():
     assert bundle_bytes(_tables()) == bundle_bytes(_tables())
