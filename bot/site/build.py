@@ -45,6 +45,7 @@ from bot.site.pages import (
     summary_points,
 )
 from bot.site.plots import difficulty_svg, saturation_svg, summary_svg, tiers_svg
+from bot.site.render import TEMPLATES
 from bot.store import safe_slug
 
 PACKAGED_PROJECT = Path(__file__).resolve().parents[1] / "site_project"
@@ -184,7 +185,7 @@ STAMP = ".benchwatch-inputs.json"  # in the built site: the digest of what it wa
 
 def inputs_digest(reports_root: Path, project_dir: Path, site_url: str | None, now: str) -> str:
     """A digest of everything a build reads: the reports it shows (not the run log or the snapshots), the
-    MkDocs project, the site code, the URL and the day (pages show the age of the data in days)."""
+    MkDocs project, the site code and its templates, the URL and the day (pages show the age of the data in days)."""
     digest = hashlib.sha256()
     for base in (reports_root, project_dir):
         for path in sorted(base.rglob("*")):
@@ -193,7 +194,7 @@ def inputs_digest(reports_root: Path, project_dir: Path, site_url: str | None, n
             if not path.is_file() or hidden or rel.parts[0] == "snapshots" or rel.as_posix() == "runs.csv":
                 continue
             digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    for path in sorted(Path(__file__).parent.glob("*.py")):
+    for path in [*sorted(Path(__file__).parent.glob("*.py")), *sorted(TEMPLATES.glob("*.j2"))]:
         digest.update(path.read_bytes())
     versions = [importlib.metadata.version(p) for p in ("mkdocs", "mkdocs-material")]
     digest.update(json.dumps([site_url, now[:10], versions]).encode())

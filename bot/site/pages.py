@@ -1,9 +1,10 @@
-"""Markdown pages of the audit site, rendered from the records in ``reports/``."""
+"""The pages of the audit site, rendered from the records in ``reports/`` through the templates of
+``bot/site/templates/`` (one per page kind, ``bot.site.render``): this module prepares each page's values and
+formats its cells (every upstream string escaped), the templates lay out the Markdown."""
 
 from __future__ import annotations
 
 import html
-import json
 import re
 
 import pandas as pd
@@ -12,14 +13,41 @@ from bot.rules import resolve_line
 from bot.site.escape import attribute, md, printable
 from bot.site.names import display_name
 from bot.site.numbers import fmt, pct
+from bot.site.render import EMPTY, render
 from bot.store import safe_slug
 
 SEVERITY = {"saturated": 0, "stagnant": 1, "unknown": 2, "discriminating": 3}
-SYNTHETIC_NOTE = (
-    '!!! warning "Synthetic sample"\n'
-    "    These figures come from benchwatch's bundled **synthetic** sample universe, "
-    "generated to show each pattern the site looks for. They describe no real model.\n"
-)
+
+
+def _plan_rows(plan: list[dict] | None) -> list[list[str]]:
+    """The fill plan (``bot.fill.plan``) as rows: for each stretch found thin or not ruled out as empty, the
+    difficulty a new item should have, the seed items on either side and how the pool would fare."""
+    rows = []
+    for g in plan or []:
+        solve = [m["p"] for m in g["solve"]]
+        seeds = [md(s["item_id"]) + f" ({fmt(s['z'])})" for s in (*g["seeds_below"], *g["seeds_above"])]
+        rows.append(
+            [
+                f"{fmt(g['lo'])} – {fmt(g['hi'])}",
+                md(g.get("verdict") or "–"),
+                fmt(g["target_z"]),
+                fmt(g["target_b"]),
+                ", ".join(seeds) or "–",
+                f"{fmt(min(solve))} – {fmt(max(solve))}; {sum(p >= 0.5 for p in solve)} of {len(solve)} at 0.5 or more",
+            ]
+        )
+    return rows
+
+
+PLAN_COLUMNS = [("Stretch", "l"), ("Verdict", "l"), ("Target z", "r"), ("Target b", "r"), ("Seeds (z)", "l")]
+PLAN_COLUMNS.append(("Solve probability", "l"))
+
+
+def _difficulty_alt(rec: dict) -> str:
+    return html.escape(
+        f"Every item of {printable(rec['benchmark'])} on the difficulty axis z, the stretches shown thin and the "
+        "widest one that may be empty marked, and the items' empirical CDF against the target's"
+    )
 
 
 def benchmark_page(benchmark: str) -> str:
@@ -35,55 +63,6 @@ def _page_of(rec: dict) -> str:
 def plot_path(benchmark: str, kind: str) -> str:
     """The site path of one of a benchmark's pictures."""
     return f"plots/{safe_slug(benchmark)}-{kind}.svg"
-
-
-def _pictures_and_targets(rec: dict, items: pd.DataFrame | None, plan: list[dict] | None = None) -> list[str]:
-    """The difficulty picture and the fill plan (``bot.fill.plan``): for each stretch found thin or not ruled out
-    as empty, the difficulty a new item should have, the seed items on either side and how the pool would fare."""
-    alt = html.escape(
-        f"Every item of {printable(rec['benchmark'])} on the difficulty axis z, the stretches shown thin and the "
-        "widest one that may be empty marked, and the items' empirical CDF against the target's"
-    )
-    # raw HTML is not rewritten by MkDocs: relative to the page's address (benchmarks/SLUG/), not its file
-    src = "../../" + plot_path(rec["benchmark"], "difficulty")
-    lines = [  # an object, not an img: an item's id shows when the pointer rests on its line of the strip
-        f'<object class="benchwatch-plot" type="image/svg+xml" data="{src}" aria-label="{alt}">',
-        f'<img src="{src}" alt="{alt}">',
-        "</object>",
-        "",
-        "Rest the pointer on an item's line in the strip to see its id.",
-        "",
-        "## Fill plan",
-        "",
-    ]
-    if not plan:
-        said = "every gap verdict is clear" if rec.get("verdicts") else "no gap verdict"
-        return [*lines, f"No stretch is shown thin, and {said}: nothing to fill."]
-    lines += [
-        "For each stretch shown to hold too few items (**found**), and, where a gap verdict is **cannot tell**, "
-        "the widest stretch these models cannot rule out as empty: the difficulty a new item should have (the "
-        "stretch's midpoint, and its b on the fitted scale), the existing items on either side (the seeds a "
-        "BenchFill-style rewrite starts from) and the solve probability an item at the target would have for "
-        "the pool's models. `benchwatch fill check` places candidates that have been evaluated.",
-        "",
-    ]
-    rows = []
-    for g in plan:
-        solve = [m["p"] for m in g["solve"]]
-        seeds = [md(s["item_id"]) + f" ({fmt(s['z'])})" for s in (*g["seeds_below"], *g["seeds_above"])]
-        rows.append(
-            [
-                f"{fmt(g['lo'])} – {fmt(g['hi'])}",
-                md(g.get("verdict") or "–"),
-                fmt(g["target_z"]),
-                fmt(g["target_b"]),
-                ", ".join(seeds) or "–",
-                f"{fmt(min(solve))} – {fmt(max(solve))}; {sum(p >= 0.5 for p in solve)} of {len(solve)} at 0.5 or more",
-            ]
-        )
-    columns = [("Stretch", "l"), ("Verdict", "l"), ("Target z", "r"), ("Target b", "r"), ("Seeds (z)", "l")]
-    columns.append(("Solve probability", "l"))
-    return lines + _table(columns, rows)
 
 
 def benchmark_feed(benchmark: str) -> str:
@@ -164,6 +143,7 @@ def _source(rec: dict) -> str:
 
 
 SUMMARY_PLOT = "plots/summary.svg"
+
 SUMMARY_ALT = (
     "Every benchmark at its saturation index (across) and its DDM (up), coloured by state; "
     "aggregate-only boards on the strip below. Each point links to its page."
@@ -190,18 +170,6 @@ def _notice_mark(rec: dict) -> str:
     if rec.get("notice"):
         return " **(last good data: see page)**"
     return ""
-
-
-def _notice_block(rec: dict) -> list[str]:
-    if rec.get("gone_since"):
-        return [
-            f'!!! warning "No longer published upstream since {md(rec["gone_since"][:10])}"',
-            "    These are the last figures benchwatch measured; they are not current.",
-            "",
-        ]
-    if rec.get("notice"):
-        return ['!!! warning "Newer data held back"', f"    {md(rec['notice'])}", ""]
-    return []
 
 
 def _short_revision(revision: object) -> str:
@@ -244,30 +212,32 @@ def _as_of_cell(status: dict, now: str | None) -> str:
     return cell
 
 
-def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
-    """One line per source: freshness of its last good data and any failure; then what each left out."""
-    if not sources:
-        return []
-    lines = [
-        "",
-        "## Sources",
-        "",
-        "*As of* is the data's own date: the upstream file's (its server's or its pinned copy's), else the newest"
-        " dated result in it. *First fetched* is when this revision of the data first reached benchwatch.",
-        "",
-        "| Source | Status | As of | First fetched | Revision |",
-        "|---|---|---|---|---|",
-    ]
+def _helpers() -> dict:
+    """The functions the templates call (each formats a value of a record; none lays out Markdown)."""
+    return {"name": _name, "origin": _origin, "plot_path": plot_path}
+
+
+def _source_rows(sources: dict[str, dict], now: str | None) -> list[list[str]]:
+    rows = []
     for name in sorted(sources):
         s = sources[name]
         status = (
             "ok" if s.get("status") == "ok" else f"**failed** since {md(s.get('failed_since'))}: {md(s.get('error'))}"
         )
         since = s.get("data_since")
-        lines.append(
-            f"| {_source_link(name, s.get('homepage'))} | {status} | {_as_of_cell(s, now)} | {md((since or '–')[:10])} "
-            f"| {_short_revision(s.get('revision'))} |"
+        rows.append(
+            [
+                _source_link(name, s.get("homepage")),
+                status,
+                _as_of_cell(s, now),
+                md((since or "–")[:10]),
+                _short_revision(s.get("revision")),
+            ]
         )
+    return rows
+
+
+def _sources_context(sources: dict[str, dict], now: str | None) -> dict:
     listed = [
         (name, item)
         for name in sorted(sources)
@@ -276,30 +246,12 @@ def sources_section(sources: dict[str, dict], now: str | None) -> list[str]:
             *({"benchmark": g, "reason": "gone upstream"} for g in sources[name].get("gone", [])),
         ]
     ]
-    if listed:
-        lines += ["", "Not published from the last run, with the reason:", ""]
-        lines += [f"- {md(name)}: {md(item['benchmark'])}: {md(item['reason'])}" for name, item in listed]
-    return lines
+    return {"sources": sources, "source_rows": _source_rows(sources, now), "listed": listed}
 
 
-LEGEND = """???+ info "Legend: states and flags (click a column's header to sort by it)"
-    **States** (from the saturation index of the top five, arXiv:2602.16763):
-    **saturated**: the top five cannot be told apart (index >= 0.7) and their mean is within 5 points of the
-    ceiling (100% unless configured per benchmark);
-    **stagnant**: they cannot be told apart, more than 5 points below the ceiling;
-    **discriminating**: the index is below 0.7, the benchmark still separates its top models;
-    **unknown**: fewer than five models.
-
-    **Flags**:
-    **retire**: saturated on two snapshots (or two publication dates) in a row, the index's interval above 0.7;
-    **watch**: stagnant: not yet solved, yet its leaders are within noise of each other;
-    **revise**: DDM, the distance of the items' difficulties from the target, *found* at or above its threshold;
-    **fill**: a stretch at least as wide as the threshold *found* to hold too few items.
-
-    **Verdicts** of each coverage figure, from bounds that hold for any difficulty distribution:
-    **found**: the data show the flaw; **clear**: they rule it out; **cannot tell**: these models cannot
-    decide (the benchmark's page says what more data would).
-"""
+def sources_section(sources: dict[str, dict], now: str | None) -> str:
+    """One line per source: freshness of its last good data and any failure; then what each left out."""
+    return render("_sources.md.j2", _helpers(), **_sources_context(sources, now))
 
 
 def _top_tier(rec: dict) -> str:
@@ -339,71 +291,50 @@ def _coverage_verdict(rec: dict) -> str:
     return "clear"
 
 
+HOME_COLUMNS = [("Benchmark", "l"), ("Source", "l"), ("Items", "r"), ("Models", "r"), ("DDM", "r")]
+HOME_COLUMNS += [("Max Gap", "r"), ("Coverage", "l"), ("Saturation index", "r"), ("Top tier", "r"), ("State", "l")]
+HOME_COLUMNS += [("Flags", "l")]
+
+
+def _home_row(rec: dict) -> list[str]:
+    return [
+        f"[{_name(rec)}]({_page_of(rec)})" + _notice_mark(rec),
+        _source(rec),
+        str(rec["n_items"]),
+        str(rec["n_models"]),
+        _home_ddm(rec),
+        _home_gap(rec),
+        _coverage_verdict(rec),
+        _with_band(rec["saturation_index"], rec.get("band")),
+        _top_tier(rec),
+        _state(rec),
+        _flags(rec),
+    ]
+
+
+def _why(rec: dict) -> str:
+    why = rec.get("why")
+    return "; ".join(md(w) for w in why) if why else "–"
+
+
 def index_page(
     records: dict[str, dict], alerts: list[dict], sources: dict[str, dict] | None = None, now: str | None = None
 ) -> str:
     """The home page: one row per benchmark, most severe first."""
-    lines = ["---", "hide:", "  - toc", "---", "", "# benchwatch: benchmark health", ""]
-    if any(r.get("synthetic") for r in records.values()):
-        if all(r.get("synthetic") for r in records.values()):
-            lines += [SYNTHETIC_NOTE]
-        else:
-            lines += [
-                '!!! note "Real and synthetic benchmarks"',
-                "    Rows marked *(synthetic)* come from benchwatch's bundled synthetic sample universe and describe "
-                "no real model; every other row is real data, with its origin named.",
-                "",
-            ]
-    lines += [
-        "Each benchmark's item difficulties are refitted with a 1PL (Rasch) model and placed on the "
-        "difficulty axis z in [0, 1]; the table shows how evenly the items cover that axis and whether "
-        "the top models can still be told apart. See [Methodology](methodology.md) for the definitions.",
-        "",
-        "Subscribe to [all alerts (RSS)](feed.xml). Download every table: [benchwatch-data.zip]"
-        "(downloads/benchwatch-data.zip) (CSV and Parquet, with a data dictionary).",
-        "",
-        f'<object class="benchwatch-plot" type="image/svg+xml" data="{SUMMARY_PLOT}" aria-label="{SUMMARY_ALT}">',
-        f'<img src="{SUMMARY_PLOT}" alt="{SUMMARY_ALT}">',
-        "</object>",
-        "",
-        '<div class="bw-filter"></div>',
-        "",
-    ]
-    columns = [("Benchmark", "l"), ("Source", "l"), ("Items", "r"), ("Models", "r"), ("DDM", "r")]
-    columns += [("Max Gap", "r"), ("Coverage", "l"), ("Saturation index", "r"), ("Top tier", "r"), ("State", "l")]
-    columns += [("Flags", "l")]
-    lines += _table(
-        columns,
-        [
-            [
-                f"[{_name(rec)}]({_page_of(rec)})" + _notice_mark(rec),
-                _source(rec),
-                str(rec["n_items"]),
-                str(rec["n_models"]),
-                _home_ddm(rec),
-                _home_gap(rec),
-                _coverage_verdict(rec),
-                _with_band(rec["saturation_index"], rec.get("band")),
-                _top_tier(rec),
-                _state(rec),
-                _flags(rec),
-            ]
-            for rec in _sorted(records)
-        ],
+    synthetic = [bool(r.get("synthetic")) for r in records.values()]
+    latest = sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True)[:5]
+    return render(
+        "index.md.j2",
+        {**_helpers(), "page_of": _page_of, "why": _why},
+        synthetic="all" if synthetic and all(synthetic) else "some" if any(synthetic) else "none",
+        summary_plot=SUMMARY_PLOT,
+        summary_alt=SUMMARY_ALT,
+        columns=HOME_COLUMNS,
+        rows=[_home_row(rec) for rec in _sorted(records)],
+        records=_sorted(records),
+        latest_alerts=[(a, _page_of(records.get(a["benchmark"], {"benchmark": a["benchmark"]}))) for a in latest],
+        **_sources_context(sources or {}, now),
     )
-    lines += ["", LEGEND]
-    lines += ["", "## Why", ""]
-    for rec in _sorted(records):
-        why = rec.get("why")
-        text = "; ".join(md(w) for w in why) if why else "–"
-        lines.append(f"- [{_name(rec)}]({_page_of(rec)}): {text}")
-    lines += sources_section(sources or {}, now)
-    if alerts:
-        lines += ["", "## Latest alerts", ""]
-        for alert in sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True)[:5]:
-            page = _page_of(records.get(alert["benchmark"], {"benchmark": alert["benchmark"]}))
-            lines.append(f"- {alert['raised_at'][:10]}: [{md(alert['title'])}]({page})")
-    return "\n".join(lines) + "\n"
 
 
 def _interval(rec: dict, key: str) -> str:
@@ -417,19 +348,6 @@ def _first_reached(rec: dict) -> str:
         return "not yet"
     fell = rec.get("fell_back_date")
     return f"{md(first)}, fell back below 0.7 on {md(fell)}" if fell else f"{md(first)}, and stayed above since"
-
-
-EMPTY = ("", "–", "– – –")
-
-
-def _table(columns: list[tuple[str, str]], rows: list[list[str]]) -> list[str]:
-    """A Markdown table of ``columns`` (header, alignment: "l" or "r") without the columns empty in every row."""
-    keep = [k for k in range(len(columns)) if k == 0 or any(row[k].strip() not in EMPTY for row in rows)]
-    lines = [
-        "| " + " | ".join(columns[k][0] for k in keep) + " |",
-        "|" + "|".join("---:" if columns[k][1] == "r" else "---" for k in keep) + "|",
-    ]
-    return lines + ["| " + " | ".join(row[k] for k in keep) + " |" for row in rows]
 
 
 def _bound_cells(rec: dict) -> list[list[str]]:
@@ -516,37 +434,15 @@ def _other_cells(rec: dict) -> list[list[str]]:
     return [row for row in rows if row[1] not in EMPTY]
 
 
-OTHER_ESTIMATES = """??? note "Other estimates of the same figures, and why they differ"
-    These do not decide a verdict, a flag or the state. The **model-based** coverage figures assume the
-    difficulties are smooth (a normal prior on the logit scale); that prior fills any gap the pool cannot
-    resolve, so they can sit far inside the bounds above, which assume nothing. The **plug-in** figures are
-    those of the items' fitted positions, which pile up where the pool cannot split them. The **paired**
-    saturation index replaces the published index's binomial error with the item-level error of the top-1
-    minus top-5 difference on the items both answered; the state is decided by the published one.
-
-"""
-
-
-def _other_estimates(rec: dict) -> list[str]:
-    rows = _other_cells(rec)
-    if not rows:
-        return []
-    return [OTHER_ESTIMATES.rstrip("\n"), "", *("    " + line for line in _table(FIGURE_COLUMNS, rows))]
-
-
 FIGURE_COLUMNS = [("Figure", "l"), ("Value", "r"), ("95% interval, or where", "r")]
 
 
-def _figures_it_has(rec: dict) -> list[str]:
-    """The figure table, without the figures a record has no value for (an aggregate board: no coverage), then
-    the other estimates in a closed block."""
-    table = _table(FIGURE_COLUMNS, [row for row in _figure_cells(rec) if row[1] not in EMPTY])
-    other = _other_estimates(rec)
-    return [*table, *(["", *other] if other else [])]
+def _figure_rows(rec: dict) -> list[list[str]]:
+    """The figure table's rows, without the figures a record has no value for (an aggregate board: no coverage)."""
+    return [row for row in _figure_cells(rec) if row[1] not in EMPTY]
 
 
 FIGURE_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}
-
 
 VERDICT_WORDS = {
     "found": "found",
@@ -572,66 +468,17 @@ def _verdict_rows(rec: dict) -> list[list[str]]:
     return rows
 
 
-def _verdicts(rec: dict, heading: str = "##") -> list[str]:
-    """What these models can and cannot see: each coverage figure's bounds, level and verdict."""
-    rows = _verdict_rows(rec)
-    if not rows:
-        return []
-    columns = [("Figure", "l"), ("Bounds, any difficulty distribution", "l"), ("Level", "r"), ("Verdict", "l")]
-    columns.append(("What would decide", "l"))
-    return [
-        f"{heading} What these models can and cannot see",
-        "",
-        "Bounds that assume nothing about how the items' difficulties are distributed, each figure's flag "
-        "level (its threshold, raised to what this many items drawn from the target show by chance), and the "
-        "verdict: **found** when the lower bound reaches the level (`fill` and `revise` fire only then), "
-        "**clear** when the upper bound is below it, **cannot tell with these models** otherwise.",
-        "",
-        *_table(columns, rows),
-        "",
-    ]
+VERDICT_COLUMNS = [("Figure", "l"), ("Bounds, any difficulty distribution", "l"), ("Level", "r"), ("Verdict", "l")]
+VERDICT_COLUMNS.append(("What would decide", "l"))
 
 
-def _resolution(rec: dict) -> list[str]:
-    """What this model pool can resolve, in words: the information limit, the pool's shape, the estimates."""
-    pool = rec.get("pool") or {}
-    if not pool:
-        return []
-    a_lo, a_hi = pool["ability_range"]
-    b_lo, b_hi = pool["difficulty_range"]
-    lines = [
-        "## What this model pool can resolve",
-        "",
-        f"- {rec['n_models']} models give {pool['response_patterns']} distinct response patterns over "
-        f"{rec['n_items']} items; the fitted positions take {pool['distinct_z']} distinct z values (with every "
-        "model answering, items with the same number of correct answers share one position, and the pool "
-        "cannot tell where inside that stretch each lies).",
-        f"- Abilities span {fmt(a_lo)} to {fmt(a_hi)} logits; item difficulties {fmt(b_lo)} to {fmt(b_hi)}. "
-        "Items far outside the abilities' range are placed by the prior, not by the data.",
-    ]
-    if rec.get("detection_limit") is not None:
-        lines.append(
-            f"- These models cannot rule out an empty stretch of the axis up to {fmt(rec['detection_limit'])} wide "
-            f"(the detection limit; from the lowest end {fmt(rec.get('detection_limit_low_end'))}, from the "
-            f"highest end {fmt(rec.get('detection_limit_high_end'))}), whatever the items' distribution: a Max Gap "
-            "narrower than that is invisible to them. The model-based figures assume a smooth distribution of "
-            "difficulties; where the items leave a stretch empty, that assumption fills it in."
-        )
-    joint = rec.get("joint_pool")
-    if joint:
-        others = ", ".join(
-            f"{md(j['benchmark'])} ({j['models']} models on {j['items']} shared items)" for j in joint["with"]
-        )
-        lines.append(
-            f"- Items are placed by {pool.get('fitted_models', rec['n_models'])} models: this benchmark's own and "
-            f"those of the other sources of this page that answered the same items: {others}. The scores and the "
-            "saturation figures are this benchmark's own."
-        )
-    for m in rec.get("uninformative") or []:
-        lines.append(f"- Left out of the fit: {md(m['model'])}, which {md(m['why'])} ({m['items']} items).")
-    if rec.get("retirement"):
-        lines.append(f"- Retirement: {md(rec['retirement'])}.")
-    return ["", *lines]
+def _section_helpers() -> dict:
+    """The helpers of the templates that show a record's figures and verdicts (a page, or an *Also* section)."""
+    return {**_helpers(), "figure_rows": _figure_rows, "other_rows": _other_cells, "verdict_rows": _verdict_rows}
+
+
+def _section_context() -> dict:
+    return {"figure_columns": FIGURE_COLUMNS, "verdict_columns": VERDICT_COLUMNS, "heading": "##"}
 
 
 def _num(value: object) -> float | None:
@@ -656,42 +503,18 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else "–"
 
 
-def _recent_first(columns: list[tuple[str, str]], rows: list[list[str]], what: str) -> list[str]:
-    """A table newest row first: the latest RECENT_ROWS shown, the older ones in a collapsed block (the same
-    columns in both: the empty ones dropped over all the rows)."""
-    rows = rows[::-1]
-    table = _table(columns, rows)
-    lines = table[: 2 + RECENT_ROWS]
-    older = table[2 + RECENT_ROWS :]
-    if older:
-        lines += ["", f'??? note "{len(older)} older {what}"', *("    " + x for x in [*table[:2], *older])]
-    return lines
-
-
 TIER_ROWS = 15  # models shown before the rest of the tiers table collapses
 
+TIER_COLUMNS = [("Rank by score", "r"), ("Model", "l"), ("Score", "r"), ("95% interval of rank", "r")]
+TIER_COLUMNS.append(("Tier", "r"))
 
-def _tiers_section(rec: dict, models: pd.DataFrame | None, heading: str = "##") -> list[str]:
-    """Who can be told apart: the tiers, every model with its tier and rank interval, and the picture."""
+
+def _tier_rows(rec: dict, models: pd.DataFrame | None) -> list[list[str]] | None:
+    """Every tiered model, best first, with its tier and rank interval; None where the record has no tiers."""
     if not rec.get("tier_method") or models is None or "tier" not in models.columns:
-        return []
+        return None
     table = models.dropna(subset=["tier"]).sort_values("score", ascending=False)
-    k = rec.get("top_tier_size") or 0
-    lines = [
-        "",
-        f"{heading} Who can be told apart",
-        "",
-        f"{rec['n_models']} models in {rec.get('n_tiers')} tiers, compared by the {md(rec['tier_method'])}, the "
-        f"false separations controlled over all pairs at once (Holm, {rec.get('tier_alpha', 0.05):.0%}). Tier 1 is "
-        "the best model and every model not significantly below it; each next tier gathers round the best of the "
-        "rest. Two models of one tier cannot be told apart from its leader: their order is within the noise. "
-        f"**Top tier: {k} model{'s' if k != 1 else ''}.**",
-        "",
-        f"![Every model's score with its 95% interval, best first, its tiers shaded]"
-        f"(../{plot_path(rec['benchmark'], 'tiers')})",
-        "",
-    ]
-    rows = [
+    return [
         [
             str(n),
             md(r.model),
@@ -701,24 +524,88 @@ def _tiers_section(rec: dict, models: pd.DataFrame | None, heading: str = "##") 
         ]
         for n, r in enumerate(table.itertuples(), 1)
     ]
-    columns = [("Rank by score", "r"), ("Model", "l"), ("Score", "r"), ("95% interval of rank", "r"), ("Tier", "r")]
-    shown = _table(columns, rows)
-    lines += shown[: 2 + TIER_ROWS]
-    if len(rows) > TIER_ROWS:
-        lines += [
-            "",
-            f'??? note "{len(rows) - TIER_ROWS} more models"',
-            *("    " + x for x in [*shown[:2], *shown[2 + TIER_ROWS :]]),
-        ]
-    untiered = rec.get("untiered") or []
-    if untiered:
-        lines += ["", f"{len(untiered)} further models are below the {len(rows)} best by score and not tiered."]
-    return lines
 
 
 def _with_band(value: float | None, band: object) -> str:
     """A saturation index, its band named on hover."""
     return f'<span title="{attribute(band)} band">{fmt(value)}</span>' if isinstance(band, str) else fmt(value)
+
+
+TOP_COLUMNS = [("Rank", "r"), ("Model", "l"), ("Score", "r"), ("95% interval", "r")]
+BY_DATE_COLUMNS = [("Date", "l"), ("Models", "r"), ("Saturation index", "r"), ("State", "l")]
+BY_DATE_COLUMNS += [("Top-1", "r"), ("Top-5", "r"), ("DDM (model-based)", "r"), ("Max Gap (model-based)", "r")]
+BY_DATE_COLUMNS += [("Top tier", "r")]
+HISTORY_COLUMNS = [("Snapshot", "l"), ("Revision", "l"), ("DDM (model-based)", "r"), ("Max Gap (model-based)", "r")]
+HISTORY_COLUMNS += [("Saturation index", "r"), ("State", "l")]
+CHANGED = ("models_added", "models_removed", "models_rescored", "items_added", "items_removed", "items_rescored")
+
+
+def _by_date_rows(by_date: pd.DataFrame | None) -> list[list[str]]:
+    """The figures at each model publication date, newest first."""
+    if by_date is None or by_date.empty:
+        return []
+    rows = [
+        [
+            md(r.date),
+            str(r.n_models),
+            _with_band(_num(r.saturation_index), r.band),
+            md(r.state),
+            pct(_num(r.top1)),
+            pct(_num(r.top5)),
+            fmt(_num(r.ddm)),
+            fmt(_num(r.max_gap)),
+            _whole(getattr(r, "top_tier_size", None)),
+        ]
+        for r in by_date.itertuples()
+    ]
+    return rows[::-1]
+
+
+def _history_rows(rec: dict, history: pd.DataFrame) -> list[list[str]]:
+    """The benchmark's snapshots in the history, newest first."""
+    rows = [
+        [
+            md(r.snapshot_at),
+            _short_revision(r.revision),
+            fmt(_num(r.ddm)),
+            fmt(_num(r.max_gap)),
+            fmt(_num(r.saturation_index)),
+            md(r.state),
+        ]
+        for r in history[history["benchmark"] == rec["benchmark"]].itertuples()
+    ]
+    return rows[::-1]
+
+
+def _changes(rec: dict, changes: list[dict] | None) -> list[tuple[str, str, list[tuple[str, list[str]]]]]:
+    """The changelog of the benchmark, newest first: (when, what changed in words, the models named)."""
+    out = []
+    for change in reversed([c for c in (changes or []) if c["benchmark"] == rec["benchmark"]]):
+        parts = [f"{change[k]['count']} {k.replace('_', ' ')}" for k in CHANGED if k in change and change[k]["count"]]
+        named = [
+            (k.replace("_", " "), change[k]["names"])
+            for k in ("models_removed", "models_rescored")
+            if k in change and change[k]["names"]
+        ]
+        out.append((change["snapshot_at"], ", ".join(parts) or "no model or item changed", named))
+    return out
+
+
+def _top_rows(rec: dict) -> list[list[str]]:
+    return [
+        [
+            str(i),
+            md(m["model"]),
+            pct(m["score"]),
+            "" if m.get("lo") is None else f"{pct(m['lo'])} – {pct(m.get('hi'))}",
+        ]
+        for i, m in enumerate(rec["top_models"], 1)
+    ]
+
+
+def _mine(rec: dict, alerts: list[dict]) -> list[dict]:
+    """The record's alerts, newest first."""
+    return [a for a in alerts if a["benchmark"] == rec["benchmark"]][::-1]
 
 
 def benchmark_body(
@@ -734,187 +621,35 @@ def benchmark_body(
 ) -> str:
     """One benchmark's page (its main record; ``also_section`` adds the others of its benchmark id)."""
     page_id = page_id or rec["benchmark"]
-    name = _name(rec)
-    meta = {"feed": benchmark_feed(page_id), "feed_title": page_id}
-    title = name if page_id == rec["benchmark"] else md(page_id)
-    lines = ["---", *(f"{k}: {json.dumps(v)}" for k, v in meta.items()), "---", "", f"# {title}", ""]
-    if rec.get("synthetic"):
-        lines += [SYNTHETIC_NOTE]
-    lines += _notice_block(rec)
-    if page_id != rec["benchmark"]:
-        lines += [
-            f"Shown first: **{name}**, from {_origin(rec)}. Further below: the other sources of this benchmark.",
-            "",
-        ]
-    feed_link = f"[RSS feed of this benchmark's alerts](../{benchmark_feed(page_id)})."
-    if rec.get("kind") == "aggregate" and rec.get("unplaced"):
-        left = [f"{md(m['model'])} ({md(m['why'])})" for m in rec.get("uninformative") or []]
-        lines += [
-            f"Per-item data, but {md(rec['unplaced'])}. The saturation index comes from the {rec['n_models']} "
-            f"models' scores. {feed_link}",
-            "",
-            *([f"Left out of the fit: {', '.join(left)}.", ""] if left else []),
-            *_figures_it_has(rec),
-        ]
-    elif rec.get("kind") == "aggregate":
-        lines += [
-            f"An aggregate-only leaderboard: no per-item data, so no difficulty fit and no coverage figures; "
-            f"the saturation index comes from the {rec['n_models']} published scores. {feed_link}",
-            "",
-            *_figures_it_has(rec),
-        ]
-    else:
-        converged = "converged" if rec.get("converged") else "**did not converge**"
-        lines += [
-            f"Difficulties from a 1PL fit (`{rec['method']}`, {converged}) over the {rec['n_models']} models of "
-            f"this benchmark, on the `{rec['scale']}` scale. {feed_link}",
-            "",
-            *_verdicts(rec),
-            *_figures_it_has(rec),
-            "",
-            "## What the figures mean",
-            "",
-            "- An improvement confined to a stretch of the difficulty axis narrower than the Max Gap can fall "
-            "between two items and leave every score unchanged: this benchmark cannot detect it, however often "
-            f"it is rerun. These models bound the Max Gap by {fmt(rec.get('detection_limit'))} and no finer.",
-            f"- Ranked under the target distribution instead, two models can only swap places if their score "
-            f"gap is below L × DDM = L × {fmt(rec['ddm'])}, where L bounds how fast the score difference between "
-            "them changes along z.",
-            "",
-            "## Largest gaps",
-            "",
-            "Between the items' fitted positions (the strip below; plug-in). Items that share a position may lie "
-            "anywhere in a stretch the pool cannot split, so these gaps describe the pool as much as the "
-            "benchmark: the bounds above are what the data support.",
-            "",
-            "| From z | To z | Width |",
-            "|---:|---:|---:|",
-        ]
-    lines += [f"| {fmt(g['lo'])} | {fmt(g['hi'])} | {fmt(g['width'])} |" for g in rec["gaps"]]
-    if rec.get("kind") != "aggregate":
-        lines += [*_resolution(rec), "", *_pictures_and_targets(rec, items, plan)]
-    elif rec.get("retirement"):
-        lines += ["", f"Retirement: {md(rec['retirement'])}."]
-    lines += _tiers_section(rec, models)
-    lines += ["", "## Top models", ""]
-    lines += _table(
-        [("Rank", "r"), ("Model", "l"), ("Score", "r"), ("95% interval", "r")],
-        [
-            [
-                str(i),
-                md(m["model"]),
-                pct(m["score"]),
-                "" if m.get("lo") is None else f"{pct(m['lo'])} – {pct(m.get('hi'))}",
-            ]
-            for i, m in enumerate(rec["top_models"], 1)
-        ],
+    return render(
+        "benchmark.md.j2",
+        _section_helpers(),
+        **_section_context(),
+        rec=rec,
+        page_id=page_id,
+        feed=benchmark_feed(page_id),
+        title=_name(rec) if page_id == rec["benchmark"] else md(page_id),
+        left_out=[f"{md(m['model'])} ({md(m['why'])})" for m in rec.get("uninformative") or []],
+        # raw HTML is not rewritten by MkDocs: relative to the page's address (benchmarks/SLUG/), not its file
+        difficulty_src="../../" + plot_path(rec["benchmark"], "difficulty"),
+        difficulty_alt=_difficulty_alt(rec),
+        plan_columns=PLAN_COLUMNS,
+        plan_rows=_plan_rows(plan),
+        tier_columns=TIER_COLUMNS,
+        tier_rows=_tier_rows(rec, models),
+        tier_shown=TIER_ROWS,
+        top_tier=rec.get("top_tier_size") or 0,
+        top_columns=TOP_COLUMNS,
+        top_rows=_top_rows(rec),
+        recent=RECENT_ROWS,
+        by_date_columns=BY_DATE_COLUMNS,
+        by_date_rows=_by_date_rows(by_date),
+        history_columns=HISTORY_COLUMNS,
+        history_rows=_history_rows(rec, history),
+        changes=_changes(rec, changes),
+        slug=safe_slug(rec["benchmark"]),
+        alerts=_mine(rec, alerts),
     )
-    lines += ["", "## Saturation over time", ""]
-    if by_date is not None and not by_date.empty:
-        lines += [
-            f"![The saturation index of {md(rec['benchmark'])} at each model publication date, over its bands, "
-            f"and the current top five models' scores with 95% intervals]"
-            f"(../{plot_path(rec['benchmark'], 'saturation')})",
-            "",
-        ]
-    if by_date is None or by_date.empty:
-        lines.append("No publication dates in the data.")
-    else:
-        rows = [
-            [
-                md(r.date),
-                str(r.n_models),
-                _with_band(_num(r.saturation_index), r.band),
-                md(r.state),
-                pct(_num(r.top1)),
-                pct(_num(r.top5)),
-                fmt(_num(r.ddm)),
-                fmt(_num(r.max_gap)),
-                _whole(getattr(r, "top_tier_size", None)),
-            ]
-            for r in by_date.itertuples()
-        ]
-        columns = [("Date", "l"), ("Models", "r"), ("Saturation index", "r"), ("State", "l")]
-        columns += [("Top-1", "r"), ("Top-5", "r"), ("DDM (model-based)", "r"), ("Max Gap (model-based)", "r")]
-        columns += [("Top tier", "r")]
-        lines += [
-            "The figures as they stood at each model publication date, over the models published by then, "
-            "newest first (the saturation index's band on hover).",
-            "",
-            *_recent_first(columns, rows, "dates"),
-        ]
-    lines += ["", "## History", ""]
-    mine_rows = history[history["benchmark"] == rec["benchmark"]]
-    if mine_rows.empty:
-        lines.append("No snapshot recorded yet.")
-    else:
-        rows = [
-            [
-                md(r.snapshot_at),
-                _short_revision(r.revision),
-                fmt(_num(r.ddm)),
-                fmt(_num(r.max_gap)),
-                fmt(_num(r.saturation_index)),
-                md(r.state),
-            ]
-            for r in mine_rows.itertuples()
-        ]
-        columns = [("Snapshot", "l"), ("Revision", "l"), ("DDM (model-based)", "r"), ("Max Gap (model-based)", "r")]
-        columns += [("Saturation index", "r"), ("State", "l")]
-        lines += _recent_first(
-            columns,
-            rows,
-            "snapshots",
-        )
-    lines += ["", "## Data provenance", ""]
-    lines += [
-        f"- Source: {md(rec.get('source_name') or '–')} ({md(rec['source'])})",
-        f"- Origin: {md(rec.get('origin') or rec['source'])}",
-        f"- Data revision: {md(rec['revision'])}, first seen {md(rec.get('snapshot_at') or '–')}",
-    ]
-    excluded = rec.get("excluded") or []
-    if excluded:
-        lines.append(f"- Excluded ({len(excluded)}):")
-        lines += [f"    - {md(e.get('model'))}: {md(e.get('reason'))}" for e in excluded]
-    else:
-        lines.append("- Excluded: none")
-    lines += ["", "## Changes", ""]
-    mine_changes = [c for c in (changes or []) if c["benchmark"] == rec["benchmark"]]
-    if not mine_changes:
-        lines.append("No change recorded yet.")
-    for change in reversed(mine_changes):
-        parts = [
-            f"{change[k]['count']} {k.replace('_', ' ')}"
-            for k in (
-                "models_added",
-                "models_removed",
-                "models_rescored",
-                "items_added",
-                "items_removed",
-                "items_rescored",
-            )
-            if k in change and change[k]["count"]
-        ]
-        lines.append(f"- {md(change['snapshot_at'])}: {md(', '.join(parts) or 'no model or item changed')}")
-        for k in ("models_removed", "models_rescored"):
-            if k in change and change[k]["names"]:
-                lines.append(f"    - {k.replace('_', ' ')}: {', '.join(md(n) for n in change[k]['names'])}")
-    slug = safe_slug(rec["benchmark"])
-    lines += ["", "## Downloads", ""]
-    lines.append(f"- Figures: [JSON](../downloads/{slug}.json)")
-    if rec.get("kind") != "aggregate":
-        lines.append(
-            f"- Item difficulties (item_id, b, b_sd, z): [CSV](../downloads/{slug}-items.csv), "
-            f"[JSON](../downloads/{slug}-items.json)"
-        )
-    if rec.get("tier_method"):
-        lines.append(f"- Models with their tiers and rank intervals: [CSV](../downloads/{slug}-models.csv)")
-    if by_date is not None and not by_date.empty:
-        lines.append(f"- History by date: [CSV](../downloads/{slug}-by-date.csv)")
-    mine = [a for a in alerts if a["benchmark"] == rec["benchmark"]]
-    lines += ["", "## Alerts", ""]
-    lines += [f"- {a['raised_at'][:10]}: {md(a['title'])}" for a in reversed(mine)] or ["None yet."]
-    return "\n".join(lines) + "\n"
 
 
 ALERT_KINDS = {"state": "state", "raised": "flag raised", "cleared": "flag cleared"}
@@ -943,84 +678,27 @@ def alert_events(alerts: list[dict]) -> list[dict]:
 def alerts_page(alerts: list[dict], records: dict[str, dict] | None = None) -> str:
     """Every alert as one line per event, grouped by benchmark and kind, with filters."""
     records = records or {}
-    lines = [
-        "# Alerts",
-        "",
-        "Every change of state or flag, one line per event, grouped by benchmark and kind; click a header to"
-        " sort (by date, say), or filter below. [RSS](feed.xml)",
-        "",
-    ]
-    if not alerts:
-        return "\n".join([*lines, "No alerts yet."]) + "\n"
-    lines += ['<div class="bw-filter"></div>', ""]
-    rows = []
-    for a in alert_events(alerts):
-        page = _page_of(records.get(a["benchmark"], {"benchmark": a["benchmark"]}))
-        rows.append(
-            [
-                a["raised_at"][:10],
-                f"[{_name(records.get(a['benchmark'], a))}]({page})",
-                md(a["event_kind"]),
-                md(a["title"]),
-            ]
-        )
-    lines += _table([("Date", "l"), ("Benchmark", "l"), ("Kind", "l"), ("Event", "l")], rows)
-    return "\n".join(lines) + "\n"
-
-
-def _comparison(cmp: dict, rec: dict) -> list[str]:
-    """How a board's published scores agree with the per-item fit on the same page."""
-    lines = [
-        "",
-        f"The per-item fit on this page ({md(cmp['with'])}) covers {cmp['fit_models']} models; this board lists "
-        f"{cmp['board_models']}. {cmp['both']} are in both (names matched ignoring case and punctuation), and "
-        f"{cmp['disagreements']} of them disagree by more than 1.96 standard errors of the difference.",
-    ]
-    if cmp["rows"]:
-        lines += [
-            "",
-            "| Model | Per-item fit | This board | Difference | Disagree |",
-            "|---|---:|---:|---:|---|",
+    rows = [
+        [
+            a["raised_at"][:10],
+            f"[{_name(records.get(a['benchmark'], a))}]({_page_of(records.get(a['benchmark'], a))})",
+            md(a["event_kind"]),
+            md(a["title"]),
         ]
-        lines += [
-            f"| {md(r['model'])} | {pct(r['score'])} | {pct(r['other_score'])} | {fmt(100 * r['difference'])} pp "
-            f"| {'**yes**' if r['disagree'] else 'no'} |"
-            for r in cmp["rows"]
-        ]
-    return lines
+        for a in alert_events(alerts)
+    ]
+    return render("alerts.md.j2", _helpers(), any_alerts=bool(alerts), rows=rows)
 
 
 def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
     """Another record of the same benchmark id: a board of published scores, or a second per-item fit."""
-    kind = "leaderboard of published scores" if rec.get("kind") == "aggregate" else "per-item fit"
-    lines = ["", f"## Also: {_name(rec)} ({kind})", "", f"From {_origin(rec)}.", ""]
-    lines += _notice_block(rec)
-    lines += _verdicts(rec, "###")
-    lines += _figures_it_has(rec)
-    if rec.get("top_tier_size") is not None:
-        lines += [
-            "",
-            f"Top tier of {_name(rec)}: {rec['top_tier_size']} of {rec['n_models']} models cannot be told apart from "
-            f"its best, by the {md(rec['tier_method'])}.",
-        ]
-    if rec.get("comparison"):
-        lines += _comparison(rec["comparison"], rec)
-    lines += ["", f"Top models of {_name(rec)}:", "", "| Rank | Model | Score |", "|---:|---|---:|"]
-    lines += [f"| {i} | {md(m['model'])} | {pct(m['score'])} |" for i, m in enumerate(rec["top_models"], 1)]
-    excluded = rec.get("excluded") or []
-    if excluded:
-        lines += ["", f"Excluded ({len(excluded)}):", ""]
-        lines += [f"- {md(e.get('model'))}: {md(e.get('reason'))}" for e in excluded]
-    mine = [a for a in alerts if a["benchmark"] == rec["benchmark"]]
-    if mine:
-        lines += ["", f"Alerts of {_name(rec)}:", ""]
-        lines += [f"- {a['raised_at'][:10]}: {md(a['title'])}" for a in reversed(mine)]
-    rows = history[history["benchmark"] == rec["benchmark"]]
-    lines += ["", f"{len(rows)} snapshot(s) of {_name(rec)} in the history since {md(rec.get('snapshot_at') or '–')}."]
-    return "\n".join(lines) + "\n"
+    snapshots = int((history["benchmark"] == rec["benchmark"]).sum())
+    return render(
+        "also.md.j2", _section_helpers(), **_section_context(), rec=rec, alerts=_mine(rec, alerts), snapshots=snapshots
+    )
 
 
-def _proposal_bounds(proposal: dict) -> list[str]:
+def _proposal_bound_rows(proposal: dict) -> list[list[str]]:
     """The bounds and verdicts before and after the accepted candidates (the audit's own computation)."""
     before, after = proposal.get("bounds_before"), proposal.get("bounds_after")
     if not before or not after:
@@ -1033,24 +711,13 @@ def _proposal_bounds(proposal: dict) -> list[str]:
     ):
         cells = [" – ".join(fmt(b[f]) for f in fields) + f" ({b['verdicts'].get(key, '–')})" for b in (before, after)]
         rows.append([label, *cells])
-    return _table([("For any difficulty distribution", "l"), ("Now", "r"), ("After fill", "r")], rows)
+    return rows
 
 
 def proposal_section(proposal: dict, rec: dict) -> str:
     """A proposed revision (``benchwatch fill check --record``): the figures after adding the accepted
     candidates, next to the current ones; never part of the benchmark's history."""
-    lines = [
-        "",
-        f"## After fill: a proposed revision of {_name(rec)}",
-        "",
-        f"{len(proposal['candidates'])} candidate item(s) calibrated onto this benchmark's scale with its "
-        f"{proposal['pool']} models' abilities held fixed, each landing inside a stretch of the fill plan "
-        "(`benchwatch fill check --record`). Proposed only: the figures above and the history leave them out.",
-        "",
-    ]
-    if proposal.get("revision") != rec.get("revision"):
-        lines += ['!!! note "Checked against an earlier revision of the data"', "    Check the candidates again.", ""]
-    rows = [
+    model_rows = [
         [
             label,
             *(
@@ -1060,13 +727,11 @@ def proposal_section(proposal: dict, rec: dict) -> str:
         ]
         for key, label in (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top5_gap_sum", "Top-5 gap sum"))
     ]
-    lines += _proposal_bounds(proposal)
-    lines += ["", "Model-based (smooth difficulties assumed):", ""]
-    lines += _table([("Figure", "l"), ("Now (95% interval)", "r"), ("After fill (95% interval)", "r")], rows)
-    lines += ["", "| Candidate | z (95% interval) | Gap |", "|---|---:|---|"]
-    lines += [
-        f"| {md(c['item_id'])} | {fmt(c['z'])} ({fmt(c['z_lo'])} – {fmt(c['z_hi'])}) "
-        f"| {fmt(c['gap']['lo'])} – {fmt(c['gap']['hi'])} |"
-        for c in proposal["candidates"]
-    ]
-    return "\n".join(lines) + "\n"
+    return render(
+        "proposal.md.j2",
+        _helpers(),
+        proposal=proposal,
+        rec=rec,
+        bound_rows=_proposal_bound_rows(proposal),
+        model_rows=model_rows,
+    )

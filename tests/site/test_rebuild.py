@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import bot.site.build as build_module
 from bot.pipeline import run_job
@@ -35,3 +36,18 @@ def test_a_site_whose_inputs_did_not_change_is_not_built_again(tmp_path, monkeyp
     latest = json.loads((reports / "latest.json").read_text())
     (reports / "latest.json").write_text(json.dumps(latest, indent=1))
     assert build_site(reports, site, now="2026-05-02T06:00:00Z") == pages and built == [1, 1]
+
+
+def test_a_changed_template_changes_what_the_site_was_built_from(tmp_path, monkeypatch):
+    """The templates are inputs of the build, as the code is: a site built before a template changed is rebuilt."""
+    reports, project = tmp_path / "r", build_module.find_site_project()
+    reports.mkdir()
+    now = "2026-05-01T06:00:00Z"
+    before = build_module.inputs_digest(reports, project, None, now)
+    copy = tmp_path / "templates"
+    shutil.copytree(build_module.TEMPLATES, copy)
+    monkeypatch.setattr(build_module, "TEMPLATES", copy)
+    assert build_module.inputs_digest(reports, project, None, now) == before
+    page = copy / "alerts.md.j2"
+    page.write_text(page.read_text() + "\n")
+    assert build_module.inputs_digest(reports, project, None, now) != before

@@ -12,8 +12,8 @@ from bot.sources.config import load_config
 FULL = "sha256:" + "a" * 64 + "+sha256:" + "b" * 64 + "+sha256:" + "c" * 64
 
 
-def _row(lines: list[str], name: str) -> str:
-    return next(line for line in lines if line.startswith(f"| {name}") or line.startswith(f"| [{name}]"))
+def _row(section: str, name: str) -> str:
+    return next(line for line in section.splitlines() if line.startswith(f"| {name}") or line.startswith(f"| [{name}]"))
 
 
 def test_homepage_linked_revision_short_with_full_on_hover_and_as_of():
