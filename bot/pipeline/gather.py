@@ -120,18 +120,19 @@ def _per_item(
     return finish
 
 
-def _aggregates(run: RunState, table: SourceTable, aggs: pd.DataFrame, source: str) -> Callable[[Batch], list[str]]:
-    """The leaderboards' figures, computed now; returns what records them into the source's batch (after its
-    per-item benchmarks, in name order)."""
+def _aggregates(
+    run: RunState, table: SourceTable, aggs: pd.DataFrame, source: str, pool: AuditPool
+) -> Callable[[Batch], list[str]]:
+    """The leaderboards' figures, started now beside the run's audits; returns what records them into the
+    source's batch (after its per-item benchmarks, in name order)."""
     from bot.pipeline.audit import with_tiers
     from bot.pipeline.files import audit_leaderboard
 
-    figures = {}
+    tickets = {}
     for name, rows in aggs.groupby("benchmark", sort=True):
         if not run.unchanged(name, content_revision(rows), None, None) and rows["model"].nunique() >= 2:
-            figures[name] = audit_leaderboard(
-                rows, source=public_location(table.location), ceiling=run.rules.ceiling_for(name)
-            )
+            where, ceiling = public_location(table.location), run.rules.ceiling_for(name)
+            tickets[name] = pool.call(audit_leaderboard, rows=rows, source=where, ceiling=ceiling)
 
     def record(batch: Batch) -> list[str]:
         notes = []
@@ -145,7 +146,7 @@ def _aggregates(run: RunState, table: SourceTable, aggs: pd.DataFrame, source: s
                 notes.append(stop)
                 continue
             change = diff_snapshots(load_snapshot(run.reports, name, "aggregates"), rows)
-            fig, by_date, tiers = figures[name]
+            fig, by_date, tiers = pool.result(tickets[name])
             fig = provenance_of(fig, table, rows)
             run.record(batch, fig, source, change, table.pages.get(name))
             if by_date is not None:
@@ -234,7 +235,7 @@ def _start_source(
             run.settle()
         run.claim(names, name, table.location)
         per_item = (lambda: []) if frame is None else _per_item(run, batch, table, frame, ctx, name, pool)
-        boards = (lambda _batch: []) if aggs is None else _aggregates(run, table, aggs, name)
+        boards = (lambda _batch: []) if aggs is None else _aggregates(run, table, aggs, name, pool)
     except Exception as exc:
         return lambda exc=exc: failed(exc)
     pages = {run.rules.page_for(n, table.pages.get(n)) for n in names}

@@ -66,6 +66,7 @@ class AuditPool:
         self.forked = (sys.platform == "linux" and self.slots >= 2) if forked is None else forked
         self.futures: dict[int, tuple] = {}  # ticket -> (future, job's name, bar)
         self.done: dict[int, tuple] = {}
+        self.failed: dict[int, Exception] = {}
         self._executor = None
         self._next = 0
 
@@ -81,13 +82,29 @@ class AuditPool:
         self.futures[ticket] = (self._pool().submit(_pickled_audit, light), name, bar)
         return ticket
 
+    def call(self, fn, /, **kwargs) -> int:
+        """Any other pure function of the run's work (a module-level one: it is pickled by name), beside the
+        audits; its ticket gives its return value, or raises what it raised."""
+        ticket, self._next = self._next, self._next + 1
+        if not self.forked:
+            try:
+                self.done[ticket] = fn(**kwargs)
+            except Exception as exc:  # raised where the result is read, as from a worker
+                self.failed[ticket] = exc
+            return ticket
+        self.futures[ticket] = (self._pool().submit(fn, **kwargs), None, None)
+        return ticket
+
     def result(self, ticket: int) -> tuple:
         """The job's result, waiting for it; an audit that raised something else fails its source here."""
+        if ticket in self.failed:
+            raise self.failed.pop(ticket)
         if ticket in self.done:
             return self.done.pop(ticket)
         future, name, bar = self.futures.pop(ticket)
         out = future.result()
-        bar.note(f"audited {name}")
+        if bar is not None:
+            bar.note(f"audited {name}")
         return out
 
     def close(self) -> None:

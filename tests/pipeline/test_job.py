@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 
 from bot.pipeline import run_job
@@ -134,3 +135,74 @@ def test_audits_on_both_cores_publish_what_one_at_a_time_does(tmp_path, monkeypa
     alone = run("b", False)
     assert len(pools) == 1  # one at a time: no workers
     assert forked == alone and len(forked) > 10
+
+
+def _board_and_items(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    data = simulate(12, 40, seed=seed)[0].assign(benchmark="items")
+    rng = np.random.default_rng(seed)
+    board = pd.DataFrame(
+        {
+            "benchmark": [f"board{k % 2}" for k in range(16)],
+            "model": [f"m{k}" for k in range(16)],
+            "score": rng.uniform(0.3, 0.9, 16).round(4),
+            "n_items": 200,
+            "date": [f"2025-0{1 + k % 9}-01" for k in range(16)],
+        }
+    ).astype(str)
+    return data, board
+
+
+def test_leaderboards_computed_beside_the_audits_publish_what_the_run_alone_does(tmp_path, monkeypatch):
+    """A source's leaderboards go to the workers beside the audits (the run reads the next source meanwhile):
+    the reports are byte for byte those of a run that computes everything in its own process."""
+    import sys
+
+    import pytest
+
+    from bot.pipeline import workers
+
+    if sys.platform != "linux":
+        pytest.skip("work runs on forked workers on Linux only")
+    data, board = _board_and_items(7)
+    sources = [("both", lambda: SourceTable("both", "both.csv", data, aggregates=board))]
+
+    def run(folder):
+        kw = {"reports_dir": tmp_path / folder, "site_out": None, "cache_dir": tmp_path / f"c{folder}"}
+        run_job(sources, now="2026-01-01T00:00:00Z", log=lambda s: None, **kw)
+        root = tmp_path / folder
+        return {
+            str(p.relative_to(root)): p.read_bytes()
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != "runs.csv"
+        }
+
+    calls = []
+    real = workers.AuditPool.call
+    monkeypatch.setattr(
+        workers.AuditPool, "call", lambda self, fn, **kw: calls.append(self.forked) or real(self, fn, **kw)
+    )
+    forked = run("a")
+    monkeypatch.setattr(workers, "_cores", lambda: 1)  # one core: no workers, everything in the run's process
+    alone = run("b")
+    assert calls == [True, True, False, False]  # the two boards, on workers, then in the run's own process
+    assert forked == alone and any("board0" in k for k in forked)
+
+
+def _fails(**_kwargs):
+    raise ValueError("a board that cannot be read")
+
+
+def test_a_call_that_raises_raises_where_its_result_is_read():
+    import pytest
+
+    from bot.pipeline.workers import AuditPool
+
+    for forked in (False, True):
+        pool = AuditPool(forked=forked)
+        try:
+            ok, bad = pool.call(dict, a=1), pool.call(_fails, x=2)
+            assert pool.result(ok) == {"a": 1}
+            with pytest.raises(ValueError, match="a board that cannot be read"):
+                pool.result(bad)
+        finally:
+            pool.close()
