@@ -193,6 +193,7 @@ class _Search:
         self.slope = self.like.T @ (self.counts / np.maximum(self.mix0, 1e-300))  # l's gradient at the fit
         self.fits = 0
         self.last: np.ndarray | None = None  # the last restricted fit of an empty stretch: a warm start
+        self.within: list[np.ndarray] = []  # distributions found within the thin test's level (certificates)
 
     def level(self, crit: float) -> float:
         return self.top.loglik - crit / 2
@@ -240,7 +241,12 @@ class _Search:
         if float(self.w0[lo:hi].sum()) >= need:
             return True
         level = self.level(crit)
-        # A certificate first: the fit with the missing mass moved onto the stretch's steepest point (where a
+        # Certificates first. A distribution an earlier search found within this level that already puts that
+        # much on the stretch answers it (the probes overlap: most are answered so); the answer is the one the
+        # search would give, since a distribution within the level that holds the mass is what it looks for.
+        if crit == CRIT_THIN and any(float(w[lo:hi].sum()) >= need for w in self.within):
+            return True
+        # Then the fit: the fit with the missing mass moved onto the stretch's steepest point (where a
         # little more mass costs the likelihood least); within the level, the stretch can hold that much.
         inside = float(self.w0[lo:hi].sum())
         share = (need - inside) / (1.0 - inside)
@@ -251,7 +257,9 @@ class _Search:
         h = np.zeros(self.k)
         h[lo:hi] = 1.0
         self.fits += 1
-        _, high, _ = linear_range(self.like, self.counts, h, level, start=self.w0, stop_below=need, stop_above=need)
+        low, high, w = linear_range(self.like, self.counts, h, level, start=self.w0, stop_below=need, stop_above=need)
+        if crit == CRIT_THIN and low >= need:  # w is within the level (linear_range's lower end is attained by it)
+            self.within.append(w)
         return high >= need
 
     def linear_end(

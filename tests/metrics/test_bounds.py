@@ -147,3 +147,34 @@ def test_the_ddm_functional_is_the_integral_it_stands_for():
     h, const = B._functional(s, t, z, t)
     g = np.array([w[z <= x].sum() for x in t])
     assert h @ w - const == pytest.approx(np.mean(s * (g - t)), abs=2e-3)
+
+
+class _Forgetful(list):
+    """A search's store of distributions within the level that keeps nothing: the plain search."""
+
+    def append(self, _w) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["hole", "empty-high-end", "skew", "bump"],
+)
+def test_the_thin_search_reusing_its_distributions_finds_what_the_plain_search_does(shape):
+    """The thin search answers a probe from a distribution an earlier probe found within the level when it
+    already holds the mass asked; the stretches shown thin must be exactly the plain search's, with fewer fits."""
+    rng = np.random.default_rng(11)
+    z = {
+        "hole": np.concatenate([rng.uniform(0, 0.35, 60), rng.uniform(0.65, 1, 60)]),
+        "empty-high-end": rng.uniform(0, 0.7, 120),
+        "skew": rng.beta(1, 4, 120),
+        "bump": np.concatenate([rng.uniform(0, 1, 60), rng.normal(0.5, 0.03, 60).clip(0, 1)]),
+    }[shape]
+    lik = _likelihood(z, 60, 4, 100, seed=12)
+    plain = B._Search(lik, UNIFORM)
+    plain.within = _Forgetful()
+    reusing = B._Search(lik, UNIFORM)
+    assert B._thin_stretches(reusing) == B._thin_stretches(plain)
+    assert reusing.fits <= plain.fits
+    if plain.fits >= 5:  # the probes overlap: some are answered without a fit
+        assert reusing.fits < plain.fits
