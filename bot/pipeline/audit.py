@@ -108,6 +108,19 @@ def measure(
     if len(names) != 1:
         raise ValueError(f"an audit takes one benchmark, got {len(names)}")
     own, uninformative = split_uninformative(responses)
+    if np.ptp(fit.theta) <= 1e-9 * (1.0 + float(np.abs(fit.theta).max())):
+        # the models' responses tell them apart from no one (the same total on the same items): no spread of
+        # ability to place an item in, whatever the scale; what stands is each model's score
+        reason = "every model that tells items apart has the same ability (scores only, no per-item figure or flag)"
+        return scores_only(
+            responses,
+            reason,
+            source=source,
+            synthetic=synthetic,
+            scale=scale,
+            ceiling=ceiling,
+            uninformative=uninformative,
+        )
     fitted = own if pool_rows is None else split_uninformative(pd.concat([responses, pool_rows], ignore_index=True))[0]
     z = difficulty_z(fit.b, fit.theta, scale)
     items = pd.DataFrame({"item_id": fit.items, "b": fit.b, "b_sd": fit.b_sd, "z": z})

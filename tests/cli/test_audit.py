@@ -130,6 +130,20 @@ def test_data_that_cannot_be_audited_is_one_line_and_status_2(tmp_path, capsys, 
     assert len(err) == 1 and "few.csv" in err[0] and "'b' cannot be audited" in err[0] and words in err[0]
 
 
+def test_models_of_one_ability_give_scores_and_no_figure(tmp_path, capsys):
+    """Five models with the same total on the same items (each a different item right: the Rasch fit's abilities
+    are equal) leave no spread to place items in: scores only, saying so, not a benchmark skipped."""
+    rows = ["benchmark,model,item_id,score"]
+    rows += [f"b,m{j},i{k},{int(k == j)}" for j in range(5) for k in range(12)]
+    path = tmp_path / "alike.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["audit", str(path), "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert "every model that tells items apart has the same ability" in rec["unplaced"]
+    assert rec["ddm"] is None and rec["max_gap"] is None and "detection_limit" not in rec
+    assert rec["n_models"] == 5 and rec["top1"] == pytest.approx(1 / 12, abs=1e-6)
+
+
 def test_too_few_models_to_place_items_give_scores_and_no_figure(tmp_path, capsys):
     """Two models (and a third answering everything right): the scores, no per-item figure, no flag."""
     rows = ["benchmark,model,item_id,score"]
