@@ -8,6 +8,7 @@ __all__ = exports(
         ".choices": ("DEFAULT_SCALE", "METHODS", "SAMPLERS", "SCALES"),
         ".calibrate": ("calibrate_items", "calibrate_models"),
         ".fit": ("fit_rasch",),
+        ".kernels": ("compiled_kernels",),
         ".item_posterior": (
             "GRID_SIZE",
             "CellPatterns",

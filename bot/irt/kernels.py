@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
+from numba import types as nt
 
 _BLOCK = 4096
 MIN_CELLS_PER_THREAD = 250_000  # below this a second thread costs more than it saves
@@ -187,3 +188,23 @@ def hash_items(item_idx, model_idx, w, s, r1, r2, n_items):  # pragma: no cover 
         b = np.uint64(np.int64(w[k] * 1048576.0 + 0.5)) + np.uint64(7)
         out[item_idx[k]] += r1[j] * a + r2[j] * b
     return out
+
+
+_F, _F2, _I4, _I8, _U8, _N = nt.float64[::1], nt.float64[:, ::1], nt.int32[::1], nt.int64[::1], nt.uint64[::1], nt.int64
+
+
+def compiled_kernels() -> list[tuple]:
+    """(kernel, argument types, seconds its first compile took on a 2-core machine) for every kernel as the
+    pipeline calls it, so that a run's workers can share the compiling of a first run after install
+    (``bot.pipeline.workers``); a test checks that the sample's run compiles nothing else."""
+    return [
+        (evaluate, (_F, _F, _I4, _I4, _F, _F, _F, _N, _N), 0.6),
+        (cross_times, (_F, _I4, _I4, _F2, _N, _N, _N), 0.4),
+        (sum_sq_over, (_F, _I4, _I4, _F, _N, _N, _N), 0.15),
+        (schur_dense, (_F, _I4, _I4, _I8, _I8, _F, _N), 0.25),
+        (quad_over, (_F, _I4, _I4, _I8, _I8, _F, nt.float64[::1, :]), 0.2),
+        (rows_add, (_F2, _I8, _I8, _F, _F2), 0.2),
+        (rows_add, (_F2, _I4, _I4, _F, _F2), 0.2),
+        (invert_cdf, (_F2, _I8, _F2, _F, _F2), 0.3),
+        (hash_items, (_I8, _I8, _F, _F, _U8, _U8, _N), 0.5),
+    ]

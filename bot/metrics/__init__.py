@@ -29,6 +29,7 @@ __all__ = exports(
             "target_mass",
             "thin_truth",
         ),
+        ".kernels": ("compiled_kernels",),
         ".npmle": ("solve", "em_reference"),
         ".resolution": (
             "Cache",

@@ -15,6 +15,7 @@ from bot.progress import Progress
 
 AUDIT_ERRORS = (InputError, ValueError, ArithmeticError)  # a benchmark that cannot be audited is skipped
 PARALLEL_CELLS = 20_000_000  # a job with more cells than half this runs alone, in the run's own process (memory)
+WARM_WAIT = 120.0  # seconds a worker waits for the others to ready their part of the compiled kernels
 
 
 def _die_with_parent() -> None:
@@ -26,6 +27,39 @@ def _die_with_parent() -> None:
 
     with contextlib.suppress(OSError, AttributeError):  # no prctl: the worker ends at its next read of the pipe
         ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+
+
+def _my_kernels(share: int, shares: int) -> list[tuple]:
+    """This worker's part of the compiled kernels: the longest compiles first, each to the least loaded part."""
+    from bot.irt import compiled_kernels as irt_kernels
+    from bot.metrics import compiled_kernels as metrics_kernels
+
+    load = [0.0] * shares
+    mine = []
+    for kernel, types, seconds in sorted([*irt_kernels(), *metrics_kernels()], key=lambda k: -k[2]):
+        part = load.index(min(load))
+        load[part] += seconds
+        if part == share:
+            mine.append((kernel, types))
+    return mine
+
+
+def _start_worker(counter, barrier) -> None:
+    """A worker's start: it ends with its run (``_die_with_parent``) and readies its part of the compiled
+    kernels, then waits for the others. On the first run after an install numba compiles them (about 12 s of
+    one core, which each worker would otherwise spend on every kernel); the workers share the compiling and
+    load the others' parts from numba's cache when first called. Later runs load their part from the cache."""
+    import contextlib
+    import threading
+
+    _die_with_parent()
+    with counter.get_lock():
+        share, counter.value = counter.value, counter.value + 1
+    for kernel, types in _my_kernels(share % barrier.parties, barrier.parties):
+        with contextlib.suppress(Exception):  # one that cannot be compiled here fails where it is called, named
+            kernel.compile(types)
+    with contextlib.suppress(threading.BrokenBarrierError):  # a worker that died: the pool reports it
+        barrier.wait(timeout=WARM_WAIT)
 
 
 def _audit(job: dict, progress=None) -> tuple:
@@ -118,7 +152,12 @@ class AuditPool:
             from concurrent.futures import ProcessPoolExecutor
 
             fork = multiprocessing.get_context("fork")
-            self._executor = ProcessPoolExecutor(self.slots, mp_context=fork, initializer=_die_with_parent)
+            self._executor = ProcessPoolExecutor(
+                self.slots,
+                mp_context=fork,
+                initializer=_start_worker,
+                initargs=(fork.Value("i", 0), fork.Barrier(self.slots)),
+            )
         return self._executor
 
     def _drain(self) -> None:
