@@ -39,7 +39,7 @@ from bot.pipeline.workers import AUDIT_ERRORS, AuditPool
 from bot.progress import Progress
 from bot.rules import RuleBook
 from bot.sources import SourceTable
-from bot.store import content_revision, diff_snapshots, validate_aggregates, validate_responses
+from bot.store import content_revision, diff_snapshots, snapshot_bytes, validate_aggregates, validate_responses
 
 
 def _per_item(
@@ -61,7 +61,7 @@ def _per_item(
     apart = len(set(pages)) == len(pages)  # no two share a page: no audit reads another's rows of this run
     pending: list[tuple] = []
 
-    def publish(name, rows, joint, change, result) -> None:
+    def publish(name, rows, joint, change, result, data: bytes | None = None) -> None:
         done, error, seconds = result
         if done is None:
             run.skip(batch, name, f"could not be audited: {error}")
@@ -78,7 +78,7 @@ def _per_item(
         batch.tables.append((run.reports.models(name), audit.models.sort_values("model")))
         if audit.by_date is not None:
             batch.tables.append((run.reports.by_date(name), audit.by_date))
-        batch.snapshots.append((name, rows, "responses"))
+        batch.snapshots.append((name, rows, "responses", data))
         notes.append(f"{name} {how} {seconds:.2f}s")
 
     for (name, rows), page in zip(groups, pages, strict=True):
@@ -112,8 +112,10 @@ def _per_item(
         publish(name, rows, joint, change, pool.result(ticket))
 
     def finish() -> list[str]:
-        for name, rows, joint, change, ticket in pending:
-            publish(name, rows, joint, change, pool.result(ticket))
+        # the snapshots' bytes while the audits run (the run would wait for them, then write these after)
+        ready = [snapshot_bytes(rows) for _, rows, *_ in pending]
+        for (name, rows, joint, change, ticket), data in zip(pending, ready, strict=True):
+            publish(name, rows, joint, change, pool.result(ticket), data)
         bar.close()
         return notes
 
@@ -154,7 +156,7 @@ def _aggregates(
             board = rows.assign(date=rows["date"].dt.strftime("%Y-%m-%d")) if "date" in rows else rows
             board = with_tiers(board.drop(columns="benchmark"), tiers)
             batch.tables.append((run.reports.models(name), board.sort_values("model")))
-            batch.snapshots.append((name, rows, "aggregates"))
+            batch.snapshots.append((name, rows, "aggregates", None))
             notes.append(f"{name} leaderboard")
         return notes
 

@@ -48,7 +48,7 @@ class Batch:
     new_rows: list = field(default_factory=list)
     new_alerts: list = field(default_factory=list)
     changes: list = field(default_factory=list)
-    snapshots: list = field(default_factory=list)  # (benchmark, rows, kind): last good data
+    snapshots: list = field(default_factory=list)  # (benchmark, rows, kind, its bytes if made): last good data
     tables: list = field(default_factory=list)  # (path, frame): per-benchmark tables of reports/
     skipped: list = field(default_factory=list)  # {benchmark, reason}: listed, not published
 
@@ -197,8 +197,10 @@ class RunState:
         root = self.reports.root
         for path, frame in batch.tables:
             self.files[str(path.relative_to(root))] = csv_text(frame).encode("utf-8")
-        for bench, rows, kind in batch.snapshots:
-            self.files[str(self.reports.snapshot(bench, kind).relative_to(root))] = snapshot_bytes(rows)
+        for bench, rows, kind, data in batch.snapshots:
+            self.files[str(self.reports.snapshot(bench, kind).relative_to(root))] = (
+                snapshot_bytes(rows) if data is None else data
+            )
             if kind == "responses":
                 self.fresh[bench] = rows
 
