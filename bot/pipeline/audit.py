@@ -139,6 +139,9 @@ def measure(
         dated = (
             _side_pool().submit(history_by_date, own, scale=scale, target=target, ceiling=ceiling) if by_date else None
         )
+        # so do the simulations of n target items (what chance shows on a matched benchmark of this size)
+        chance = _side_pool().submit(_cached_levels, len(fit.items), target, cache)
+        matched = _side_pool().submit(_cached_reference, len(fit.items), target, cache)
         progress("abilities")
         patterns = cell_patterns(data)  # over the observed cells: never a models x items array
         theta = fit.theta  # the joint MAP's stretch of the scale falls as 1/models: 0.4% with 200 (measured)
@@ -156,7 +159,7 @@ def measure(
             theta_sd=fit.theta_sd,  # the abilities' own error: 40 answers place a model to about 0.38 logits
         )
         bounds = axis_bounds(lik, target)
-        levels = _cached_levels(len(fit.items), target, cache)
+        levels = chance.result()
         partial = {**bounds.record_fields(), **levels}
         undecided = {
             k: v["level"] for k, v in verdicts(partial, thresholds or {}).items() if v["verdict"] == "cannot tell"
@@ -176,7 +179,7 @@ def measure(
         post = item_posterior(data, theta, patterns=patterns)
         rng = np.random.default_rng(seed)
         draws = posterior_z_draws(theta, scale, N_DRAWS, rng, post)
-        reference = _cached_reference(len(fit.items), target, cache)
+        reference = matched.result()
         posterior = figures_from_draws(draws, target, reference=reference)
         needed = deciding.result() if deciding is not None else {}
         if by_date:
@@ -241,7 +244,7 @@ os.register_at_fork(after_in_child=_forget_side)
 def _side_pool() -> ThreadPoolExecutor:
     global _side
     if _side is None:
-        _side = ThreadPoolExecutor(max_workers=2, thread_name_prefix="benchwatch-audit")
+        _side = ThreadPoolExecutor(max_workers=4, thread_name_prefix="benchwatch-audit")
     return _side
 
 
