@@ -20,3 +20,8 @@ def test_quick_start_is_two_commands():
     assert block is not None
     commands = [line for line in block.group(1).splitlines() if line.strip() and not line.startswith("#")]
     assert commands == ["pip install .", "benchwatch run --sample"]
+
+
+def test_every_benchmark_script_is_in_the_readme():
+    missing = [p.name for p in sorted((ROOT / "benchmarks").glob("*.py")) if f"`{p.name}`" not in README]
+    assert missing == []
