@@ -44,6 +44,9 @@ def _my_kernels(share: int, shares: int) -> list[tuple]:
     return mine
 
 
+_share: int | None = None  # this worker's part of the kernels (None outside a forked worker)
+
+
 def _start_worker(counter, barrier) -> None:
     """A worker's start: it ends with its run (``_die_with_parent``) and readies its part of the compiled
     kernels, then waits for the others. On the first run after an install numba compiles them (about 12 s of
@@ -52,9 +55,11 @@ def _start_worker(counter, barrier) -> None:
     import contextlib
     import threading
 
+    global _share
     _die_with_parent()
     with counter.get_lock():
         share, counter.value = counter.value, counter.value + 1
+    _share = share
     for kernel, types in _my_kernels(share % barrier.parties, barrier.parties):
         with contextlib.suppress(Exception):  # one that cannot be compiled here fails where it is called, named
             kernel.compile(types)

@@ -29,26 +29,42 @@ def test_the_workers_share_every_kernel_once_and_evenly(shares):
     assert max(loads) - min(loads) <= max(cost.values()) + 1e-9  # no part waits on more than one long compile
 
 
-def _compiled_here() -> list[tuple[str, str]]:  # runs in a worker (pickled by name)
-    return [
-        _key(kernel, types)
-        for kernel, types, _ in [*irt_kernels(), *metrics_kernels()]
-        if str(tuple(types)) in {str(tuple(sig)) for sig in kernel.signatures}
-    ]
+_READY_IN_WORKERS = r"""
+import json
+from bot.irt import compiled_kernels as irt_kernels
+from bot.metrics import compiled_kernels as metrics_kernels
+from bot.pipeline import workers
 
+def ready():  # in a worker: its part, and which of the listed kernels it holds compiled
+    held = [[k.py_func.__qualname__, str(tuple(t))] for k, t, _ in [*irt_kernels(), *metrics_kernels()]
+            if str(tuple(t)) in {str(tuple(s)) for s in k.signatures}]
+    return workers._share, held
 
-def test_each_forked_worker_starts_with_its_part_of_the_kernels_ready():
-    if sys.platform != "linux" or workers._cores() < 2:
-        pytest.skip("the run forks its workers on Linux with two cores or more only")
+if __name__ == "__main__":
+    import __main__
+    __main__.ready = ready
     pool = workers.AuditPool(forked=True)
     try:
-        tickets = [pool.call(_compiled_here) for _ in range(6)]
-        seen = [{tuple(key) for key in pool.result(t)} for t in tickets]
+        print(json.dumps([pool.result(pool.call(ready)) for _ in range(8)]))
     finally:
         pool.close()
-    parts = [{_key(kernel, types) for kernel, types in workers._my_kernels(s, 2)} for s in (0, 1)]
-    for ready in seen:  # a worker holds at least its own part (and what it has called since)
-        assert any(part <= ready for part in parts)
+"""
+
+
+def test_each_forked_worker_starts_with_its_own_part_of_the_kernels_ready(tmp_path):
+    """In a process that has compiled nothing, the two workers take parts 0 and 1 at their start and hold their
+    part's kernels before any call of them."""
+    if sys.platform != "linux" or workers._cores() < 2:
+        pytest.skip("the run forks its workers on Linux with two cores or more only")
+    script = tmp_path / "ready.py"
+    script.write_text(_READY_IN_WORKERS)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    answers = json.loads(done.stdout.strip().splitlines()[-1])
+    parts = {s: {_key(k, t) for k, t in workers._my_kernels(s, 2)} for s in (0, 1)}
+    assert {share for share, _ in answers} <= {0, 1}
+    for share, held in answers:
+        assert parts[share] <= {tuple(key) for key in held}
 
 
 _AUDIT_COMPILES = r"""
