@@ -97,6 +97,7 @@ class CellPatterns:
     counts: np.ndarray  # items per pattern
     pattern: np.ndarray  # items -> pattern
     n_models: int
+    floor: np.ndarray | None = None  # per pattern: its items' chance floor (None: no floors)
 
     @property
     def n_patterns(self) -> int:
@@ -107,8 +108,9 @@ class CellPatterns:
         return np.bincount(self.model_idx, self.counts[self.pattern_idx] * self.successes, minlength=self.n_models)
 
 
-def cell_patterns(data: ResponseArrays) -> CellPatterns:
-    """``CellPatterns`` of one benchmark's cells (a 64-bit fingerprint of each item's cells, compiled)."""
+def cell_patterns(data: ResponseArrays, floor: np.ndarray | None = None) -> CellPatterns:
+    """``CellPatterns`` of one benchmark's cells (a 64-bit fingerprint of each item's cells, compiled); with
+    ``floor`` (each item's chance floor) items of different floors are different patterns."""
     from bot.irt.kernels import hash_items
 
     rng = np.random.default_rng(20261201)
@@ -118,6 +120,10 @@ def cell_patterns(data: ResponseArrays) -> CellPatterns:
     keys = hash_items(
         data.item_idx.astype(np.int64), data.model_idx.astype(np.int64), data.weight, successes, r1, r2, data.n_items
     )
+    has_floor = floor is not None and np.any(np.asarray(floor) > 0)
+    if has_floor:  # the floor's bits mixed in with one more odd multiplier
+        bits = np.round(np.asarray(floor, float) * 2**40).astype(np.uint64)
+        keys = keys + bits * np.uint64(0x9E3779B97F4A7C15)
     _, first, pattern, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
     keep = np.zeros(data.n_items, bool)
     keep[first] = True
@@ -132,12 +138,22 @@ def cell_patterns(data: ResponseArrays) -> CellPatterns:
         counts=counts.astype(float),
         pattern=pattern.ravel().astype(np.int64),
         n_models=data.n_models,
+        floor=_pattern_floor(floor, pattern.ravel(), counts.size) if has_floor else None,
     )
+
+
+def _pattern_floor(floor: np.ndarray, pattern: np.ndarray, n_patterns: int) -> np.ndarray:
+    """Each pattern's chance floor (its items share one: the floor is part of the pattern's key)."""
+    out = np.zeros(n_patterns)
+    out[pattern] = np.asarray(floor, float)
+    return out
 
 
 def _pattern_loglik(cp: CellPatterns, theta: np.ndarray, grid: np.ndarray) -> np.ndarray:
     """Each pattern's log likelihood on the grid (patterns x G), from its cells."""
-    return cell_loglik(cp.model_idx, cp.pattern_idx, cp.trials, cp.successes, theta, grid, cp.n_patterns)
+    return cell_loglik(
+        cp.model_idx, cp.pattern_idx, cp.trials, cp.successes, theta, grid, cp.n_patterns, floor=cp.floor
+    )
 
 
 def item_posterior(
@@ -174,6 +190,7 @@ def marginal_abilities_patterns(
     max_iter: int = 300,
     sd_theta: float = 3.0,
     extrapolate: bool = True,
+    groups: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int]:
     """Abilities by marginal MAP, the items' difficulties integrated out (EM on the grid, extrapolated by
     ``bot.irt.accelerate``; ``extrapolate`` off: the plain EM), over the cells of collapsed patterns (never a
@@ -183,7 +200,14 @@ def marginal_abilities_patterns(
     handful of responses, the abilities follow); integrating the items out removes that stretch. The
     abilities keep the joint fit's prior N(mean, ``sd_theta``^2), so a model that solves every item stays
     finite. Starts from ``theta``, keeps its mean (the location is free), stops when no ability and neither
-    of the items' prior (mu, sigma) moved by ``tol`` in a step, returns (abilities, iterations)."""
+    of the items' prior (mu, sigma) moved by ``tol`` in a step, returns (abilities, iterations).
+
+    ``groups`` (each pattern's design group, ``bot.irt.design``) gives each group of items its own prior
+    N(mu_g, sigma_g^2), so that items answered by the strong models only are not pulled towards the others;
+    with chance floors (``cp.floor``) each answer's probability has its item's floor. Either takes
+    ``_marginal_abilities_general``; without them the step is the plain Rasch EM below."""
+    if cp.floor is not None or groups is not None:
+        return _marginal_abilities_general(cp, theta, groups, grid_size, tol, max_iter, sd_theta, extrapolate)
     from bot.irt.kernels import rows_add
 
     theta = np.asarray(theta, float).copy()
@@ -220,6 +244,76 @@ def marginal_abilities_patterns(
     )
     theta = x[:-2]
     return theta, iterations
+
+
+def _marginal_abilities_general(
+    cp: CellPatterns,
+    theta: np.ndarray,
+    groups: np.ndarray | None,
+    grid_size: int,
+    tol: float,
+    max_iter: int,
+    sd_theta: float,
+    extrapolate: bool,
+) -> tuple[np.ndarray, int]:
+    """``marginal_abilities_patterns`` with a prior per design group and chance floors: EM on the grid of (the
+    abilities, each group's mu and sigma). The abilities' step is Fisher scoring: per model, the expected
+    gradient and information of its answers under each pattern's posterior, from one pass over the cells per
+    distinct floor (a table of the answer's derivatives on the models x grid)."""
+    from bot.irt.kernels import rows_add
+
+    theta = np.asarray(theta, float).copy()
+    anchor = theta.mean()
+    grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, grid_size)
+    group = np.zeros(cp.n_patterns, np.int64) if groups is None else np.asarray(groups, np.int64)
+    n_groups = int(group.max()) + 1
+    floor_of = np.zeros(cp.n_patterns) if cp.floor is None else cp.floor
+    cell_floor = floor_of[cp.pattern_idx]
+    many = cp.counts[cp.pattern_idx]
+    parts = []  # per distinct floor: its cells, and their successes, failures and trials times the items they stand for
+    for c in np.unique(cell_floor):
+        rows = np.flatnonzero(cell_floor == c)
+        s, w = cp.successes[rows] * many[rows], cp.trials[rows] * many[rows]
+        parts.append((float(c), cp.model_idx[rows], cp.pattern_idx[rows], s, w - s))
+    smallest = 2 * (grid[1] - grid[0])
+
+    def update(x: np.ndarray) -> np.ndarray:
+        th, mu, sigma = x[: -2 * n_groups], x[-2 * n_groups : -n_groups], x[-n_groups:]
+        joint = _pattern_loglik(cp, th, grid) - 0.5 * ((grid[None, :] - mu[group, None]) / sigma[group, None]) ** 2
+        post = np.exp(joint - joint.max(axis=1, keepdims=True))
+        post /= post.sum(axis=1, keepdims=True)
+        weighted = post * cp.counts[:, None]
+        mass = np.zeros((n_groups, grid.size))
+        np.add.at(mass, group, weighted)
+        total = mass.sum(axis=1)
+        mu = (mass @ grid) / total
+        sigma = np.maximum(np.sqrt(np.einsum("gk,gk->g", mass, (grid[None, :] - mu[:, None]) ** 2) / total), smallest)
+        sig = expit(th[:, None] - grid[None, :])
+        gradient = -(th - anchor) / sd_theta**2
+        information = np.full(th.size, 1 / sd_theta**2)
+        for c, m_idx, p_idx, s, f in parts:
+            right = c + (1 - c) * sig
+            share = (1 - c) * sig / right  # 1 without a floor
+            exposure_s = rows_add(np.zeros((th.size, grid.size)), m_idx, p_idx, s, post)
+            exposure_f = rows_add(np.zeros((th.size, grid.size)), m_idx, p_idx, f, post)
+            gradient += (exposure_s * share * (1 - sig) - exposure_f * sig).sum(axis=1)
+            exposure = exposure_s + exposure_f
+            information += (exposure * share * sig * (1 - sig)).sum(axis=1)
+        step = np.clip(gradient / information, -1.0, 1.0)
+        shift = step.mean()  # the location is free: the abilities keep their mean
+        return np.concatenate([th + step - shift, mu - shift, sigma])
+
+    start_mu = np.full(n_groups, theta.mean())
+    start_sigma = np.full(n_groups, max(theta.std(), 0.5))
+    x, iterations = iterate(
+        update,
+        np.concatenate([theta, start_mu, start_sigma]),
+        converged=lambda a, b: float(np.abs(b - a).max()) < tol,
+        max_steps=max_iter,
+        extrapolate=extrapolate,
+        valid=lambda x: bool(np.all(x[-n_groups:] > 0)),
+    )
+    return x[: -2 * n_groups], iterations
 
 
 def item_posterior_dense(
@@ -368,16 +462,21 @@ def cell_loglik(
     grid: np.ndarray,
     n_items: int,
     slope: np.ndarray | None = None,
+    floor: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each item's log likelihood on the grid (items x G) from the observed cells alone (no model x item
     array): the sum over its cells of s log sigmoid(theta - g) + (w - s) log sigmoid(g - theta), each model's
-    logit times its ``slope`` where given (an ability's own error, ``bot.irt.scale.uncertain_abilities``)."""
+    logit times its ``slope`` where given (an ability's own error, ``bot.irt.scale.uncertain_abilities``). With
+    ``floor`` (each item's chance floor c, indexed as ``item_idx``) an answer is right with probability
+    P = c + (1 - c) sigmoid(...), and the likelihood is s log P + (w - s) log(1 - P)."""
     from bot.irt.kernels import rows_add
 
     theta = np.asarray(theta, float)
     a = np.ones(theta.size) if slope is None else np.asarray(slope, float)
     eta = a[:, None] * (theta[:, None] - grid[None, :])
     item_idx, model_idx = np.asarray(item_idx), np.asarray(model_idx)
+    if floor is not None and np.any(np.asarray(floor) > 0):
+        return _floor_loglik(model_idx, item_idx, trials, successes, eta, n_items, np.asarray(floor, float))
     # s log sigmoid(eta) + (w - s) log sigmoid(-eta) = w log sigmoid(eta) - (w - s) eta: one pass over the cells
     # on the grid, and the linear term's two per-item sums (eta = a theta - a g) added in closed form
     out = rows_add(np.zeros((n_items, grid.size)), item_idx, model_idx, trials, log_expit(eta))
@@ -386,6 +485,37 @@ def cell_loglik(
     tilt = np.bincount(item_idx, fails * a[model_idx], minlength=n_items)
     out -= level[:, None]
     out += tilt[:, None] * grid[None, :]
+    return out
+
+
+def _floor_loglik(
+    model_idx: np.ndarray,
+    item_idx: np.ndarray,
+    trials: np.ndarray,
+    successes: np.ndarray,
+    eta: np.ndarray,
+    n_items: int,
+    floor: np.ndarray,
+) -> np.ndarray:
+    """``cell_loglik`` with chance floors: the cells grouped by their item's floor (a benchmark has a few distinct
+    ones: one over each number of options), each group one pass over its cells per table of log P and log(1 - P)
+    on the models x grid (no per-cell exponentials)."""
+    from bot.irt.kernels import rows_add
+
+    trials, successes = np.asarray(trials, float), np.asarray(successes, float)
+    fails = trials - successes
+    out = np.zeros((n_items, eta.shape[1]))
+    cell_floor = floor[item_idx]
+    log_right, log_wrong = log_expit(eta), log_expit(-eta)
+    for c in np.unique(cell_floor):
+        rows = np.flatnonzero(cell_floor == c)
+        if rows.size == 0:
+            continue
+        m, i = model_idx[rows], item_idx[rows]
+        right = log_right if c == 0 else np.logaddexp(np.log(c), np.log1p(-c) + log_right)
+        wrong = log_wrong + (np.log1p(-c) if c > 0 else 0.0)
+        rows_add(out, i, m, successes[rows], right)
+        rows_add(out, i, m, fails[rows], wrong)
     return out
 
 

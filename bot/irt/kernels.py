@@ -79,6 +79,44 @@ def evaluate(theta, b, m, i, w, s, info, lo, hi):  # pragma: no cover (compiled)
 
 
 @njit(cache=True, nogil=True)
+def evaluate_floor(theta, b, floor, m, i, w, s, info, lo, hi):  # pragma: no cover (compiled)
+    """``evaluate`` for items with a chance floor: P = c + (1 - c) sigmoid(eta), c = floor[item]. The curvature
+    is the Fisher information w (dP/deta)^2 / (P (1 - P)) = w (1 - c) sigma^2 (1 - sigma) / P (Fisher scoring:
+    positive whatever the floor; for c = 0 it is the Rasch model's w p (1 - p), exactly ``evaluate``'s)."""
+    g_theta = np.zeros(theta.size)
+    g_b = np.zeros(b.size)
+    d_theta = np.zeros(theta.size)
+    d_b = np.zeros(b.size)
+    total = 0.0
+    keep = info.size > 0
+    for start in range(lo, hi, _BLOCK):
+        block = 0.0
+        for k in range(start, min(hi, start + _BLOCK)):
+            j, t = m[k], i[k]
+            c = floor[t]
+            eta = theta[j] - b[t]
+            e = np.exp(-abs(eta))
+            p = 1.0 / (1.0 + e)
+            if eta < 0.0:
+                p = e * p
+            big = c + (1.0 - c) * p  # P
+            log_fail = np.log1p(-c) - (max(eta, 0.0) + np.log1p(e))  # log(1 - P) = log(1 - c) + log(1 - sigma)
+            fails = w[k] - s[k]
+            block -= s[k] * np.log(big) + fails * log_fail
+            share = (1.0 - c) * p / big  # the share of P that is not the floor
+            resid = s[k] * share * (1.0 - p) - fails * p  # d loglik / d eta
+            g_theta[j] -= resid
+            g_b[t] += resid
+            if keep:
+                cur = w[k] * share * p * (1.0 - p)  # w (1 - c) sigma^2 (1 - sigma) / P
+                info[k] = cur
+                d_theta[j] += cur
+                d_b[t] += cur
+        total += block
+    return total, g_theta, g_b, d_theta, d_b
+
+
+@njit(cache=True, nogil=True)
 def cross_times(info, src, dst, x, n_out, lo, hi):  # pragma: no cover (compiled)
     """y[dst] = sum over cells lo..hi of info * x[src]: the cross block of the Hessian (or its transpose)
     times the columns of x (rows indexed by ``src``)."""

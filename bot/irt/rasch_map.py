@@ -74,9 +74,10 @@ class _Cells:
     s: np.ndarray
     n_m: int
     n_i: int
+    floor: np.ndarray | None = None  # each item's chance floor c (None: none, the Rasch model itself)
 
 
-def _cells(data: ResponseArrays) -> _Cells:
+def _cells(data: ResponseArrays, floor: np.ndarray | None = None) -> _Cells:
     w = np.ascontiguousarray(data.weight, dtype=float)
     return _Cells(
         m=np.ascontiguousarray(data.model_idx, dtype=np.int32),
@@ -85,7 +86,21 @@ def _cells(data: ResponseArrays) -> _Cells:
         s=w * np.asarray(data.y, dtype=float),
         n_m=data.n_models,
         n_i=data.n_items,
+        floor=checked_floor(floor, data.n_items),
     )
+
+
+def checked_floor(floor: np.ndarray | None, n_items: int) -> np.ndarray | None:
+    """Each item's chance floor as the kernels take it, or None where every floor is 0 (the Rasch model, and its
+    own kernel: the figures of an open-ended benchmark are exactly those of the model without floors)."""
+    if floor is None:
+        return None
+    floor = np.ascontiguousarray(floor, dtype=float)
+    if floor.shape != (n_items,):
+        raise ValueError(f"expected one chance floor per item ({n_items}), got shape {floor.shape}")
+    if not np.all((floor >= 0.0) & (floor < 1.0)):
+        raise ValueError("a chance floor must lie in [0, 1)")
+    return floor if np.any(floor > 0.0) else None
 
 
 @dataclass
@@ -110,7 +125,11 @@ def _evaluate(
     d_theta = np.full(cells.n_m, 1 / sd_theta**2)
     d_b = np.full(cells.n_i, 1 / sd_b**2)
     info = np.empty(cells.m.size if curvature else 0)
-    for part in kernels.split(kernels.evaluate, cells.m.size, theta, b, cells.m, cells.i, cells.w, cells.s, info):
+    if cells.floor is None:
+        kernel, args = kernels.evaluate, (theta, b)
+    else:
+        kernel, args = kernels.evaluate_floor, (theta, b, cells.floor)
+    for part in kernels.split(kernel, cells.m.size, *args, cells.m, cells.i, cells.w, cells.s, info):
         value += part[0]
         g_theta += part[1]
         g_b += part[2]
@@ -249,9 +268,11 @@ class _Curvature:
         return x - np.outer(x[:, self.n_theta :].sum(axis=1) / ones_sigma_ones, sigma_ones)
 
 
-def neg_log_posterior(x: np.ndarray, data: ResponseArrays, sd_theta: float, sd_b: float) -> tuple[float, np.ndarray]:
+def neg_log_posterior(
+    x: np.ndarray, data: ResponseArrays, sd_theta: float, sd_b: float, floor: np.ndarray | None = None
+) -> tuple[float, np.ndarray]:
     """Negative log posterior (up to a constant) and its gradient at x = [theta, b]."""
-    res = _evaluate(x[: data.n_models], x[data.n_models :], _cells(data), sd_theta, sd_b, curvature=False)
+    res = _evaluate(x[: data.n_models], x[data.n_models :], _cells(data, floor), sd_theta, sd_b, curvature=False)
     return res.value, np.concatenate([res.g_theta, res.g_b])
 
 
@@ -265,6 +286,11 @@ def _start(cells: _Cells) -> tuple[np.ndarray, np.ndarray]:
         return np.log((wins + 0.5) / (trials - wins + 0.5))
 
     theta, b = log_odds(cells.m, cells.n_m), -log_odds(cells.i, cells.n_i)
+    if cells.floor is not None:  # an item's successes above its floor: P = c + (1 - c) sigma
+        trials = np.bincount(cells.i, cells.w, minlength=cells.n_i)
+        rate = (np.bincount(cells.i, cells.s, minlength=cells.n_i) + 0.5) / (trials + 1.0)
+        above = np.clip((rate - cells.floor) / (1.0 - cells.floor), 0.5 / (trials + 1.0), 1.0 - 0.5 / (trials + 1.0))
+        b = -np.log(above / (1.0 - above))
     return theta, b - b.mean()
 
 
@@ -279,13 +305,16 @@ def fit_map(
     n_draws: int = 0,
     seed: int = 0,
     exact_sd: bool | None = None,
+    floor: np.ndarray | None = None,
 ) -> RaschFit:
     """Newton's method with backtracking from the margins or a warm start ``init`` = (theta, b).
 
     ``exact_sd``: True forces the exact Laplace SDs, False the diagonal approximation; None (default)
     chooses exact where the dense Schur complement is affordable. Draws always use the exact factor.
+    ``floor``: each item's chance floor c, P = c + (1 - c) sigmoid(theta - b) (``bot.irt.floors``); with a
+    floor the curvature is the Fisher information (Fisher scoring, to the same mode) and so are the SDs.
     """
-    cells = _cells(data)
+    cells = _cells(data, floor)
     n_m = data.n_models
     if init is None:
         theta, b = _start(cells)

@@ -18,6 +18,7 @@ class ResponseArrays:
     item_idx: np.ndarray  # int32, per observed cell
     y: np.ndarray  # observed success fraction per cell
     weight: np.ndarray  # Binomial trials per cell (1 for a Bernoulli or quasi-Bernoulli cell)
+    chance: np.ndarray | None = None  # per item: its nominal chance floor (1 / options; 0 open-ended), if any given
 
     @property
     def n_models(self) -> int:
@@ -52,6 +53,12 @@ def encode_responses(df: pd.DataFrame) -> ResponseArrays:
     else:
         trials = np.ones_like(score)
     y = np.where(trials > 1, np.round(score * trials) / trials, score)
+    chance = None
+    if "chance" in df.columns and df["chance"].notna().any():  # one value per item (validated so), 0 where none
+        chance = np.zeros(len(items))
+        given = df["chance"].to_numpy(dtype=float)
+        has = ~np.isnan(given)
+        chance[item_idx[has]] = given[has]
     return ResponseArrays(
         models=np.asarray(models, dtype=object),
         items=np.asarray(items, dtype=object),
@@ -59,6 +66,7 @@ def encode_responses(df: pd.DataFrame) -> ResponseArrays:
         item_idx=item_idx.astype(np.int32),
         y=y,
         weight=trials,
+        chance=chance,
     )
 
 

@@ -69,10 +69,28 @@ class AxisLikelihood:
     z: np.ndarray
     like: np.ndarray
     counts: np.ndarray
+    group: np.ndarray | None = None  # each pattern's design group (``bot.irt.design``); None: one group
 
     @property
     def n_items(self) -> int:
         return int(self.counts.sum())
+
+    @property
+    def n_groups(self) -> int:
+        return 1 if self.group is None else int(self.group.max()) + 1
+
+    def expanded(self) -> np.ndarray:
+        """The likelihood over one copy of the grid per design group (patterns x groups * grid): a pattern's row in
+        its own group's copy, zero elsewhere, so that a distribution over the copies is one distribution of
+        difficulty per group, mixed in the groups' own proportions."""
+        if self.group is None:
+            return self.like
+        k = self.like.shape[1]
+        out = np.zeros((self.like.shape[0], self.n_groups * k))
+        for g in range(self.n_groups):
+            rows = self.group == g
+            out[rows, g * k : (g + 1) * k] = self.like[rows]
+        return out
 
     @property
     def n_patterns(self) -> int:
@@ -88,12 +106,15 @@ def likelihood_from_cells(
     n_items: int,
     scale: str,
     theta_sd: np.ndarray | None = None,
+    floor: np.ndarray | None = None,
+    groups: np.ndarray | None = None,
 ) -> AxisLikelihood:
     """Every item's likelihood on the z grid from its observed cells alone (z on the pool's ``scale``), never
     a models x items array. With ``theta_sd`` (each ability's standard error) the abilities' own error enters
     (``bot.irt.scale.uncertain_abilities``): each answer's probability averaged over its model's ability, and the
     scale read from the population's spread, not from the noisier spread of the estimates. Without it the
-    abilities are held fixed at ``theta``."""
+    abilities are held fixed at ``theta``. ``floor``: each item's chance floor (``bot.irt.cell_loglik``);
+    ``groups``: each item's design group (``bot.irt.design``), one distribution of difficulty per group."""
     from bot.irt import cell_loglik, difficulty_b, uncertain_abilities
 
     z = axis_grid()
@@ -112,19 +133,26 @@ def likelihood_from_cells(
         difficulty_b(z, abilities.population, scale),
         n_items,
         slope=abilities.slope,
+        floor=floor,
     )
-    return axis_likelihood(rows, z)
+    return axis_likelihood(rows, z, groups=groups)
 
 
-def axis_likelihood(loglik_rows: np.ndarray, z: np.ndarray | None = None, decimals: int = 7) -> AxisLikelihood:
-    """Collapse items (rows: log likelihood at each grid point) whose likelihoods agree up to a constant."""
+def axis_likelihood(
+    loglik_rows: np.ndarray, z: np.ndarray | None = None, decimals: int = 7, groups: np.ndarray | None = None
+) -> AxisLikelihood:
+    """Collapse items (rows: log likelihood at each grid point) whose likelihoods agree up to a constant (and, with
+    ``groups``, whose design groups agree)."""
     rows = np.asarray(loglik_rows, float)
     z = axis_grid(rows.shape[1]) if z is None else np.asarray(z, float)
     rows = rows - rows.max(axis=1, keepdims=True)
     keys = np.round(np.maximum(rows, -745.0), decimals)
+    if groups is not None:
+        keys = np.column_stack([np.asarray(groups, float), keys])
     unique, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
     del unique
-    return AxisLikelihood(z, np.exp(rows[first]), counts.astype(float))
+    group = None if groups is None else np.asarray(groups, np.int64)[first]
+    return AxisLikelihood(z, np.exp(rows[first]), counts.astype(float), group)
 
 
 @dataclass(frozen=True)
@@ -183,9 +211,10 @@ def target_mass(target: Target, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 class _Search:
     """The tests behind every bound, on one pool's axis likelihood, sharing one unrestricted fit."""
 
-    def __init__(self, lik: AxisLikelihood, target: Target, top: Fit | None = None):
-        self.like, self.counts, self.target = lik.like, lik.counts, target
-        self.k = lik.like.shape[1]
+    def __init__(self, lik: AxisLikelihood, target: Target, top: Fit | None = None, like: np.ndarray | None = None):
+        self.like, self.counts, self.target = lik.expanded() if like is None else like, lik.counts, target
+        self.k = lik.like.shape[1]  # cells of the axis (a distribution lives on one copy of them per design group)
+        self.blocks = lik.n_groups
         self.edges = np.arange(self.k + 1) / self.k
         self.top: Fit = top or solve(self.like, self.counts)
         self.w0 = self.top.w
@@ -198,20 +227,30 @@ class _Search:
     def level(self, crit: float) -> float:
         return self.top.loglik - crit / 2
 
+    def axis(self, w: np.ndarray) -> np.ndarray:
+        """A distribution over the groups' copies of the grid as one distribution on the axis."""
+        return w if self.blocks == 1 else w.reshape(self.blocks, self.k).sum(axis=0)
+
+    def tile(self, h: np.ndarray) -> np.ndarray:
+        """A function of the axis on every group's copy of the grid (h . w is then h's integral over the axis)."""
+        return h if self.blocks == 1 else np.tile(h, self.blocks)
+
     def _moved(self, w: np.ndarray, lo: int, hi: int) -> list[np.ndarray]:
-        """``w`` with the mass of grid points lo..hi-1 moved to the left neighbour, the right one, or split."""
-        inside = float(w[lo:hi].sum())
+        """``w`` with the mass of grid points lo..hi-1 moved to the left neighbour, the right one, or split (in every
+        group's copy of the grid)."""
+        blocks = w.reshape(self.blocks, self.k)
+        inside = blocks[:, lo:hi].sum(axis=1)
         out = []
         for left in (1.0, 0.5, 0.0):
             if (left > 0 and lo == 0) or (left < 1 and hi == self.k):
                 continue
-            v = w.copy()
-            v[lo:hi] = 0.0
+            v = blocks.copy()
+            v[:, lo:hi] = 0.0
             if lo > 0:
-                v[lo - 1] += left * inside
+                v[:, lo - 1] += left * inside
             if hi < self.k:
-                v[hi] += (1 - left) * inside
-            out.append(v)
+                v[:, hi] += (1 - left) * inside
+            out.append(v.ravel())
         return out
 
     def empty_ok(self, lo: int, hi: int, crit: float) -> bool:
@@ -219,10 +258,11 @@ class _Search:
         the unrestricted fit, or the last restricted one, with the stretch's mass moved next to it."""
         if hi - lo >= self.k:
             return False
-        if hi <= lo or self.w0[lo:hi].sum() == 0:
+        if hi <= lo or self.axis(self.w0)[lo:hi].sum() == 0:
             return True
         free = np.ones(self.k, bool)
         free[lo:hi] = False
+        free = self.tile(free)
         starts = self._moved(self.w0, lo, hi) + (self._moved(self.last, lo, hi) if self.last is not None else [])
         values = [loglik(self.like, self.counts, v) for v in starts]
         start = starts[int(np.argmax(values))]
@@ -238,25 +278,28 @@ class _Search:
         """Whether 'the stretch [lo/K, hi/K] holds at least THIN of the target's mass' cannot be rejected: some
         distribution within the level puts that much there."""
         need = THIN * float(target_mass(self.target, self.edges[lo], self.edges[hi]))
-        if float(self.w0[lo:hi].sum()) >= need:
+        if float(self.axis(self.w0)[lo:hi].sum()) >= need:
             return True
         level = self.level(crit)
         # Certificates first. A distribution an earlier search found within this level that already puts that
         # much on the stretch answers it (the probes overlap: 29 of the 64 searches of the sample's easy-heavy
         # benchmark are answered so); the answer is the one the search would give, since a distribution within
         # the level that holds the mass is what it looks for.
-        if crit == CRIT_THIN and any(float(w[lo:hi].sum()) >= need for w in self.within):
+        if crit == CRIT_THIN and any(float(self.axis(w)[lo:hi].sum()) >= need for w in self.within):
             return True
         # Then the fit: the fit with the missing mass moved onto the stretch's steepest point (where a
         # little more mass costs the likelihood least); within the level, the stretch can hold that much.
-        inside = float(self.w0[lo:hi].sum())
+        inside = float(self.axis(self.w0)[lo:hi].sum())
         share = (need - inside) / (1.0 - inside)
         v = self.w0 * (1.0 - share)
-        v[lo + int(np.argmax(self.slope[lo:hi]))] += share
+        steep = self.slope.reshape(self.blocks, self.k)[:, lo:hi]
+        block, point = np.unravel_index(int(np.argmax(steep)), steep.shape)
+        v[block * self.k + lo + point] += share
         if loglik(self.like, self.counts, v) >= level:
             return True
         h = np.zeros(self.k)
         h[lo:hi] = 1.0
+        h = self.tile(h)
         self.fits += 1
         low, high, w = linear_range(self.like, self.counts, h, level, start=self.w0, stop_below=need, stop_above=need)
         if crit == CRIT_THIN and low >= need:  # w is within the level (linear_range's lower end is attained by it)
@@ -272,6 +315,7 @@ class _Search:
         end lies above ``beat``, where it would raise the bound that the caller keeps."""
         self.fits += 1
         level = self.level(crit)
+        h = self.tile(h)
         if up:  # the largest is at most hi; it can raise the caller's bound only if it exceeds ``beat``
             _, hi, w = linear_range(self.like, self.counts, h, level, start=self.w0, stop_below=beat, tol=tol)
             return (None, w) if beat is not None and hi <= beat else (hi, w)
@@ -381,10 +425,11 @@ def _ddm_bounds(search: _Search, z: np.ndarray) -> tuple[float, float]:
     cdf = _target_cdf(search.target, t)
     patterns = [_signs(x, sg, t) for x in CROSSINGS for sg in (1.0, -1.0) if not (x == 0.0 and sg == 1.0)]
     g0 = np.searchsorted(z, t, side="right")  # the NPMLE's own sign pattern
-    patterns.append(np.where(np.cumsum(search.w0)[np.clip(g0 - 1, 0, z.size - 1)] * (g0 > 0) >= cdf, 1.0, -1.0))
+    w0 = search.axis(search.w0)
+    patterns.append(np.where(np.cumsum(w0)[np.clip(g0 - 1, 0, z.size - 1)] * (g0 > 0) >= cdf, 1.0, -1.0))
     lower, upper, extreme = 0.0, 0.0, None
     funcs = [_functional(s, t, z, cdf) for s in patterns]
-    estimates = [float(h @ search.w0) - const for h, const in funcs]
+    estimates = [float(h @ w0) - const for h, const in funcs]
     for e in np.argsort(estimates)[::-1]:  # the most promising first: later ones need one fit to be ruled out
         h, const = funcs[e]
         if estimates[e] > lower:  # its lower end can only raise the lower bound if the estimate itself does
@@ -394,7 +439,7 @@ def _ddm_bounds(search: _Search, z: np.ndarray) -> tuple[float, float]:
         if hi is not None and hi - const > upper:
             upper, extreme = hi - const, w
     if extreme is not None:  # refine once: the sign pattern of the most extreme distribution found
-        g = np.cumsum(extreme)[np.clip(g0 - 1, 0, z.size - 1)] * (g0 > 0)
+        g = np.cumsum(search.axis(extreme))[np.clip(g0 - 1, 0, z.size - 1)] * (g0 > 0)
         h, const = _functional(np.where(g >= cdf, 1.0, -1.0), t, z, cdf)
         hi, _ = search.linear_end(h, up=True, beat=upper + const)
         upper = upper if hi is None else max(upper, hi - const)
@@ -426,12 +471,13 @@ def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str,
     ``thin``, ``ddm``. The parts are independent searches from one unrestricted fit: on a large likelihood they
     run on the cores at once (the compiled solver releases the GIL), with the same results."""
     global _pool
-    top = solve(lik.like, lik.counts)
+    like = lik.expanded()  # one copy of the grid per design group
+    top = solve(like, lik.counts)
     cell = 1.0 / lik.like.shape[1]
     nan = float("nan")
 
     def empty() -> tuple:
-        search = _Search(lik, target, top)
+        search = _Search(lik, target, top, like)
         best, (lo, hi) = _widest_empty(search, CRIT_EMPTY)
         # A distribution with no mass on grid points lo..hi-1 leaves the open stretch between its neighbours
         # empty: (best + 1) cells wide (and a true gap of width g removes at least g K - 1 grid points).
@@ -443,21 +489,21 @@ def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str,
         return (limit, stretch, low_end, high_end), search.fits
 
     def top5() -> tuple:
-        search = _Search(lik, target, top)
+        search = _Search(lik, target, top, like)
         total = _top_sum(_reach(search, CRIT_TOP5))
         return (min(1.0, (total + 5) * cell) if total else 0.0), search.fits
 
     def thin() -> tuple:
-        search = _Search(lik, target, top)
+        search = _Search(lik, target, top, like)
         return _thin_stretches(search), search.fits
 
     def ddm() -> tuple:
-        search = _Search(lik, target, top)
+        search = _Search(lik, target, top, like)
         return _ddm_bounds(search, lik.z), search.fits
 
     jobs = {"empty": empty, "top5": top5, "thin": thin, "ddm": ddm}
     wanted = [p for p in PARTS if p in parts]
-    if THREADS > 1 and len(wanted) > 1 and lik.like.size >= PARALLEL_CELLS:
+    if THREADS > 1 and len(wanted) > 1 and like.size >= PARALLEL_CELLS:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="benchwatch-bounds")
         futures = {p: _pool.submit(jobs[p]) for p in wanted}

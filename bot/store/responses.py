@@ -14,7 +14,7 @@ from bot.store.csvbytes import row_bytes
 from bot.store.naming import clean_name
 
 REQUIRED_COLUMNS = ("benchmark", "model", "item_id", "score")
-OPTIONAL_COLUMNS = ("date", "trials")
+OPTIONAL_COLUMNS = ("date", "trials", "chance")
 KEY = ["benchmark", "model", "item_id"]
 MAX_TRIALS = 1_000_000  # samples behind one score; more is a unit mistake (or an attack), not an evaluation
 
@@ -97,6 +97,11 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     else:
         out["trials"] = pd.array([pd.NA] * len(raw), dtype="Int64")
 
+    if "chance" in raw.columns:
+        chance = _chance(raw["chance"], out, source)
+        if chance is not None:
+            out["chance"] = chance
+
     merged = merged_names(raw, out, ["benchmark", "model"])
     out, dup = _drop_agreeing_twins(out, raw)
     if dup.any():
@@ -119,6 +124,28 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     out = out.sort_values(KEY, kind="stable").reset_index(drop=True)
     out.attrs["merged"] = merged
     return out
+
+
+def _chance(column: pd.Series, out: pd.DataFrame, source: str) -> pd.Series | None:
+    """The items' nominal chance floors (one over the number of options of a multiple-choice item: what a model
+    that guesses uniformly gets right), as floats, NaN where a row gives none; None when no row gives one (the
+    table then carries no ``chance`` column, as before floors existed). Every row of an item must agree."""
+    text = column.astype(str).str.strip().where(column.notna(), "")
+    chance = pd.to_numeric(text.where(text.ne("")), errors="coerce")
+    bad = (chance.isna() & text.ne("")) | (chance.notna() & ((chance < 0) | (chance >= 1)))
+    fail_rows(source, bad, "chance", column, "chance must be a number in [0, 1) (one over the number of options)")
+    if chance.isna().all():
+        return None
+    keyed = pd.DataFrame({"benchmark": out["benchmark"], "item_id": out["item_id"], "chance": chance.fillna(-1.0)})
+    spread = keyed.groupby(["benchmark", "item_id"], sort=False)["chance"].transform("nunique")
+    fail_rows(
+        source,
+        spread > 1,
+        "chance",
+        column,
+        "the rows of one item give different chance floors (it is the item's, the same for every model)",
+    )
+    return chance.astype(float)
 
 
 def canonical_names(values: pd.Series) -> pd.Series:
@@ -152,7 +179,7 @@ def _drop_agreeing_twins(out: pd.DataFrame, raw: pd.DataFrame) -> tuple[pd.DataF
     if not dup.any():
         return out, dup
     twins = out[dup]
-    values = [c for c in ("score", "trials", "date") if c in twins.columns]
+    values = [c for c in ("score", "trials", "date", "chance") if c in twins.columns]
     agree = twins.groupby(KEY)[values].nunique(dropna=False).le(1).all(axis=1)
     spelled = raw.loc[twins.index, ["benchmark", "model", "item_id"]].astype(str).drop_duplicates()
     if agree.all() and len(spelled) == len(twins):  # distinct spellings, the same result: one row
@@ -173,6 +200,8 @@ def content_revision(df: pd.DataFrame) -> str:
     """
     keys = [c for c in ("model", "item_id") if c in df.columns]
     cols = [c for c in ("model", "item_id", "score", "n_items", "date", "trials") if c in df.columns]
+    if "chance" in df.columns and df["chance"].notna().any():  # a benchmark without floors keeps its revision
+        cols.append("chance")
     codes, tables = [], []
     for c in cols:
         code, shown = _coded(df[c], sort=c in keys)

@@ -1,0 +1,68 @@
+"""Who answered what: the items grouped by the set of models that answered them.
+
+When which cells are missing depends on the items' difficulty (weaker or older models never saw the newest,
+hardest items), an item's set of models says something about where it lies. A model of the items' difficulties
+that ignores it (one prior, or one mixing distribution, for every item) is then wrong: the items answered by the
+strong models only are pulled towards the others, the abilities step compresses the scale, and the bounds of
+``bot.metrics.bounds`` put mass where no item of that group can be. Giving each group its own distribution of
+difficulty removes the dependence: whatever the design did to a group, its items are described by its own
+distribution, and the benchmark's is their mixture with the groups' known sizes.
+
+A group is a set of models that answered at least ``MIN_GROUP_SHARE`` of the items (and ``MIN_GROUP_ITEMS``) by
+itself; the items whose set is rarer form one more group together. Missing cells scattered at random give every
+item its own set: one group, as before. A complete benchmark is one group.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bot.irt.responses import ResponseArrays
+
+MIN_GROUP_ITEMS = 20
+MIN_GROUP_SHARE = 0.05
+MAX_GROUPS = 4
+
+
+def observer_keys(data: ResponseArrays) -> np.ndarray:
+    """A 64-bit fingerprint of each item's set of answering models (compiled; collisions about 2^-64 a pair)."""
+    from bot.irt.kernels import hash_items
+
+    rng = np.random.default_rng(20261203)
+    r1 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
+    r2 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
+    ones = np.ones(data.item_idx.size)
+    return hash_items(data.item_idx.astype(np.int64), data.model_idx.astype(np.int64), ones, ones, r1, r2, data.n_items)
+
+
+def design_groups(data: ResponseArrays) -> np.ndarray | None:
+    """Each item's design group (0 the largest), or None when the items form one group (complete data, or missing
+    cells scattered so that no set of models is shared by enough items)."""
+    if data.model_idx.size == data.n_models * data.n_items:
+        return None  # complete: every item answered by every model
+    keys = observer_keys(data)
+    unique, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    enough = max(MIN_GROUP_ITEMS, MIN_GROUP_SHARE * data.n_items)
+    order = np.argsort(-counts, kind="stable")
+    kept = [k for k in order if counts[k] >= enough][: MAX_GROUPS - 1]
+    label = np.full(unique.size, len(kept), dtype=np.int64)  # the rest: one group
+    label[kept] = np.arange(len(kept))
+    groups = label[inverse.ravel()]
+    rest = int(np.sum(groups == len(kept)))
+    if rest and rest < MIN_GROUP_ITEMS and kept:  # too few for a group of their own: they join the largest
+        groups[groups == len(kept)] = 0
+    n = int(groups.max()) + 1
+    return groups if n > 1 else None
+
+
+def group_summary(groups: np.ndarray | None, data: ResponseArrays) -> list[dict]:
+    """Per group: its items and the models that answered its items (the record's words for the design)."""
+    if groups is None:
+        return []
+    out = []
+    for g in range(int(groups.max()) + 1):
+        items = np.flatnonzero(groups == g)
+        cells = np.isin(data.item_idx, items)
+        models = np.unique(data.model_idx[cells])
+        out.append({"items": int(items.size), "models": int(models.size)})
+    return out
