@@ -1,4 +1,4 @@
-"""Per-benchmark settings from ``[rules]`` in benchwatch.toml: thresholds, ceiling, target distribution."""
+"""Per-benchmark settings from ``[rules]`` in benchwatch.toml: thresholds, ceiling, target distribution, chance."""
 
 from __future__ import annotations
 
@@ -27,13 +27,21 @@ class RuleBook:
     expect_shrink: frozenset[str] = frozenset()  # benchmarks whose shrink is expected (published anyway)
     max_growth: float = 1.0  # an item count that grew by more than this share since the last snapshot: an alert
     names: dict[str, str] = field(default_factory=dict)  # benchmark -> the name its pages show (display_name)
+    chances: dict[str, float] = field(default_factory=dict)  # benchmark -> its items' configured chance floor
 
     def fingerprint(self) -> str:
         """A short hash of every rule that changes a figure or a flag: records made under other rules are not kept
-        as they are (a display name changes neither: it is not in the hash)."""
+        as they are (a display name changes neither: it is not in the hash). Configured chance floors are in it
+        only when some benchmark sets one, so a book without them keeps the hash it had before floors existed."""
         rules = {k: v for k, v in dataclasses.asdict(self).items() if k != "names"}
+        if not rules["chances"]:
+            del rules["chances"]
         text = json.dumps(rules, sort_keys=True, default=sorted)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def chance_for(self, benchmark: str) -> float | None:
+        """The chance floor ``[rules.benchmarks."NAME"] chance`` sets for a benchmark's items, or None."""
+        return self.chances.get(benchmark)
 
     def page_for(self, benchmark: str, hint: str | None = None) -> str:
         """The benchmark id of a published benchmark: configured aliases first, then the source's hint."""
@@ -66,7 +74,8 @@ def _thresholds(base: Thresholds, table: dict, where: str) -> Thresholds:
 
 
 def rules_from_config(rules: dict, source: str = "benchwatch.toml", benchmarks: dict | None = None) -> RuleBook:
-    """Read ``[rules]`` and ``[rules.benchmarks."NAME"]`` (keys: the thresholds, ``ceiling``, ``target``).
+    """Read ``[rules]`` and ``[rules.benchmarks."NAME"]`` (keys: the thresholds, ``ceiling``, ``target``,
+    ``display_name``, ``chance``: the chance floor of the benchmark's items, for data that carry none).
 
     ``benchmarks`` is the ``[benchmarks."ID"]`` tables: each ``aliases`` list names the published
     benchmarks (of any source) shown together on the page of benchmark ``ID``.
@@ -80,7 +89,7 @@ def rules_from_config(rules: dict, source: str = "benchwatch.toml", benchmarks: 
             pages[alias] = bench_id
         pages[bench_id] = bench_id
     default = _thresholds(DEFAULT_THRESHOLDS, rules, f"{source} [rules]")
-    overrides, ceilings, targets, names = {}, {}, {}, {}
+    overrides, ceilings, targets, names, chances = {}, {}, {}, {}, {}
     for name, table in rules.get("benchmarks", {}).items():
         where = f'{source} [rules.benchmarks."{name}"]'
         overrides[name] = _thresholds(default, table, where)
@@ -89,6 +98,13 @@ def rules_from_config(rules: dict, source: str = "benchwatch.toml", benchmarks: 
             if not isinstance(shown, str) or not shown.strip() or len(shown) > 200:
                 raise InputError(where, "must be a name of 1 to 200 characters", field="display_name", value=shown)
             names[name] = shown.strip()
+        if "chance" in table:
+            chance = table["chance"]
+            if isinstance(chance, bool) or not isinstance(chance, int | float) or not 0 <= chance < 1:
+                raise InputError(
+                    where, "must be a number in [0, 1) (one over the number of options)", field="chance", value=chance
+                )
+            chances[name] = float(chance)
         if "ceiling" in table:
             ceiling = table["ceiling"]
             if not isinstance(ceiling, int | float) or not 0 < ceiling <= 1:
@@ -118,7 +134,16 @@ def rules_from_config(rules: dict, source: str = "benchwatch.toml", benchmarks: 
     if not isinstance(max_growth, int | float) or isinstance(max_growth, bool) or not max_growth > 0:
         raise InputError(f"{source} [rules]", "must be a positive share", field="max_growth", value=max_growth)
     return RuleBook(
-        default, overrides, ceilings, targets, pages, float(max_shrink), frozenset(expect), float(max_growth), names
+        default,
+        overrides,
+        ceilings,
+        targets,
+        pages,
+        float(max_shrink),
+        frozenset(expect),
+        float(max_growth),
+        names,
+        chances,
     )
 
 

@@ -12,6 +12,6 @@ __all__ = exports(
         ".live": ("load_source",),
         ".local": ("fetch_csv_file", "fetch_sample", "read_csv_text", "read_input"),
         ".real_snapshot": ("snapshot_sources",),
-        ".table": ("AGGREGATE_COLUMNS", "LONG_COLUMNS", "SourceTable"),
+        ".table": ("AGGREGATE_COLUMNS", "LONG_COLUMNS", "SourceTable", "configured_chance"),
     },
 )

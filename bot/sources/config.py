@@ -1,4 +1,9 @@
-"""``benchwatch.toml``: one ``[sources.NAME]`` table per tracked source, plus ``[rules]``."""
+"""``benchwatch.toml``: one ``[sources.NAME]`` table per tracked source, plus ``[rules]``.
+
+A source may set ``chance = 0.25``: the chance floor of its items whose data carry none (one over their number
+of options; ``[rules.benchmarks."NAME"] chance`` sets one for a benchmark and wins over it, see
+``bot.sources.table.configured_chance``).
+"""
 
 from __future__ import annotations
 
@@ -46,6 +51,14 @@ class Config:
                 )
 
 
+def check_chance(value: object, where: str, field: str) -> float:
+    """A configured chance floor (``chance = 0.25``: one over the number of options of the items it applies
+    to, for data that carry none) as a float, or an InputError naming the file, the field and the value."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value < 1.0:
+        raise InputError(where, "must be a number in [0, 1) (one over the number of options)", field=field, value=value)
+    return float(value)
+
+
 def load_config(path: str | Path = DEFAULT_CONFIG) -> Config:
     """Read and check the configuration; missing URLs and malformed tables are errors naming the table
     (``Config.check_adapters`` checks the adapters' names against those that exist)."""
@@ -70,6 +83,8 @@ def load_config(path: str | Path = DEFAULT_CONFIG) -> Config:
         if page is not None and not (isinstance(page, str) and re.fullmatch(r"https?://[^\s\"'<>]+", page)):
             raise InputError(str(path), "expected an http(s) address", field=f"sources.{name}.homepage", value=page)
         options = {k: v for k, v in table.items() if k not in ("adapter", "url")}
+        if "chance" in options:
+            options["chance"] = check_chance(options["chance"], str(path), f"sources.{name}.chance")
         sources[name] = SourceConfig(name, table["adapter"], table["url"], options)
     benchmarks = data.get("benchmarks", {})
     for bench_id, table in benchmarks.items():

@@ -68,3 +68,47 @@ def test_a_display_name_is_configured_per_benchmark_and_changes_no_figure():
     with pytest.raises(InputError) as err:
         rules_from_config({"benchmarks": {"b": {"display_name": ""}}})
     assert "display_name" in str(err.value) and 'rules.benchmarks."b"' in str(err.value)
+
+
+def test_a_benchmarks_chance_floor_is_read_and_checked():
+    book = rules_from_config({"benchmarks": {"MMLU": {"chance": 0.25}, "Yes/no": {"chance": 0}, "Other": {}}})
+    assert book.chance_for("MMLU") == 0.25 and isinstance(book.chance_for("MMLU"), float)
+    assert book.chance_for("Yes/no") == 0.0 and isinstance(book.chance_for("Yes/no"), float)
+    assert book.chance_for("Other") is None and book.chance_for("unknown") is None
+    assert RuleBook().chance_for("MMLU") is None
+
+
+@pytest.mark.parametrize("value", [1, 1.0, 1.5, -0.1, "0.25", True, float("nan"), float("inf"), [0.25]])
+def test_a_chance_floor_outside_0_1_names_the_file_the_table_the_field_and_the_value(value):
+    with pytest.raises(InputError) as err:
+        rules_from_config({"benchmarks": {"MMLU": {"chance": value}}}, source="my.toml")
+    text = str(err.value)
+    assert err.value.field == "chance" and err.value.value is value
+    assert text.startswith('my.toml [rules.benchmarks."MMLU"]') and "'chance'" in text and "[0, 1)" in text
+    assert f"(value: {value!r})" in text
+
+
+def _old_fingerprint(book: RuleBook) -> str:
+    """The hash as it was made before chance floors existed: every field but the display names."""
+    import dataclasses
+    import hashlib
+
+    rules = {k: v for k, v in dataclasses.asdict(book).items() if k not in ("names", "chances")}
+    return hashlib.sha256(json.dumps(rules, sort_keys=True, default=sorted).encode()).hexdigest()[:12]
+
+
+def test_a_book_without_chance_floors_keeps_its_fingerprint_and_one_that_sets_a_floor_changes_it():
+    tables = [
+        {},
+        {"revise_ddm": 0.2, "max_growth": 2, "benchmarks": {"B": {"ceiling": 0.8, "target": {"beta": [2, 5]}}}},
+        {"expect_shrink": ["A"], "benchmarks": {"B": {"display_name": "Bee", "fill_max_gap": 0.5}}},
+    ]
+    for table in tables:
+        book = rules_from_config(table, benchmarks={"P": {"aliases": ["A"]}})
+        assert book.chances == {} and book.fingerprint() == _old_fingerprint(book)
+    assert RuleBook().fingerprint() == _old_fingerprint(RuleBook())
+    plain = rules_from_config({"benchmarks": {"B": {}}})
+    floored = rules_from_config({"benchmarks": {"B": {"chance": 0.25}}})
+    other = rules_from_config({"benchmarks": {"B": {"chance": 0.2}}})
+    assert len({plain.fingerprint(), floored.fingerprint(), other.fingerprint()}) == 3
+    assert floored.fingerprint() == rules_from_config({"benchmarks": {"B": {"chance": 0.25}}}).fingerprint()
