@@ -6,13 +6,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.errors import InputError
-from bot.sources.table import SourceTable
+from bot.sources.table import CHANCE, SourceTable
 from bot.words import count
 
 if TYPE_CHECKING:
     import pandas as pd
 
 SAMPLE_FILE = Path(__file__).parent / "data" / "sample_universe.csv.gz"  # bot.sources.sample_universe writes it
+CHANCE_FROM = "a `chance` column in the file"
+
+
+def file_chance(frame: pd.DataFrame) -> str | None:
+    """``chance_from`` for a table read as the user wrote it: the file's words when some row gives a floor."""
+    if CHANCE not in frame.columns:
+        return None
+    return CHANCE_FROM if frame[CHANCE].astype(str).str.strip().ne("").any() else None
 
 
 def _readable(path: Path) -> None:
@@ -43,12 +51,13 @@ def read_csv_text(path: str | Path) -> pd.DataFrame:
 
 
 def fetch_csv_file(path: str | Path) -> SourceTable:
-    """Read a local long-format CSV (``benchmark`` defaults to the file's stem)."""
+    """Read a local long-format CSV (``benchmark`` defaults to the file's stem); every column is kept, so its
+    optional ``chance`` column (the items' floors) reaches validation."""
     path = Path(path)
     frame = read_csv_text(path)
     if "benchmark" not in frame.columns:
         frame.insert(0, "benchmark", path.stem)
-    return SourceTable(name=path.name, location=str(path), frame=frame)
+    return SourceTable(name=path.name, location=str(path), frame=frame, chance_from=file_chance(frame))
 
 
 def fetch_sample() -> SourceTable:
@@ -95,6 +104,8 @@ def read_input(path: str | Path) -> SourceTable:
         import pandas as pd
 
         frame = pd.concat([t.frame for t in tables], ignore_index=True)
+        if CHANCE in frame.columns:  # the rows of a kind of log without floors give none
+            frame[CHANCE] = frame[CHANCE].fillna("")
         boards = [t.aggregates for t in tables if t.aggregates is not None]
         return SourceTable(
             name=path.name,
@@ -103,6 +114,7 @@ def read_input(path: str | Path) -> SourceTable:
             aggregates=pd.concat(boards, ignore_index=True) if boards else None,
             excluded=tuple(e for t in tables for e in t.excluded),
             notes=tuple(n for t in tables for n in t.notes),
+            chance_from="; ".join(dict.fromkeys(t.chance_from for t in tables if t.chance_from)) or None,
         )
     _readable(path)
     if is_eee_input(path):

@@ -106,3 +106,42 @@ def test_look_alike_names_with_different_results_for_one_cell_are_refused():
         validate_responses(raw, "src")
     same = raw.assign(score="1")  # the same result under two spellings: one row
     assert len(validate_responses(same, "src")) == 1
+
+
+FLOORS = "benchmark,model,item_id,score,chance\nb,m1,i1,1,0.25\nb,m2,i1,0,0.25\nb,m1,i2,1,\nb,m2,i2,0,\nc,m1,i1,1,0.5\n"
+
+
+def test_a_chance_column_reaches_validation_as_each_items_floor(tmp_path):
+    path = tmp_path / "floors.csv"
+    path.write_text(FLOORS, encoding="utf-8")
+    table = fetch_csv_file(path)
+    assert table.chance_from == "a `chance` column in the file"
+    df = validate_responses(table.frame, table.location)
+    assert list(df.columns) == ["benchmark", "model", "item_id", "score", "date", "trials", "chance"]
+    floors = {(b, i): c for b, i, c in zip(df["benchmark"], df["item_id"], df["chance"], strict=True)}
+    assert floors[("b", "i1")] == 0.25 and floors[("c", "i1")] == 0.5 and pd.isna(floors[("b", "i2")])
+    # a file without floors, or with the column left blank, has no chance column at all (as before floors)
+    blank = _load(tmp_path, "benchmark,model,item_id,score,chance\nb,m,i,1,\nb,m,j,0, \n")
+    assert "chance" not in blank.columns
+    plain = _load(tmp_path, "benchmark,model,item_id,score\nb,m,i,1\nb,m,j,0\n")
+    assert content_revision(blank) == content_revision(plain)
+    assert "chance" not in _load(tmp_path, GOOD).columns and fetch_csv_file(tmp_path / "scores.csv").chance_from is None
+
+
+@pytest.mark.parametrize(
+    ("rows", "line", "value", "words"),
+    [
+        ("b,m1,i,1,0.25\nb,m2,i,0,0.2\n", 2, "0.25", "different chance floors"),
+        ("b,m1,i,1,0.25\nb,m2,i,0,\n", 2, "0.25", "different chance floors"),  # a blank row is not the floor
+        ("b,m,i,1,1\n", 2, "1", "[0, 1)"),
+        ("b,m,i,1,0.25\nb,m,j,1,1.5\n", 3, "1.5", "[0, 1)"),
+        ("b,m,i,1,-0.1\n", 2, "-0.1", "[0, 1)"),
+        ("b,m,i,1,a quarter\n", 2, "a quarter", "[0, 1)"),
+    ],
+)
+def test_a_chance_that_is_not_one_floor_in_0_1_for_each_item_is_refused(tmp_path, rows, line, value, words):
+    with pytest.raises(InputError) as err:
+        _load(tmp_path, "benchmark,model,item_id,score,chance\n" + rows)
+    message = str(err.value)
+    assert "scores.csv" in message and words in message
+    assert err.value.field == "chance" and err.value.row == line and err.value.value == value

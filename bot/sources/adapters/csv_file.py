@@ -1,4 +1,8 @@
-"""Any URL or local path holding the long format, for a team's private evaluation sets."""
+"""Any URL or local path holding the long format, for a team's private evaluation sets.
+
+Every column is kept as the file has it: an optional ``chance`` column (each item's floor, one over its number
+of options) reaches validation with the rest.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import pandas as pd
 from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Fetcher
+from bot.sources.local import file_chance
 from bot.sources.parsing import provenance, where
 from bot.sources.table import SourceTable
 
@@ -24,4 +29,4 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     if "benchmark" not in frame.columns:
         stem = PurePosixPath(urlparse(cfg.url).path).stem
         frame.insert(0, "benchmark", str(cfg.options.get("benchmark", stem)))
-    return SourceTable(cfg.name, cfg.url, frame, provenance=provenance(cfg.url, [dl]))
+    return SourceTable(cfg.name, cfg.url, frame, provenance=provenance(cfg.url, [dl]), chance_from=file_chance(frame))
