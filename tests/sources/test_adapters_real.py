@@ -161,6 +161,45 @@ def test_mmlu_pro_outputs_reproduce_each_models_accuracy_and_the_shared_long_tab
     assert (merged["score"] == merged["score_shared"]).all()
 
 
+def test_mmlu_pro_floor_is_one_over_each_questions_options_the_largest_count_any_file_gives(shared_upstream, tmp_path):
+    """Each question's floor is one over its number of ``options``; the two real zips disagree about seven
+    questions (the 2024-05 Llama-2-7b-hf file has one or two options for them, jamba's 2024-10 file the revised
+    count): every row of such an item takes the larger count, so the item's rows agree. The counts match
+    ../shared/data/mmlu_pro/SOURCE.md: 9,982 questions of 10 options, 801 of 9, ..., 20 of 3."""
+    import json
+
+    table = _load(shared_upstream, tmp_path, "mmlu_pro", "mmlu_pro/", files=MMLU_ZIPS)
+    counts: dict[str, set[int]] = {}
+    for file in MMLU_ZIPS:
+        with zipfile.ZipFile(shared_upstream.root / "mmlu_pro" / file) as archive:
+            for r in json.loads(archive.read(archive.namelist()[0])):
+                counts.setdefault(str(r["question_id"]), set()).add(len(r["options"]))
+    disagree = sorted((int(q), sorted(c)) for q, c in counts.items() if len(c) > 1)
+    assert disagree == [
+        (2129, [1, 4]),
+        (2253, [1, 4]),
+        (2453, [2, 5]),
+        (3983, [2, 7]),
+        (5664, [1, 4]),
+        (5666, [1, 4]),
+        (6921, [1, 10]),
+    ]
+    df = validate_responses(table.frame, "test")
+    assert df["chance"].notna().all()
+    assert df.groupby(["benchmark", "item_id"])["chance"].nunique().max() == 1  # one floor an item
+    overall = df[df["benchmark"] == "MMLU-Pro"]
+    got = overall.drop_duplicates("item_id").set_index("item_id")["chance"].to_dict()
+    assert got == {q: 1 / max(c) for q, c in counts.items()}
+    by_options = pd.Series({q: round(1 / v) for q, v in got.items()}).value_counts().to_dict()
+    assert by_options == {10: 9982, 9: 801, 4: 607, 8: 320, 7: 158, 6: 92, 5: 52, 3: 20}
+    assert table.chance_from == "each question's number of options (`options` in the authors' outputs)"
+    # the earliest file alone: its one-option questions have no floor (no choice to guess among), on every row
+    early = _load(shared_upstream, tmp_path / "early", "mmlu_pro", "mmlu_pro/", files=MMLU_ZIPS[:1]).frame
+    lone = early[early["item_id"].isin(["2129", "2253", "5664", "5666", "6921"])]
+    assert len(lone) == 5 * 2 and set(lone["chance"]) == {""}  # MMLU-Pro and its category
+    assert set(early[early["item_id"] == "2453"]["chance"]) == {repr(1 / 2)}
+
+
 def test_epoch_samples_each_run_checked_against_epochs_published_score(shared_upstream, tmp_path):
     """Every kept run's per-sample mean equals its row of benchmarks_runs.csv (Epoch's best score, to 0.005);
     the three 8-epoch GPQA runs that disagree are listed with both numbers, not fitted."""

@@ -12,6 +12,15 @@ script replaces it with a random guess, which adds about one tenth of the nulls 
 a question id seen twice keeps its first record. The model is the zip's name between ``model_outputs_`` and
 ``_<N>shots`` (or as configured: ``files = {MODEL = "FILE.zip"}``). The zips carry no dates.
 
+Chance floors (``chance``): a question's ``options`` list is what the model chose among, so its floor is one over
+the number of options (``chance_from`` says so). The real files: 9,982 questions with 10 options, 801 with 9,
+320 with 8, 158 with 7, 92 with 6, 52 with 5, 607 with 4, 20 with 3 (the newest files, 2024-07 on). Seven
+questions (2129, 2253, 2453, 3983, 5664, 5666, 6921) had fewer options in the earliest files (2024-05: one or
+two, the dataset was revised after those runs; ``../shared/data/mmlu_pro/SOURCE.md``), so the files of one run
+can disagree about a question: a floor is the item's, the same on every row, so each question takes the largest
+number of options any file of the run gives it. A record without an ``options`` list of at least two entries
+gives none (a question no file gives one to has no floor).
+
 Benchmarks: ``MMLU-Pro`` over every question, and (``categories = true``, the default) each category as
 its own benchmark ``MMLU-Pro <category>``. A zip is read in memory, never extracted.
 """
@@ -28,10 +37,11 @@ from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Download, Fetcher
 from bot.sources.parsing import provenance, where
-from bot.sources.table import LONG_COLUMNS, SourceTable
+from bot.sources.table import LONG_COLUMNS, SourceTable, chance_of, with_chance
 
 MAX_UNCOMPRESSED = 256 * 1024 * 1024
 NAME = re.compile(r"model_outputs_(.+?)_\d+[-_]?shots.*\.zip")
+CHANCE_FROM = "each question's number of options (`options` in the authors' outputs)"
 
 
 def model_name(file: str) -> str:
@@ -84,7 +94,10 @@ def _rows(records: list, model: str, src: str, url: str) -> tuple[list[tuple], i
             continue
         seen.add(item)
         pred = rec.get("pred")
-        rows.append((str(rec["category"]), model, item, 1.0 if pred is not None and pred == rec["answer"] else 0.0))
+        options = rec.get("options")
+        count = len(options) if isinstance(options, list) else None
+        right = 1.0 if pred is not None and pred == rec["answer"] else 0.0
+        rows.append((str(rec["category"]), model, item, right, chance_of(count)))
     return rows, skipped
 
 
@@ -101,10 +114,19 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         rows += got
         if skipped:
             notes.append(f"{file}: {skipped} record(s) that are not objects skipped")
-    scored = pd.DataFrame(rows, columns=["category", "model", "item_id", "score"])
+    scored = pd.DataFrame(rows, columns=["category", "model", "item_id", "score", "chance"])
     frames = [scored.assign(benchmark=name)]
     if by_category:
         frames.append(scored.assign(benchmark=name + " " + scored["category"]))
     frame = pd.concat(frames, ignore_index=True)
+    floors = frame["chance"]
     frame = frame.assign(score=frame["score"].map(repr), date="", trials="")[LONG_COLUMNS]
-    return SourceTable(src, cfg.url, frame, provenance=provenance(cfg.url, downloads), notes=tuple(notes))
+    frame, chance_from = with_chance(frame, floors, CHANCE_FROM)
+    return SourceTable(
+        src,
+        cfg.url,
+        frame,
+        provenance=provenance(cfg.url, downloads),
+        notes=tuple(notes),
+        chance_from=chance_from,
+    )
