@@ -25,6 +25,10 @@ Checked against records written by Every Eval Ever 0.3.0's own converters (``eve
   reader names them; for any other producer, the first result of each ``evaluation_name``.
 - A record without instance-level data gives board rows (score and test-set size: ``num_samples`` of its
   uncertainty, else ``source_data.samples_number``); a result with no size is named in the run log.
+- Chance floors: the instance schema's ``input.choices`` is the one field that carries a sample's options
+  ("Optional list of choices for multiple-choice questions"; the lm_eval converter fills it from the
+  document's choices, and leaves it null for generative tasks): a sample's floor is one over their number
+  (none when null, absent, or fewer than two). Aggregate records carry no options.
 """
 
 from __future__ import annotations
@@ -40,13 +44,14 @@ from pathlib import Path, PurePosixPath
 
 from bot.errors import InputError
 from bot.sources.jsonl import json_lines
-from bot.sources.table import AGGREGATE_COLUMNS, SourceTable
+from bot.sources.table import AGGREGATE_COLUMNS, SourceTable, chance_of
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "data" / "eee"
 SCHEMA_VERSION = "0.3.0"
 KINDS = {"aggregate": "eval.schema.json", "instance": "instance_level_eval.schema.json"}
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 INSPECT = ("inspect", "inspect_ai")
+CHANCE_FROM = "each sample's number of choices (Every Eval Ever `input.choices`)"
 
 
 @cache
@@ -177,7 +182,8 @@ def check_samples(record: dict, body: bytes, where: str) -> None:
 
 
 def instance_rows(record: dict, lines: Iterable[bytes], where: str) -> tuple[list[tuple], list[str]]:
-    """The per-line rows (benchmark, model, item_id, value, date) of a record's samples file, and notes."""
+    """The per-line rows (benchmark, model, item_id, value, date, chance) of a record's samples file, and
+    notes; ``chance`` is one over the number of the line's ``input.choices``, None without them."""
     chosen = chosen_results(record)
     by_id, by_name = _joins(record)
     results = record["evaluation_results"]
@@ -207,7 +213,9 @@ def instance_rows(record: dict, lines: Iterable[bytes], where: str) -> tuple[lis
             unbounded.add(chosen[k])
             continue
         value = _proportion(float(sample["evaluation"]["score"]), scales[k], where, number, "evaluation.score")
-        rows.append((chosen[k], model, str(sample["sample_id"]), value, date))
+        choices = sample["input"].get("choices")
+        chance = chance_of(len(choices)) if isinstance(choices, list) else None
+        rows.append((chosen[k], model, str(sample["sample_id"]), value, date, chance))
     notes = [f"{where}: {name} is not a bounded score (min_score/max_score); not read" for name in sorted(unbounded)]
     return rows, notes
 
@@ -282,7 +290,7 @@ def table_from_records(
     if not lines and not boards:
         raise InputError(location, "no Every Eval Ever result could be read: " + "; ".join(notes[:3]))
     if lines:
-        table = table_from_epochs(lines, name, location, notes=notes)
+        table = table_from_epochs(lines, name, location, notes=notes, chance_from=CHANCE_FROM)
     else:
         from bot.sources.table import empty_long
 

@@ -14,6 +14,9 @@ own ``eval()`` writes: ``tests/sources/test_inspect_logs.py`` runs a task on Ins
   epochs scored. Several logs of one task and model pool their epochs.
 - A log of a run that did not succeed (``started``, ``cancelled``, ``error``) is listed and skipped; a log
   without any per-sample score is an error.
+- Chance floors: a multiple-choice sample carries its ``choices`` (a list, in the log's sample summaries as in
+  its samples; Inspect's ``multiple_choice()`` solver offers the model exactly these), so its floor is one over
+  their number; a sample without choices (``None`` or empty: any other task) gives none.
 """
 
 from __future__ import annotations
@@ -24,11 +27,12 @@ from pathlib import Path
 
 from bot.errors import InputError
 from bot.sources.eee import is_record_path
-from bot.sources.table import LONG_COLUMNS, SourceTable
+from bot.sources.table import LONG_COLUMNS, SourceTable, chance_of, with_chance
 
 SUFFIXES = (".eval", ".json")
 LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 EXTRA = 'reading Inspect logs needs inspect_ai: pip install ".[inspect]"'
+CHANCE_FROM = "each sample's number of choices (Inspect `choices`)"
 
 
 def reader():
@@ -59,8 +63,9 @@ def score_value(value: object, where: str, scorer: str) -> float:
 
 
 def log_rows(path: str | Path, label: str | None = None) -> tuple[list[tuple], str | None, dict]:
-    """The per-epoch rows of one log (benchmark, model, item_id, value, date), the reason it was skipped
-    (None when it was read) and its header facts (task, model, date)."""
+    """The per-epoch rows of one log (benchmark, model, item_id, value, date, chance), the reason it was
+    skipped (None when it was read) and its header facts (task, model, date); ``chance`` is one over the
+    sample's number of ``choices``, None without them."""
     log = reader()
     where = label or str(path)
     try:
@@ -83,10 +88,12 @@ def log_rows(path: str | Path, label: str | None = None) -> tuple[list[tuple], s
     scorers = sorted({name for s in scored for name in s.scores})
     rows = []
     for sample in scored:
+        choices = getattr(sample, "choices", None)
+        chance = chance_of(len(choices)) if isinstance(choices, list) else None
         for name, score in sample.scores.items():
             bench = facts["task"] if len(scorers) == 1 else f"{facts['task']}/{name}"
             value = score_value(score.value, where, name)
-            rows.append((bench, facts["model"], str(sample.id), value, facts["date"]))
+            rows.append((bench, facts["model"], str(sample.id), value, facts["date"], chance))
     return rows, None, facts
 
 
@@ -106,18 +113,29 @@ def log_files(path: Path) -> list[Path]:
     return [path]
 
 
-def table_from_epochs(rows: Iterable[tuple], name: str, location: str, **extra) -> SourceTable:
-    """Per-epoch rows (benchmark, model, item_id, value, date) as long rows: the epochs' mean as the score
-    and their number as ``trials``; a model's date is its earliest."""
+def table_from_epochs(
+    rows: Iterable[tuple], name: str, location: str, *, chance_from: str | None = None, **extra
+) -> SourceTable:
+    """Per-epoch rows (benchmark, model, item_id, value, date[, chance]) as long rows: the epochs' mean as the
+    score and their number as ``trials``; a model's date is its earliest. Where some row gives a chance floor
+    the table has a ``chance`` column (each item's one floor: see ``with_chance``) and ``chance_from`` says
+    where the floors came from; otherwise it has neither."""
     import pandas as pd
 
-    epochs = pd.DataFrame(list(rows), columns=["benchmark", "model", "item_id", "value", "date"])
+    rows = [row if len(row) == 6 else (*row, None) for row in rows]
+    epochs = pd.DataFrame(rows, columns=["benchmark", "model", "item_id", "value", "date", "chance"])
+    epochs["chance"] = pd.to_numeric(epochs["chance"], errors="coerce")
     keys = ["benchmark", "model", "item_id"]
-    cells = epochs.groupby(keys, sort=True).agg(score=("value", "mean"), trials=("value", "size")).reset_index()
+    cells = (
+        epochs.groupby(keys, sort=True)
+        .agg(score=("value", "mean"), trials=("value", "size"), chance=("chance", "min"))
+        .reset_index()
+    )
     first = epochs.groupby(["benchmark", "model"])["date"].min().rename("date").reset_index()
     cells = cells.merge(first, on=["benchmark", "model"], how="left")
     frame = cells.assign(score=cells["score"].map(repr), trials=cells["trials"].astype(str))[LONG_COLUMNS]
-    return SourceTable(name=name, location=location, frame=frame, **extra)
+    frame, words = with_chance(frame, cells["chance"], chance_from)
+    return SourceTable(name=name, location=location, frame=frame, chance_from=words, **extra)
 
 
 def read_inspect_logs(path: str | Path) -> SourceTable:
@@ -135,4 +153,6 @@ def read_inspect_logs(path: str | Path) -> SourceTable:
         rows += got
     if not rows:
         raise InputError(str(path), "no log of a successful run: " + "; ".join(notes))
-    return table_from_epochs(rows, path.name, str(path), excluded=tuple(excluded), notes=tuple(notes))
+    return table_from_epochs(
+        rows, path.name, str(path), excluded=tuple(excluded), notes=tuple(notes), chance_from=CHANCE_FROM
+    )

@@ -11,6 +11,14 @@ filter (``none`` when it has none); it must be a number in [0, 1] (accuracy, exa
 such as perplexity or BLEU, logged per document as something else, is an error naming it. The benchmark is
 the task's name, the model the results file's ``model_name`` (else the ``pretrained=`` of its model
 arguments), the date that of the run. Nothing of the harness is imported to read these files.
+
+Chance floors: a ``multiple_choice`` task (the task's ``output_type`` in the results file's ``configs``) asks
+the model one loglikelihood request per choice, and the harness logs each document's requests as its
+``arguments`` (``evaluator.py``: ``[req.args for req in requests]``, which ``EvaluationTracker`` writes as
+``{"gen_args_<i>": {"arg_0": context, "arg_1": continuation}}``): the floor is one over their number. When the
+task's metrics include ``acc_mutual_info`` the harness appends one unconditional request per choice
+(``api/task.py``: ``construct_requests``), so the choices are half the requests. Tasks of any other output type
+(``generate_until``, ``loglikelihood``, ...) give none, and so does a document with fewer than two choices.
 """
 
 from __future__ import annotations
@@ -22,8 +30,9 @@ from pathlib import Path
 
 from bot.errors import InputError
 from bot.sources.inspect_logs import table_from_epochs
-from bot.sources.table import SourceTable
+from bot.sources.table import SourceTable, chance_of
 
+CHANCE_FROM = "each sample's number of choices (lm-evaluation-harness `arguments`)"
 SAMPLES = re.compile(r"samples_(?P<task>.+)_(?P<date_id>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl")
 
 
@@ -66,10 +75,29 @@ def _primary(config: dict, task: str, where: str) -> tuple[str, str]:
     return str(metrics[0]["metric"]), str(first or "none")
 
 
+def _choices(config: dict) -> int | None:
+    """How many logged requests a multiple-choice task makes per choice (1, or 2 with ``acc_mutual_info``);
+    None for a task of another output type."""
+    if config.get("output_type") != "multiple_choice":
+        return None
+    metrics = config.get("metric_list")
+    names = [m.get("metric") for m in metrics if isinstance(m, dict)] if isinstance(metrics, list) else []
+    return 2 if "acc_mutual_info" in names else 1
+
+
+def _chance(doc: dict, per_choice: int | None) -> float | None:
+    """One over the number of choices a document's logged ``arguments`` hold (None when not multiple choice)."""
+    requests = doc.get("arguments")
+    if per_choice is None or not isinstance(requests, dict | list) or len(requests) % per_choice:
+        return None
+    return chance_of(len(requests) // per_choice)
+
+
 def sample_rows(path: Path, item_field: str | None = None) -> list[tuple]:
-    """The rows (benchmark, model, item_id, value, date) of one samples file; the item is the document's
-    ``doc_id`` (its index in the task's split), or with ``item_field`` that field of the logged document
-    (a dataset's own question id)."""
+    """The rows (benchmark, model, item_id, value, date, chance) of one samples file; the item is the
+    document's ``doc_id`` (its index in the task's split), or with ``item_field`` that field of the logged
+    document (a dataset's own question id); ``chance`` is one over its number of choices for a multiple-choice
+    task, else None."""
     found = SAMPLES.fullmatch(path.name)
     if found is None:
         raise InputError(str(path), "not an lm-evaluation-harness samples file (samples_<task>_<date>.jsonl)")
@@ -79,6 +107,7 @@ def sample_rows(path: Path, item_field: str | None = None) -> list[tuple]:
     if not isinstance(config, dict):
         raise InputError(str(path), f"its results_{date_id}.json has no configuration for the task", value=task)
     metric, kept = _primary(config, task, str(path))
+    per_choice = _choices(config)
     model = _model(results, str(path.parent / f"results_{date_id}.json"))
     stamp = results.get("date")
     date = datetime.fromtimestamp(float(stamp), UTC).strftime("%Y-%m-%d") if isinstance(stamp, int | float) else ""
@@ -111,7 +140,7 @@ def sample_rows(path: Path, item_field: str | None = None) -> list[tuple]:
                     raise InputError(
                         str(path), "a logged document without its id", row=number, field=f"doc.{item_field}"
                     )
-            rows.append((task, model, str(item), float(value), date))
+            rows.append((task, model, str(item), float(value), date, _chance(doc, per_choice)))
     if not rows:
         raise InputError(str(path), f"no document scored under the filter {kept!r}")
     return rows
@@ -124,4 +153,4 @@ def read_lm_eval_samples(path: str | Path) -> SourceTable:
     if not files:
         raise InputError(str(path), "no lm-evaluation-harness samples files (samples_<task>_<date>.jsonl) here")
     rows = [row for file in files for row in sample_rows(file)]
-    return table_from_epochs(rows, path.name, str(path))
+    return table_from_epochs(rows, path.name, str(path), chance_from=CHANCE_FROM)

@@ -43,8 +43,19 @@ def test_records_from_every_eval_evers_converters_read_to_the_long_table_of_thei
     pytest.importorskip("inspect_ai", reason='the Inspect logs are read with inspect_ai (".[inspect]")')
     from_records = _sorted(read_input(RECORDS).frame)
     from_logs = _sorted(pd.concat([read_input(LOGS / "inspect").frame, read_input(LOGS / "harness").frame]))
+    from_logs["chance"] = from_logs["chance"].fillna("")  # the Inspect logs' tasks carry no choices
     assert len(from_logs) == 144  # 2 models x 12 samples x 3 Inspect benchmarks + 3 models x 12 docs x 2 tasks
-    pd.testing.assert_frame_equal(from_records, from_logs)  # every column: scores, dates, trials (epochs)
+    pd.testing.assert_frame_equal(from_records, from_logs)  # every column: scores, dates, trials (epochs), floors
+    # the floors: toy_mc's three choices (input.choices, as the harness's three logged requests), none elsewhere
+    floors = from_records.groupby("benchmark")["chance"].agg(set).to_dict()
+    assert floors == {
+        "toy_binary": {""},
+        "toy_credit/numeric": {""},
+        "toy_credit/partial": {""},
+        "toy_gen": {""},
+        "toy_mc": {repr(1 / 3)},
+    }
+    assert validate_responses(from_records, "eee")["chance"].dropna().unique().tolist() == [1 / 3]
     assert set(from_records["benchmark"]) == {
         "toy_binary",
         "toy_credit/numeric",
@@ -193,6 +204,9 @@ def test_the_long_table_written_out_as_records_reads_back_and_writes_the_same_by
     assert sum(p.name.endswith("_samples.jsonl") for p in written) == 12  # one record a (benchmark, model)
     rows = validate_responses(read_input(LOGS).frame, "logs")
     back = validate_responses(read_input(out).frame, "out")
+    # the records written carry no input.choices (bot/store/eee_records.py), so toy_mc's floors do not come back
+    assert "chance" in rows.columns and "chance" not in back.columns
+    rows = rows.drop(columns="chance")
     pd.testing.assert_frame_equal(back.drop(columns="score"), rows.drop(columns="score"))
     assert (back["score"] - rows["score"]).abs().max() < 1e-12
     again = eee_records(rows, source="logs")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
 import zipfile
 from urllib.parse import urlsplit
 
@@ -18,8 +19,24 @@ pytest.importorskip("inspect_ai", reason='inspect_ai is the optional extra ".[in
 
 from tests.sources.evallogs.inspect_tasks import MODELS, N_SAMPLES, run_tasks  # noqa: E402
 
+TASKS = (("gpqa_diamond", "toy_binary"), ("math_level_5", "toy_credit"))
 
-def _index(shared_upstream, server, logs, prefix: str = "logs/") -> bytes:
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """One run of the Inspect tasks (toy_choice too) for the module; each test serves a copy of its logs."""
+    folder = tmp_path_factory.mktemp("inspect-index-logs")
+    return folder, run_tasks(folder, choices=True)
+
+
+def _logs(made, root, tasks=("toy_binary", "toy_credit")) -> list:
+    """A copy of the module's logs under ``root/logs``; the logs of ``tasks``."""
+    folder, logs = made
+    shutil.copytree(folder, root / "logs")
+    return [log for log in logs if log.eval.task in tasks]
+
+
+def _index(shared_upstream, server, logs, prefix: str = "logs/", tasks=TASKS) -> bytes:
     """A zip like Epoch's benchmark_data.zip: gpqa_diamond.csv and math_level_5.csv with the real files'
     header (read from ../shared/upstream/epoch/benchmark_data.zip) and their first real rows, each row's Logs
     replaced by the URL of one of our logs on the loopback server (plus one real row without a log)."""
@@ -28,7 +45,7 @@ def _index(shared_upstream, server, logs, prefix: str = "logs/") -> bytes:
         zipfile.ZipFile(shared_upstream.root / "epoch" / "benchmark_data.zip") as real,
         zipfile.ZipFile(out, "w") as index,
     ):
-        for stem, task in (("gpqa_diamond", "toy_binary"), ("math_level_5", "toy_credit")):
+        for stem, task in tasks:
             rows = list(csv.DictReader(io.StringIO(real.read(f"{stem}.csv").decode())))
             header = list(rows[0])
             mine = [log for log in logs if log.eval.task == task]
@@ -42,11 +59,11 @@ def _index(shared_upstream, server, logs, prefix: str = "logs/") -> bytes:
     return out.getvalue()
 
 
-def test_each_log_is_fetched_once_across_runs_and_the_cap_holds(shared_upstream, tmp_path):
+def test_each_log_is_fetched_once_across_runs_and_the_cap_holds(shared_upstream, made, tmp_path):
     from tests.sources.upstream_server import Upstream
 
     root = tmp_path / "upstream"
-    logs = run_tasks(root / "logs")
+    logs = _logs(made, root)
     with Upstream(root) as server:
         (root / "index.zip").write_bytes(_index(shared_upstream, server, logs))
         cfg = SourceConfig(
@@ -77,11 +94,11 @@ def test_each_log_is_fetched_once_across_runs_and_the_cap_holds(shared_upstream,
     assert second.frame.equals(third.frame)
 
 
-def test_a_damaged_log_is_listed_and_fetched_again_next_run_while_the_others_are_read(shared_upstream, tmp_path):
+def test_a_damaged_log_is_listed_and_fetched_again_next_run_while_the_others_are_read(shared_upstream, made, tmp_path):
     from tests.sources.upstream_server import Upstream
 
     root = tmp_path / "upstream"
-    logs = run_tasks(root / "logs")
+    logs = _logs(made, root)
     victim = root / "logs" / logs[0].location.rsplit("/", 1)[1]
     good = victim.read_bytes()
     victim.write_bytes(good[:300])  # cut upstream
@@ -104,7 +121,9 @@ CHALLENGE = (
 )
 
 
-def test_a_log_host_that_answers_with_a_challenge_page_fails_the_source_at_its_first_log(shared_upstream, tmp_path):
+def test_a_log_host_that_answers_with_a_challenge_page_fails_the_source_at_its_first_log(
+    shared_upstream, made, tmp_path
+):
     """Epoch's log links answer scripts with a browser challenge: the source fails in one line that says so,
     asks for no second log, and the last good data stays published."""
     import json
@@ -114,7 +133,7 @@ def test_a_log_host_that_answers_with_a_challenge_page_fails_the_source_at_its_f
     from tests.sources.upstream_server import Upstream
 
     root = tmp_path / "upstream"
-    logs = run_tasks(root / "logs")
+    logs = _logs(made, root)
     with Upstream(root) as server:
         (root / "index.zip").write_bytes(_index(shared_upstream, server, logs))
         cfg = SourceConfig("epoch_logs", "inspect_index", server.url + "index.zip", {"files": ["gpqa_diamond"]})
@@ -143,3 +162,24 @@ def test_a_log_host_that_answers_with_a_challenge_page_fails_the_source_at_its_f
     assert after == before  # the last good data is kept
     status = json.loads((tmp_path / "r" / "sources.json").read_text())["sources"]["epoch_logs"]
     assert status["status"] == "failed"
+
+
+def test_a_multiple_choice_logs_samples_carry_their_floors(shared_upstream, made, tmp_path):
+    """An index whose runs are toy_choice's logs (Inspect's multiple_choice() on 2 to 4 choices): each item's
+    floor is one over its number of choices, as the logs' samples give them."""
+    from tests.sources.evallogs.inspect_tasks import choice_samples
+    from tests.sources.upstream_server import Upstream
+
+    root = tmp_path / "upstream"
+    logs = _logs(made, root, tasks=("toy_choice",))
+    with Upstream(root) as server:
+        (root / "index.zip").write_bytes(_index(shared_upstream, server, logs, tasks=[("gpqa_diamond", "toy_choice")]))
+        cfg = SourceConfig("epoch_logs", "inspect_index", server.url + "index.zip", {"files": ["gpqa_diamond"]})
+        with Fetcher(tmp_path / "cache", retries=0) as fetcher:
+            table = load_source(fetcher, cfg)
+    want = {i: 1 / len(c) for i, _, c, _ in choice_samples()}
+    df = validate_responses(table.frame, "test")
+    assert len(df) == len(MODELS) * N_SAMPLES and set(df["benchmark"]) == {"gpqa_diamond"}
+    assert dict(zip(df["item_id"], df["chance"], strict=True)) == want
+    assert sorted(set(want.values())) == [1 / 4, 1 / 3, 1 / 2]
+    assert table.chance_from == "each sample's number of choices (Inspect `choices`)"

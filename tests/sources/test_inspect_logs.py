@@ -11,6 +11,7 @@ from bot.cli import main
 from bot.errors import InputError
 from bot.sources import read_input
 from bot.sources.inspect_logs import score_value
+from bot.store import validate_responses
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 pytest.importorskip("inspect_ai", reason='inspect_ai is the optional extra ".[inspect]" (the dev extra has it)')
@@ -21,8 +22,8 @@ from tests.sources.evallogs.inspect_tasks import EPOCHS, MODELS, N_SAMPLES, run_
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("inspect-logs")
-    made = run_tasks(folder, fail=True)
-    assert [log.status for log in made] == ["success"] * 4 + ["error"]
+    made = run_tasks(folder, fail=True, choices=True)
+    assert [log.status for log in made] == ["success"] * 6 + ["error"]
     return folder, made
 
 
@@ -53,12 +54,12 @@ def test_the_long_table_equals_what_the_logs_say_sample_for_sample(logs):
     table = read_input(folder)
     got = table.frame.assign(score=table.frame["score"].astype(float), trials=table.frame["trials"].astype(int))
     want = _expected(made)
-    assert len(want) == 3 * len(MODELS) * N_SAMPLES  # toy_binary, toy_credit/numeric, toy_credit/partial
+    assert len(want) == 4 * len(MODELS) * N_SAMPLES  # toy_binary, toy_credit/numeric, toy_credit/partial, toy_choice
     merged = got.merge(want, on=["benchmark", "model", "item_id"], how="outer", suffixes=("", "_want"), indicator=True)
     assert (merged["_merge"] == "both").all()
     assert (merged["score"] - merged["score_want"]).abs().max() < 1e-12
     assert (merged["trials"] == EPOCHS).all() and (merged["trials_want"] == EPOCHS).all()
-    assert set(got["benchmark"]) == {"toy_binary", "toy_credit/numeric", "toy_credit/partial"}
+    assert set(got["benchmark"]) == {"toy_binary", "toy_credit/numeric", "toy_credit/partial", "toy_choice"}
     partial = got[got["benchmark"] == "toy_credit/partial"]["score"]
     assert {0.25, 0.75} & set(partial)  # a partial credit in one epoch shows as a quarter step
     assert set(got["date"]) == {str(made[0].eval.created)[:10]}
@@ -69,11 +70,42 @@ def test_the_long_table_equals_what_the_logs_say_sample_for_sample(logs):
     )
 
 
+def test_a_multiple_choice_samples_floor_is_one_over_its_number_of_choices(logs):
+    """toy_choice runs Inspect's multiple_choice() solver on 2, 3 or 4 choices a question: each item's floor is
+    one over the number of choices the log's samples (read whole, independently) carry; other tasks have none."""
+    from inspect_ai.log import read_eval_log
+
+    folder, made = logs
+    table = read_input(folder)
+    want = {}
+    for log in made:
+        if log.status == "success" and log.eval.task == "toy_choice":
+            for sample in read_eval_log(log.location).samples:
+                want.setdefault(str(sample.id), set()).add(repr(1 / len(sample.choices)))
+    assert len(want) == N_SAMPLES and all(len(v) == 1 for v in want.values())
+    frame = table.frame
+    mine = frame[frame["benchmark"] == "toy_choice"]
+    assert len(mine) == len(MODELS) * N_SAMPLES
+    assert {(i, c) for i, c in zip(mine["item_id"], mine["chance"], strict=True)} == {
+        (i, c) for i, cs in want.items() for c in cs
+    }
+    assert set(mine["chance"]) == {repr(1 / 2), repr(1 / 3), repr(1 / 4)}
+    assert set(frame[frame["benchmark"] != "toy_choice"]["chance"]) == {""}
+    assert table.chance_from == "each sample's number of choices (Inspect `choices`)"
+    rows = validate_responses(frame, "logs")
+    floors = rows.groupby("benchmark")["chance"].agg(lambda c: sorted(set(c.dropna())))
+    assert floors["toy_choice"] == [1 / 4, 1 / 3, 1 / 2] and floors["toy_binary"] == []
+    # a log of a task without choices alone: no chance column at all, as before floors existed
+    binary = next(log for log in made if log.status == "success" and log.eval.task == "toy_binary")
+    alone = read_input(binary.location)
+    assert "chance" not in alone.frame.columns and alone.chance_from is None
+
+
 def test_audit_and_run_input_accept_the_logs(logs, tmp_path, capsys):
     folder, made = logs
     assert main(["audit", str(folder), "--json"]) == 0
     records = json.loads(capsys.readouterr().out)
-    assert {r["benchmark"] for r in records} == {"toy_binary", "toy_credit/numeric", "toy_credit/partial"}
+    assert {r["benchmark"] for r in records} == {"toy_binary", "toy_credit/numeric", "toy_credit/partial", "toy_choice"}
     assert all(r["n_items"] == N_SAMPLES and r["n_models"] == len(MODELS) for r in records)
     one = made[0].location
     args = ["run", "--input", str(one), "--reports", str(tmp_path / "r"), "--cache", str(tmp_path / "c"), "--no-site"]

@@ -88,6 +88,20 @@ def test_details_read_back_sample_for_sample_each_task_bbh_as_a_whole_and_mmlu_p
     }
     assert sorted(table.frame["model"].unique()) == sorted(MODELS)
     assert (table.frame.groupby("benchmark")["item_id"].nunique() == [2 * N_DOCS, N_DOCS, N_DOCS, N_DOCS]).all()
+    # the floors: one over each document's logged choices for the multiple-choice tasks, by the item's id;
+    # the BBH group's items keep their subtask's; the generative task has none
+    choices = {}
+    for path in harness.rglob("samples_leaderboard_*.jsonl"):
+        for line in path.read_text().splitlines():
+            doc = json.loads(line)
+            choices[str(doc["doc_id"])] = repr(1 / len(doc["doc"]["choices"]))
+    floors = {(b, i): c for b, i, c in zip(*(table.frame[k] for k in ("benchmark", "item_id", "chance")), strict=True)}
+    for doc_id, floor in choices.items():
+        assert floors[("Open LLM v2 bbh_toy_mc", doc_id)] == floors[("Open LLM v2 bbh", f"toy_mc/{doc_id}")] == floor
+        assert floors[("Open LLM v2 mmlu_pro", ids[doc_id])] == floor
+        assert floors[("Open LLM v2 bbh_toy_gen", doc_id)] == floors[("Open LLM v2 bbh", f"toy_gen/{doc_id}")] == ""
+    assert set(choices.values()) == {repr(1 / 2), repr(1 / 3), repr(1 / 4)}
+    assert table.chance_from == "each sample's number of choices (lm-evaluation-harness `arguments`)"
 
 
 def test_three_runs_with_a_cap_of_two_models_fetch_each_model_once(harness, tmp_path, capsys):

@@ -11,7 +11,7 @@ and, in ``Logs``, the URL of its Inspect ``.eval`` log, whose samples carry the 
 - Each log is read with inspect_ai's own reader (the optional extra ``.[inspect]``; see
   ``bot/sources/inspect_logs.py`` for how scores, epochs and scorers are read). The model is the index's
   name for the run and the date its release date, so that the per-item fit and the published board
-  speak of the same models.
+  speak of the same models. A multiple-choice sample's ``choices`` give its chance floor (one over their number).
 - A log never changes at its URL: it is downloaded once, kept in the download cache, and never asked for
   again. ``max_logs`` caps how many logs one run may download (default 20); the rest wait for later runs,
   named in the run log. A run that failed or was cancelled is listed and skipped; so is a log that cannot be
@@ -36,7 +36,7 @@ import pandas as pd
 from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Download, Fetcher, FetchError
-from bot.sources.inspect_logs import log_rows, reader, table_from_epochs
+from bot.sources.inspect_logs import CHANCE_FROM, log_rows, reader, table_from_epochs
 from bot.sources.parsing import NewDownloads, provenance, where
 from bot.sources.table import SourceTable
 
@@ -133,13 +133,15 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
                 excluded.append({"benchmark": bench, "model": model, "reason": f"log {url}: {skipped}"})
                 continue
             day = str(run.get(date_col, "") or facts["date"])[:10]
-            for name, _, item, value, _ in got:
+            for name, _, item, value, _, chance in got:
                 scorer = name[len(facts["task"]) :] if name.startswith(facts["task"]) else f"/{name}"
-                rows.append((bench + scorer, model, item, value, day))
+                rows.append((bench + scorer, model, item, value, day, chance))
     notes += [cap.note()] if cap.waiting else []
     if not rows:
         raise InputError(where(cfg.name, cfg.url), "no readable log of a successful run in the index")
-    table = table_from_epochs(rows, cfg.name, cfg.url, excluded=tuple(excluded), notes=tuple(notes))
+    table = table_from_epochs(
+        rows, cfg.name, cfg.url, excluded=tuple(excluded), notes=tuple(notes), chance_from=CHANCE_FROM
+    )
     prov = provenance(cfg.url, downloads[:1])  # the index's hash, and one hash over every log read
     logs = hashlib.sha256("".join(sorted(d.sha256 for d in downloads[1:])).encode()).hexdigest()[:12]
     return replace(

@@ -26,6 +26,9 @@ its subtasks, an item named ``<subtask>/<doc_id>``. The score of a document is t
 first of its ``metric_list``, under its first filter). The item is the document's ``doc_id``, or for the tasks
 of ``item_fields`` a field of the logged document: MMLU-Pro's ``question_id``, the id TIGER-Lab's own outputs
 use (``[benchmarks."MMLU-Pro"]`` puts both on one page, where the shared questions are fitted together).
+Chance floors, as ``lm_eval_samples`` reads them: one over each document's number of choices (its logged
+``arguments``) for the multiple-choice tasks (BBH, GPQA, MuSR, MMLU-Pro), none for IFEval and MATH, which
+generate; a group's item keeps its subtask's floor.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Download, Fetcher, FetchError
 from bot.sources.inspect_logs import table_from_epochs
-from bot.sources.lm_eval_samples import SAMPLES, sample_rows
+from bot.sources.lm_eval_samples import CHANCE_FROM, SAMPLES, sample_rows
 from bot.sources.parsing import NewDownloads, provenance, where
 from bot.sources.table import SourceTable
 
@@ -128,12 +131,12 @@ def _read_model(fetcher: Fetcher, cfg: SourceConfig, base: str, model: str, fiel
 def _named(rows: list[tuple], groups: dict[str, str], prefix: str) -> list[tuple]:
     """Each task's rows under its benchmark name, and each group's over all its subtasks."""
     out = []
-    for task, model, item, value, date in rows:
+    for task, model, item, value, date, chance in rows:
         short = task.removeprefix("leaderboard_")
-        out.append((prefix + short, model, item, value, date))
+        out.append((prefix + short, model, item, value, date, chance))
         for group, start in groups.items():
             if short.startswith(start) and short != group:
-                out.append((prefix + group, model, f"{short.removeprefix(start)}/{item}", value, date))
+                out.append((prefix + group, model, f"{short.removeprefix(start)}/{item}", value, date, chance))
     return out
 
 
@@ -169,7 +172,12 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     if not rows:
         raise InputError(where(cfg.name, contents_url), "no model's details could be read")
     table = table_from_epochs(
-        _named(rows, groups, PREFIX), cfg.name, cfg.url, excluded=tuple(excluded), notes=tuple(notes)
+        _named(rows, groups, PREFIX),
+        cfg.name,
+        cfg.url,
+        excluded=tuple(excluded),
+        notes=tuple(notes),
+        chance_from=CHANCE_FROM,
     )
     prov = provenance(contents_url, [contents])
     digest = hashlib.sha256("".join(sorted(d.sha256 for d in downloads)).encode()).hexdigest()[:12]

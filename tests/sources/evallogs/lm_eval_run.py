@@ -3,7 +3,9 @@ deterministic model registered with the harness, its samples logged by the harne
 ``EvaluationTracker``, exactly as ``lm_eval --log_samples --output_path`` writes them.
 
 ``toy_mc`` is multiple choice (metrics ``acc``, then ``acc_norm``), ``toy_gen`` generates an answer (metric
-``exact_match`` after the task's two filters, ``strict`` then ``loose``: the first is the primary one).
+``exact_match`` after the task's two filters, ``strict`` then ``loose``: the first is the primary one). Question
+``k`` offers ``2 + k % 3`` choices (2, 3 or 4), the right one first. A task of kind ``mc_mi`` is ``toy_mc``
+with ``acc_mutual_info`` as a further metric: the harness then asks each choice once more without its context.
 """
 
 from __future__ import annotations
@@ -33,6 +35,24 @@ metric_list:
     aggregation: mean
     higher_is_better: true
   - metric: acc_norm
+    aggregation: mean
+    higher_is_better: true
+""",
+    "mc_mi": """task: {name}
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: {data}
+test_split: test
+output_type: multiple_choice
+doc_to_text: "{{{{question}}}}"
+doc_to_choice: "{{{{choices}}}}"
+doc_to_target: label
+metric_list:
+  - metric: acc
+    aggregation: mean
+    higher_is_better: true
+  - metric: acc_mutual_info
     aggregation: mean
     higher_is_better: true
 """,
@@ -87,6 +107,9 @@ def _toy_model():
             out = []
             for request in requests:
                 context, continuation = request.args
+                if not context:  # acc_mutual_info's unconditional request: the choice alone
+                    out.append((-1.0 - unit("alone", continuation), False))
+                    continue
                 right = continuation.strip() == str(truth(context))
                 knows = unit(self.name, context) < self.skill
                 out.append((0.0 if right == knows else -1.0 - unit(continuation), False))
@@ -109,7 +132,7 @@ def _toy_model():
 
 
 def run_harness(root: Path, models: dict[str, float] = MODELS, tasks: dict[str, str] | None = None) -> Path:
-    """Write the tasks (name -> kind, ``mc`` or ``gen``; by default ``toy_mc`` and ``toy_gen``), run each on
+    """Write the tasks (name -> kind, ``mc``, ``mc_mi`` or ``gen``; by default ``toy_mc`` and ``toy_gen``), run each on
     every model (name -> skill), log the samples; returns the output folder (a folder per model, named as
     the harness names it: ``org__model``)."""
     tasks_of = tasks or {"toy_mc": "mc", "toy_gen": "gen"}
@@ -123,7 +146,7 @@ def run_harness(root: Path, models: dict[str, float] = MODELS, tasks: dict[str, 
     docs = [
         {
             "question": f"What is {k} + {k}?",
-            "choices": [str(2 * k), str(2 * k + 1), "0"],
+            "choices": [str(2 * k), str(2 * k + 1), "0", str(4 * k)][: 2 + k % 3],
             "label": 0,
             "answer": str(2 * k),
             "question_id": 70 + 3 * k,  # a dataset's own id, not the document's index
