@@ -12,6 +12,7 @@ import pytest
 
 from bot.sources import Fetcher, load_source
 from bot.sources.config import SourceConfig
+from bot.store import validate_responses
 from tests.sources.upstream_server import Upstream
 
 REAL = Path(__file__).parent / "helm_real"
@@ -80,3 +81,31 @@ def test_each_real_runs_instances_average_to_helms_own_aggregate(tmp_path):
         assert got == {prefix + k: v for k, v in want.items()} and 0 < len(got) < len(instances) + 1
         assert rows["score"].mean() == pytest.approx(_own_aggregate(folder, metric, split), abs=1e-12)
     assert set(specs) == {json.loads((p / "run_spec.json").read_text())["name"] for p in REAL.iterdir() if p.is_dir()}
+
+
+def test_a_multiple_choice_runs_instances_floor_is_one_over_their_references(tmp_path):
+    """HellaSwag and MMLU (``multiple_choice_joint``: an instance's references are its options) give each item
+    one over the ``num_references`` its run logged, 4 in these runs; NarrativeQA, a generation run whose two
+    references are answers, gives none."""
+    _release(tmp_path)
+    with Upstream(tmp_path) as server, Fetcher(tmp_path / "cache", retries=0) as fetcher:
+        table = load_source(fetcher, SourceConfig("helm", "helm", server.url + "benchmark_output/", {"version": "v1"}))
+    frame = table.frame
+    for folder in sorted(p for p in REAL.iterdir() if p.is_dir()):
+        spec = json.loads((folder / "run_spec.json").read_text())
+        display, _, split = MAIN[spec["groups"][0]]
+        prefix = "subject=philosophy/" if spec["groups"] == ["mmlu"] else ""
+        rows = frame[frame["benchmark"] == f"HELM {display}"]
+        references = {
+            prefix + inst["instance_id"]: stat["mean"]
+            for inst in json.loads((folder / "per_instance_stats.json").read_text())
+            for stat in inst["stats"]
+            if stat["name"]["name"] == "num_references" and stat["name"].get("split") == split
+        }
+        choice = spec["adapter_spec"]["method"].startswith("multiple_choice")
+        want = {i: repr(1 / references[i]) if choice else "" for i in rows["item_id"]}
+        assert dict(zip(rows["item_id"], rows["chance"], strict=True)) == want
+    assert set(frame["chance"]) == {repr(1 / 4), ""}
+    assert set(frame[frame["benchmark"] == "HELM NarrativeQA"]["chance"]) == {""}
+    assert table.chance_from == "each instance's number of options (HELM's `num_references` of a multiple-choice run)"
+    assert validate_responses(frame, "helm")["chance"].dropna().unique().tolist() == [0.25]

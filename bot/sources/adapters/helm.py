@@ -13,11 +13,23 @@ Built from HELM's own code (stanford-crfm/helm @ 63754d05, 2026-06-05), not from
 - ``schema.json``'s ``run_groups[].environment.main_name`` / ``main_split`` name each scenario's main metric
   (GSM8K: ``final_number_exact_match``; MATH: ``math_equiv_chain_of_thought``).
 
+- ``adaptation/adapter_spec.py``: the multiple-choice adaptation methods are ``multiple_choice_joint``,
+  ``multiple_choice_joint_chain_of_thought``, ``multiple_choice_joint_multimodal``,
+  ``multiple_choice_separate_original`` and ``multiple_choice_separate_calibrated``: each offers the model an
+  instance's ``references`` as its options. ``metrics/basic_metrics.py`` (``compute_request_state_metrics``)
+  logs ``num_references`` = ``len(request_state.instance.references)`` for every instance, in
+  ``per_instance_stats.json`` beside the scores (the real runs of ``tests/sources/helm_real/``: 4 for HellaSwag
+  and MMLU, both ``multiple_choice_joint``; 2 for NarrativeQA, a generation run whose references are answers).
+
 So each run is scored by the main metric of the first of its ``groups`` that the schema gives one
 (option ``main_metric`` overrides it), on the main split, without perturbations; trials are averaged.
 One benchmark per run group (``HELM <display name>``): run arguments that are not scenario arguments
 (``model``, ``stop``, ``method``, ...) do not split it, and scenario arguments that change the items
 (``subject``, ``level``, ...) prefix the item ids instead, so a subject's items stay apart.
+
+Chance floors: the instances of a run whose adaptation method is a multiple-choice one (``multiple_choice_*``)
+get one over their ``num_references`` (main split, unperturbed); other runs give none. Every row of an item gets
+the item's one floor, the smallest any run gives it.
 """
 
 from __future__ import annotations
@@ -31,7 +43,9 @@ from bot.errors import InputError
 from bot.sources.config import SourceConfig
 from bot.sources.http import Fetcher
 from bot.sources.parsing import proportion, read_json, require, where
-from bot.sources.table import LONG_COLUMNS, SourceTable
+from bot.sources.table import LONG_COLUMNS, SourceTable, chance_of, with_chance
+
+CHANCE_FROM = "each instance's number of options (HELM's `num_references` of a multiple-choice run)"
 
 
 def _url(base: str, *parts: str) -> str:
@@ -62,24 +76,31 @@ def _item_prefix(run_name: str, scenario_args: dict) -> str:
     return ",".join(keep) + "/" if keep else ""
 
 
-def _scores(instances: object, metric: str, split: str, src: str, url: str) -> dict[str, float]:
-    """Instance id -> the metric's mean over trials, unperturbed instances of the main split only."""
+def _scores(instances: object, metric: str, split: str, src: str, url: str) -> tuple[dict[str, float], dict]:
+    """Instance id -> the metric's mean over trials, unperturbed instances of the main split only; and
+    instance id -> its ``num_references`` (the largest logged, where one is)."""
     if not isinstance(instances, list) or not instances:
         raise InputError(where(src, url), "expected a non-empty list of instances")
     values: dict[str, list[float]] = {}
+    references: dict[str, int] = {}
     for k, inst in enumerate(instances):
         if isinstance(inst, dict) and inst.get("perturbation"):
             continue
         iid = str(require(inst, "instance_id", (str, int), src, url, f"[{k}]"))
         for s, stat in enumerate(require(inst, "stats", list, src, url, f"[{k}]")):
             name = require(stat, "name", dict, src, url, f"[{k}].stats[{s}]")
-            if name.get("name") != metric or name.get("perturbation") or name.get("split", split) != split:
+            if name.get("perturbation") or name.get("split", split) != split or stat.get("mean") is None:
                 continue
-            if stat.get("mean") is None:
+            if name.get("name") == "num_references":
+                count = stat["mean"]
+                if isinstance(count, int | float) and not isinstance(count, bool) and float(count).is_integer():
+                    references[iid] = max(references.get(iid, 0), int(count))
+                continue
+            if name.get("name") != metric:
                 continue
             label = f"[{k}].stats[{s}].mean ({metric})"
             values.setdefault(iid, []).append(proportion(stat["mean"], src, url, label, percent=False))
-    return {iid: sum(v) / len(v) for iid, v in values.items()}
+    return {iid: sum(v) / len(v) for iid, v in values.items()}, references
 
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
@@ -125,20 +146,24 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         if not model:
             raise InputError(where(src, runs_url), "missing field", field=f"[{r}].run_spec.adapter_spec.model")
         stats_url = _url(base, "runs", suite, name, "per_instance_stats.json")
-        scores = _scores(read_json(fetcher.get(stats_url, source=src), src), metric, split, src, stats_url)
+        scores, references = _scores(read_json(fetcher.get(stats_url, source=src), src), metric, split, src, stats_url)
         if not scores:
             notes.append(f"{name}: no {metric!r} on split {split!r}")
             continue
         prefix = _item_prefix(name, (spec.get("scenario_spec") or {}).get("args") or {})
-        rows += [[f"HELM {display}", model, prefix + iid, repr(s), "", ""] for iid, s in scores.items()]
+        choice = str((spec.get("adapter_spec") or {}).get("method") or "").startswith("multiple_choice")
+        floors = {iid: chance_of(references.get(iid)) if choice else None for iid in scores}
+        rows += [[f"HELM {display}", model, prefix + iid, repr(s), "", "", floors[iid]] for iid, s in scores.items()]
     notes += [f"{n} run(s) skipped: {why}" for why, n in sorted(skipped.items())]
-    frame = pd.DataFrame(rows, columns=LONG_COLUMNS)
+    frame = pd.DataFrame(rows, columns=[*LONG_COLUMNS, "floor"])
     # A run listed twice under different names for one (benchmark, model, item) keeps its first score.
     frame = frame.drop_duplicates(["benchmark", "model", "item_id"], keep="first")
+    frame, chance_from = with_chance(frame[LONG_COLUMNS], frame["floor"], CHANCE_FROM)
     return SourceTable(
         src,
         base,
         frame,
         provenance={"url": summary_url, "revision": "+".join(revision), "fetched_at": runs_dl.fetched_at},
         notes=tuple(notes),
+        chance_from=chance_from,
     )
