@@ -66,3 +66,67 @@ def group_summary(groups: np.ndarray | None, data: ResponseArrays) -> list[dict]
         models = np.unique(data.model_idx[cells])
         out.append({"items": int(items.size), "models": int(models.size)})
     return out
+
+
+BLANK_Z = 3.09  # one-sided 0.1%: a model's blanks sit where its failures would, beyond chance
+MIN_BLANKS = 10  # blanks within the model's own range of difficulty, for its test to run
+
+
+def blanks_where_failures(
+    data: ResponseArrays,
+    theta: np.ndarray,
+    b: np.ndarray,
+    floor: np.ndarray | None = None,
+    groups: np.ndarray | None = None,
+) -> dict:
+    """Whether models' blanks sit where their failures would: per model, its fitted chance of a wrong answer on
+    its blank cells against its answered ones, over the items whose blanks the design does not explain. A design
+    group's items share one set of models (``design_groups``): a model outside the set of a group left its items
+    blank by design (weaker models given only the easier items), and those are not counted; blanks scattered
+    through items that the model's peers answered are. A two-sample z per model with enough blanks; the
+    benchmark's is their sum over the square root of their number (Stouffer). Blanks that stand for failures
+    cannot be corrected (the answers that would tell are the missing ones): they are detected and said. Missing at
+    random, the blanks sit where the answers do (z about 0)."""
+    from bot.irt.answers import right
+
+    out: dict = {"models": [], "z": 0.0, "tested": 0, "warn": False}
+    n_m, n_i = data.n_models, data.n_items
+    if data.model_idx.size == n_m * n_i or n_m * n_i > 5e7:  # complete; or too large for a mask of every cell
+        return out
+    c = np.zeros(n_i) if floor is None else np.asarray(floor, float)
+    answered = np.zeros((n_m, n_i), bool)
+    answered[data.model_idx, data.item_idx] = True
+    considered = np.ones((n_m, n_i), bool)
+    if groups is not None:
+        for g in range(int(groups.max()) + 1):
+            items = groups == g
+            share = answered[:, items].mean(axis=1)
+            outside = share < 0.5  # the group's items were, by design, not given to this model
+            considered[np.ix_(outside, items)] = False
+    zs = []
+    for j in range(n_m):
+        seen = answered[j] & considered[j]
+        blank = ~answered[j] & considered[j]
+        if blank.sum() < MIN_BLANKS or seen.sum() < MIN_BLANKS:
+            continue
+        fail = 1 - right(theta[j] - b, c)
+        fb, fa = fail[blank], fail[seen]
+        se = np.sqrt(fb.var(ddof=1) / fb.size + fa.var(ddof=1) / fa.size)
+        z = float((fb.mean() - fa.mean()) / max(se, 1e-12))
+        zs.append(z)
+        if z > BLANK_Z:
+            out["models"].append(
+                {
+                    "model": str(data.models[j]),
+                    "blanks": int(blank.sum()),
+                    "fail_blank": float(fb.mean()),
+                    "fail_answered": float(fa.mean()),
+                    "z": z,
+                }
+            )
+    if zs:
+        out["z"] = float(np.sum(zs) / np.sqrt(len(zs)))
+        out["tested"] = len(zs)
+        out["warn"] = out["z"] > BLANK_Z
+    out["models"].sort(key=lambda r: -r["z"])
+    return out
