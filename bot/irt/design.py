@@ -9,8 +9,10 @@ difficulty removes the dependence: whatever the design did to a group, its items
 distribution, and the benchmark's is their mixture with the groups' known sizes.
 
 A group is a set of models that answered at least ``MIN_GROUP_SHARE`` of the items (and ``MIN_GROUP_ITEMS``) by
-itself; the items whose set is rarer form one more group together. Missing cells scattered at random give every
-item its own set: one group, as before. A complete benchmark is one group.
+itself; the items whose set is rarer form one more group together; groups whose items most of the same models
+answered (each model answering at least half of each group's items, or under half of each) are one. Missing cells
+scattered at random give every item its own set, or a few sets of one design: one group, as before. A complete
+benchmark is one group.
 """
 
 from __future__ import annotations
@@ -51,8 +53,18 @@ def design_groups(data: ResponseArrays) -> np.ndarray | None:
     rest = int(np.sum(groups == len(kept)))
     if rest and rest < MIN_GROUP_ITEMS and kept:  # too few for a group of their own: they join the largest
         groups[groups == len(kept)] = 0
+    # Groups that most of the same models answered are one design (a blank scattered here and there leaves an
+    # item outside its group's exact set, not outside its design): merged, so that missing cells at random make
+    # no group of their own.
     n = int(groups.max()) + 1
-    return groups if n > 1 else None
+    cells = np.zeros((n, data.n_models))
+    np.add.at(cells, (groups[data.item_idx], data.model_idx), 1.0)
+    majority = cells / np.bincount(groups, minlength=n)[:, None] >= 0.5
+    _, merged = np.unique(majority, axis=0, return_inverse=True)
+    groups = merged.ravel()[groups]
+    order = np.argsort(-np.bincount(groups), kind="stable")  # 0 the largest
+    groups = np.argsort(order)[groups]
+    return groups if int(groups.max()) + 1 > 1 else None
 
 
 def group_summary(groups: np.ndarray | None, data: ResponseArrays) -> list[dict]:

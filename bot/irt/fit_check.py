@@ -122,12 +122,13 @@ def statistics(data: ResponseArrays, theta: np.ndarray, b: np.ndarray, floor: np
     hard = b >= np.quantile(b, 1 - HARD_SHARE)
     cells = weak[m] & hard[i]
     trials = float(w[cells].sum())
+    z = 0.0
     if trials > 0:
         observed, expected = float(s[cells].sum()), float((w * big)[cells].sum())
         var = float((w * big * (1 - big))[cells].sum())
         z = (observed - expected) / np.sqrt(max(var, 1e-12))
         return Statistics(discrimination, float(z), spread, observed / trials, expected / trials)
-    return Statistics(discrimination, 0.0, spread, float("nan"), float("nan"))
+    return Statistics(discrimination, z, spread, float("nan"), float("nan"))
 
 
 def refit(data: ResponseArrays, theta: np.ndarray, b: np.ndarray, floor: np.ndarray, sweeps: int = 3):

@@ -519,6 +519,16 @@ def _floor_loglik(
     return out
 
 
+def loglik_posterior(loglik: np.ndarray, grid: np.ndarray, *, prior_uncertainty: bool = True) -> ItemPosterior:
+    """Every item's grid posterior from its log likelihood rows (items x G) under the normal prior of maximum
+    marginal likelihood, the likelihood kept (for the prior's own uncertainty): ``item_posterior`` for an item
+    model whose likelihood is not built from the cells here (the 2PL's, its discriminations integrated out)."""
+    counts = np.ones(loglik.shape[0])
+    mu, sigma = _marginal_ml(loglik, counts, grid)
+    cov = _hyper_covariance(loglik, counts, grid, mu, sigma) if prior_uncertainty else None
+    return ItemPosterior(grid, _cdf(loglik, grid, mu, sigma), np.arange(loglik.shape[0]), mu, sigma, cov, loglik)
+
+
 def grid_posterior(loglik: np.ndarray, grid: np.ndarray, *, start: tuple[float, float] = (0.0, 1.5)) -> ItemPosterior:
     """Every item's exact grid posterior from its log likelihood (items x G), under the normal prior of
     maximum marginal likelihood (EM from ``start``: a warm start makes a small change cheap)."""
@@ -544,6 +554,7 @@ def marginal_abilities_cells(
     tol: float = 1e-5,
     max_iter: int = 300,
     sd_theta: float = 3.0,
+    floor: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
     """``marginal_abilities`` over a set of observed cells, never a model x item array.
 
@@ -555,10 +566,27 @@ def marginal_abilities_cells(
     by default that of their start), as ``marginal_abilities`` does.
 
     Returns (theta, the touched items, the touched items' log likelihood from these cells at the fitted
-    theta (touched x G), mu, sigma).
+    theta (touched x G), mu, sigma). ``floor``: every item's chance floor (indexed as ``item_idx``); with one,
+    the abilities' steps are Fisher scoring on the answers' expected score (``_floor_cells``).
     """
     from bot.irt.kernels import rows_add
 
+    if floor is not None and np.any(np.asarray(floor) > 0):
+        return _floor_cells(
+            model_idx,
+            item_idx,
+            trials,
+            successes,
+            theta,
+            grid,
+            np.asarray(floor, float),
+            base,
+            prior,
+            anchor,
+            tol,
+            max_iter,
+            sd_theta,
+        )
     theta = np.asarray(theta, float).copy()
     models, m_local = np.unique(model_idx, return_inverse=True)
     items, i_local = np.unique(item_idx, return_inverse=True)
@@ -608,6 +636,80 @@ def marginal_abilities_cells(
             break
     theta[models] = th
     return theta, items, cell_loglik(m_local, i_local, trials, successes, th, grid, items.size), float(mu), float(sigma)
+
+
+def _expected_score(th, post, m_local, i_local, trials, successes, cell_floor, grid) -> tuple[np.ndarray, np.ndarray]:
+    """Per model: the expected score of its answers and their Fisher information, each cell's item integrated out
+    over ``post`` (touched items x G), with each cell's chance floor (one table per distinct floor)."""
+    from bot.irt.kernels import rows_add
+
+    sig = expit(th[:, None] - grid[None, :])
+    gradient, information = np.zeros(th.size), np.zeros(th.size)
+    for c in np.unique(cell_floor):
+        rows = np.flatnonzero(cell_floor == c)
+        m, i = m_local[rows], i_local[rows]
+        s, f = successes[rows], trials[rows] - successes[rows]
+        share = (1 - c) * sig / (c + (1 - c) * sig) if c > 0 else np.ones_like(sig)
+        exposure_s = rows_add(np.zeros((th.size, grid.size)), m, i, s, post)
+        exposure_f = rows_add(np.zeros((th.size, grid.size)), m, i, f, post)
+        gradient += (exposure_s * share * (1 - sig) - exposure_f * sig).sum(axis=1)
+        information += ((exposure_s + exposure_f) * share * sig * (1 - sig)).sum(axis=1)
+    return gradient, information
+
+
+def _floor_cells(
+    model_idx, item_idx, trials, successes, theta, grid, floor, base, prior, anchor, tol, max_iter, sd_theta
+):
+    """``marginal_abilities_cells`` with chance floors: the same EM (items' prior free) or Fisher scoring (held),
+    each model's step from its answers' expected score (``_expected_score``)."""
+    theta = np.asarray(theta, float).copy()
+    models, m_local = np.unique(model_idx, return_inverse=True)
+    items, i_local = np.unique(item_idx, return_inverse=True)
+    trials, successes = np.asarray(trials, float), np.asarray(successes, float)
+    local_floor = floor[items]
+    cell_floor = local_floor[i_local]
+    fixed = np.zeros((items.size, grid.size)) if base is None else base[items]
+    th = theta[models]
+    free_prior = prior is None
+    anchor = th.mean() if anchor is None else anchor
+    mu, sigma = (th.mean(), max(th.std(), 0.5)) if free_prior else prior
+    if not free_prior:
+        fixed = fixed - 0.5 * ((grid - mu) / sigma) ** 2
+
+    def loglik(th):
+        return cell_loglik(m_local, i_local, trials, successes, th, grid, items.size, floor=local_floor)
+
+    def step(x):
+        th, mu, sigma = (x[:-2], x[-2], x[-1]) if free_prior else (x, None, None)
+        joint = fixed + loglik(th)
+        if free_prior:
+            joint = joint - 0.5 * ((grid - mu) / sigma) ** 2
+        post = np.exp(joint - joint.max(axis=1, keepdims=True))
+        post /= post.sum(axis=1, keepdims=True)
+        gradient, information = _expected_score(th, post, m_local, i_local, trials, successes, cell_floor, grid)
+        gradient -= (th - anchor) / sd_theta**2
+        th = th + np.clip(gradient / (information + 1 / sd_theta**2), -1.0, 1.0)
+        if not free_prior:
+            return th
+        mass = post.sum(axis=0)
+        mu = float(mass @ grid / mass.sum())
+        sigma = max(float(np.sqrt(mass @ (grid - mu) ** 2 / mass.sum())), 2 * (grid[1] - grid[0]))
+        shift = th.mean() - anchor  # the location is free: keep the fitted models' mean
+        return np.concatenate([th - shift, [mu - shift, sigma]])
+
+    start = np.concatenate([th, [mu, sigma]]) if free_prior else th
+    x, _ = iterate(
+        step,
+        start,
+        converged=lambda a, b: float(np.abs(b - a).max()) < tol,
+        max_steps=max_iter,
+        valid=(lambda x: x[-1] > 0) if free_prior else (lambda _x: True),
+    )
+    th = x[:-2] if free_prior else x
+    if free_prior:
+        mu, sigma = x[-2], x[-1]
+    theta[models] = th
+    return theta, items, loglik(th), float(mu), float(sigma)
 
 
 def _free_step(x, fixed, m_local, i_local, trials, successes, observed, grid, anchor, sd_theta) -> np.ndarray:

@@ -235,6 +235,8 @@ def compiled_kernels() -> list[tuple]:
     """(kernel, argument types, seconds its first compile took on a 2-core machine) for every kernel as the
     pipeline calls it, so that a run's workers can share the compiling of a first run after install
     (``bot.pipeline.workers``); a test checks that the sample's run compiles nothing else."""
+    from bot.irt.npmle import _loglik, _solve  # the items' mixing distribution's compiled solver
+
     return [
         (evaluate, (_F, _F, _I4, _I4, _F, _F, _F, _N, _N), 0.6),
         (cross_times, (_F, _I4, _I4, _F2, _N, _N, _N), 0.4),
@@ -245,4 +247,10 @@ def compiled_kernels() -> list[tuple]:
         (rows_add, (_F2, _I4, _I4, _F, _F2), 0.2),
         (invert_cdf, (_F2, _I8, _F2, _F, _F2), 0.3),
         (hash_items, (_I8, _I8, _F, _F, _U8, _U8, _N), 0.5),
+        (_loglik, (_F2, _F, _F), 0.2),
+        (
+            _solve,
+            (_F2, _F, nt.boolean[::1], _F, _F, nt.float64, nt.float64, nt.float64, _N, nt.float64, nt.float64),
+            4.9,
+        ),
     ]

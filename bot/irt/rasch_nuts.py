@@ -21,9 +21,15 @@ DENSE_FILL = 0.5  # above this share of observed cells the dense likelihood beat
 TARGET_ACCEPT = 0.65
 
 
-def build_model(data: ResponseArrays, sd_theta: float = PRIOR_SD_THETA, sd_b: float = PRIOR_SD_B):
-    """The PyMC model: theta ~ N(0, sd_theta), b ~ ZeroSumNormal(sd_b), the Binomial/quasi-Bernoulli likelihood."""
+def build_model(
+    data: ResponseArrays, sd_theta: float = PRIOR_SD_THETA, sd_b: float = PRIOR_SD_B, floor: np.ndarray | None = None
+):
+    """The PyMC model: theta ~ N(0, sd_theta), b ~ ZeroSumNormal(sd_b), the Binomial/quasi-Bernoulli likelihood;
+    with ``floor`` (each item's chance floor) an answer is right with probability c + (1 - c) sigmoid(eta)."""
     import pymc as pm
+
+    if floor is not None and np.any(np.asarray(floor) > 0):
+        return _floor_model(data, sd_theta, sd_b, np.asarray(floor, float))
 
     coords = {"model": list(map(str, data.models)), "item": list(map(str, data.items))}
     with pm.Model(coords=coords) as model:
@@ -41,6 +47,24 @@ def build_model(data: ResponseArrays, sd_theta: float = PRIOR_SD_THETA, sd_b: fl
         s_theta = np.bincount(data.model_idx, data.weight * data.y, minlength=data.n_models)
         s_b = np.bincount(data.item_idx, data.weight * data.y, minlength=data.n_items)
         pm.Potential("loglik", (theta * s_theta).sum() - (b * s_b).sum() - (trials * pm.math.log1pexp(eta)).sum())
+    return model
+
+
+def _floor_model(data: ResponseArrays, sd_theta: float, sd_b: float, floor: np.ndarray):
+    """``build_model`` with chance floors: s log P + (w - s) log(1 - P) over the observed cells, with
+    log P = log(c + (1 - c) sigmoid(eta)) and log(1 - P) = log(1 - c) - softplus(eta)."""
+    import pymc as pm
+
+    coords = {"model": list(map(str, data.models)), "item": list(map(str, data.items))}
+    c = floor[data.item_idx]
+    s = data.weight * data.y
+    with pm.Model(coords=coords) as model:
+        theta = pm.Normal("theta", 0.0, sd_theta, dims="model")
+        b = pm.ZeroSumNormal("b", sigma=sd_b, dims="item")
+        eta = theta[data.model_idx] - b[data.item_idx]
+        log_right = pm.math.logaddexp(np.log(np.maximum(c, 1e-300)), np.log1p(-c) - pm.math.log1pexp(-eta))
+        log_wrong = np.log1p(-c) - pm.math.log1pexp(eta)
+        pm.Potential("loglik", (s * log_right).sum() + ((data.weight - s) * log_wrong).sum())
     return model
 
 
@@ -75,13 +99,14 @@ def fit_nuts(
     sampler: str = "auto",
     sd_theta: float = PRIOR_SD_THETA,
     sd_b: float = PRIOR_SD_B,
+    floor: np.ndarray | None = None,
 ) -> RaschFit:
     """Sample the posterior; converged only if max R-hat <= 1.01 and min bulk ESS >= 400."""
     import arviz as az
     import pymc as pm
 
     sampler = check_sampler(sampler)
-    model = build_model(data, sd_theta, sd_b)
+    model = build_model(data, sd_theta, sd_b, floor)
     start = time.perf_counter()
     logging.getLogger("pymc").setLevel(logging.ERROR)
     with model, warnings.catch_warnings():

@@ -58,7 +58,7 @@ def encode_responses(df: pd.DataFrame) -> ResponseArrays:
         chance = np.zeros(len(items))
         given = df["chance"].to_numpy(dtype=float)
         has = ~np.isnan(given)
-        chance[item_idx[has]] = given[has]
+        np.maximum.at(chance, item_idx[has], given[has])  # rows of two sources on one item: the larger floor
     return ResponseArrays(
         models=np.asarray(models, dtype=object),
         items=np.asarray(items, dtype=object),

@@ -28,9 +28,9 @@ __all__ = exports(
             "likelihood_from_cells",
             "target_mass",
             "thin_truth",
+            "union_bounds",
         ),
         ".kernels": ("compiled_kernels",),
-        ".npmle": ("solve", "em_reference"),
         ".resolution": (
             "Cache",
             "PosteriorFigures",

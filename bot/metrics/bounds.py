@@ -6,7 +6,7 @@ is broad (about 0.45 logits at z = 0.5 with 24 binary models), so some stretches
 resolved at all; an estimate under a smooth prior fills them in and looks precise. The bounds here assume
 nothing about the shape of the items' distribution G: each is the inversion of a likelihood-ratio test of
 one restriction on G against the nonparametric maximum likelihood over every distribution on the grid
-(``bot.metrics.npmle``):
+(``bot.irt.npmle``):
 
 - **Detection limit** (an upper bound of Max Gap): a stretch [a, c] is *ruled out as empty* when G([a, c]) = 0
   is rejected, 2 (l_max - l_empty) > 5.991, the 5% point of chi2_2. Where the items are placed loosely the
@@ -41,8 +41,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import special
 
+from bot.irt import MixingFit, linear_range, mixture_loglik, solve_mixing
 from bot.metrics.coverage import UNIFORM, Target
-from bot.metrics.npmle import Fit, linear_range, loglik, solve
 
 GRID = 200  # grid points of the axis: midpoints of 200 cells of width 0.005
 CRIT_EMPTY = 5.991  # 5% point of chi2_2: the likelihood ratio of where a support ends (see above)
@@ -211,12 +211,14 @@ def target_mass(target: Target, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 class _Search:
     """The tests behind every bound, on one pool's axis likelihood, sharing one unrestricted fit."""
 
-    def __init__(self, lik: AxisLikelihood, target: Target, top: Fit | None = None, like: np.ndarray | None = None):
+    def __init__(
+        self, lik: AxisLikelihood, target: Target, top: MixingFit | None = None, like: np.ndarray | None = None
+    ):
         self.like, self.counts, self.target = lik.expanded() if like is None else like, lik.counts, target
         self.k = lik.like.shape[1]  # cells of the axis (a distribution lives on one copy of them per design group)
         self.blocks = lik.n_groups
         self.edges = np.arange(self.k + 1) / self.k
-        self.top: Fit = top or solve(self.like, self.counts)
+        self.top: MixingFit = top or solve_mixing(self.like, self.counts)
         self.w0 = self.top.w
         self.mix0 = self.like @ self.w0
         self.slope = self.like.T @ (self.counts / np.maximum(self.mix0, 1e-300))  # l's gradient at the fit
@@ -264,13 +266,13 @@ class _Search:
         free[lo:hi] = False
         free = self.tile(free)
         starts = self._moved(self.w0, lo, hi) + (self._moved(self.last, lo, hi) if self.last is not None else [])
-        values = [loglik(self.like, self.counts, v) for v in starts]
+        values = [mixture_loglik(self.like, self.counts, v) for v in starts]
         start = starts[int(np.argmax(values))]
         level = self.level(crit)
         if max(values) >= level:
             return True
         self.fits += 1
-        fit = solve(self.like, self.counts, start=start, above=level, below=level, free=free)
+        fit = solve_mixing(self.like, self.counts, start=start, above=level, below=level, free=free)
         self.last = fit.w
         return fit.loglik >= level
 
@@ -295,7 +297,7 @@ class _Search:
         steep = self.slope.reshape(self.blocks, self.k)[:, lo:hi]
         block, point = np.unravel_index(int(np.argmax(steep)), steep.shape)
         v[block * self.k + lo + point] += share
-        if loglik(self.like, self.counts, v) >= level:
+        if mixture_loglik(self.like, self.counts, v) >= level:
             return True
         h = np.zeros(self.k)
         h[lo:hi] = 1.0
@@ -472,7 +474,7 @@ def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str,
     run on the cores at once (the compiled solver releases the GIL), with the same results."""
     global _pool
     like = lik.expanded()  # one copy of the grid per design group
-    top = solve(like, lik.counts)
+    top = solve_mixing(like, lik.counts)
     cell = 1.0 / lik.like.shape[1]
     nan = float("nan")
 
@@ -528,6 +530,30 @@ def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str,
         ddm_hi=ddm_hi,
         patterns=lik.n_patterns,
         fits=sum(f for _, f in done.values()),
+    )
+
+
+def union_bounds(runs: list[Bounds]) -> Bounds:
+    """The bounds that hold whichever of several item models is right (the chance floor at each end of its
+    interval): every upper bound the largest, every lower bound the smallest; the stretches shown thin are those
+    of the run that shows the least (its thin width and top-5 width the smallest of all runs)."""
+    if len(runs) == 1:
+        return runs[0]
+    widest = max(runs, key=lambda r: r.detection_limit)
+    least_thin = min(runs, key=lambda r: (r.thin_top5, r.thin_width))
+    return Bounds(
+        detection_limit=widest.detection_limit,
+        detection_stretch=widest.detection_stretch,
+        low_end=max(r.low_end for r in runs),
+        high_end=max(r.high_end for r in runs),
+        top5_upper=max(r.top5_upper for r in runs),
+        thin=least_thin.thin,
+        thin_width=min(r.thin_width for r in runs),
+        thin_top5=min(r.thin_top5 for r in runs),
+        ddm_lo=min(r.ddm_lo for r in runs),
+        ddm_hi=max(r.ddm_hi for r in runs),
+        patterns=max(r.patterns for r in runs),
+        fits=sum(r.fits for r in runs),
     )
 
 

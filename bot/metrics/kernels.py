@@ -109,12 +109,8 @@ def thin_rows(z, cdf_edges, share):  # pragma: no cover (compiled)
 def compiled_kernels() -> list[tuple]:
     """(kernel, argument types, seconds its first compile took on a 2-core machine) for every kernel of this
     stage as the pipeline calls it (``bot.irt.compiled_kernels`` says why)."""
-    from bot.metrics.npmle import _loglik, _solve
-
-    f, f2, n = nt.float64[::1], nt.float64[:, ::1], nt.int64
+    f2 = nt.float64[:, ::1]
     return [
         (uniform_rows, (f2,), 0.45),
-        (thin_rows, (f2, f, nt.float64), 1.1),
-        (_loglik, (f2, f, f), 0.2),
-        (_solve, (f2, f, nt.boolean[::1], f, f, nt.float64, nt.float64, nt.float64, n, nt.float64, nt.float64), 4.9),
+        (thin_rows, (f2, nt.float64[::1], nt.float64), 1.1),
     ]

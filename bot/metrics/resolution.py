@@ -176,10 +176,13 @@ def matched_likelihood(
     scale: str,
     rng: np.random.Generator,
     grid: int = GRID,
+    floor: float = 0.0,
 ) -> AxisLikelihood:
     """The axis likelihood of a benchmark whose n items are drawn from the target, answered by every model of
     the pool ``theta`` (abilities known) with ``trials`` samples each: collapsed by total successes, which
-    is all a complete 1PL pool's likelihood depends on; on a grid of ``grid`` points of z.
+    is all a complete 1PL pool's likelihood depends on; on a grid of ``grid`` points of z. With a chance
+    ``floor`` (every item's) an answer is right with probability c + (1 - c) sigmoid, and each item's
+    likelihood is built from its successes at each ability (a floor's model has no sufficient total).
 
     The pool's abilities are taken to ``ABILITY_STEP`` logits (far inside any ability's own error), so that
     models of one ability answer as one binomial of all their trials: exact for that pool, and a pool of
@@ -191,6 +194,16 @@ def matched_likelihood(
     answers = (counts * int(trials))[:, None]
     totals = np.zeros(n_items)
     step = max(1, 20_000_000 // max(1, levels.size))
+    if floor > 0:
+        eta = levels[:, None] - b_grid[None, :]
+        log_right = np.logaddexp(np.log(floor), np.log1p(-floor) - np.logaddexp(0.0, -eta))  # levels x grid
+        log_wrong = np.log1p(-floor) - np.logaddexp(0.0, eta)
+        rows = np.empty((n_items, z_grid.size))
+        for lo in range(0, n_items, step):
+            p = floor + (1 - floor) * expit(levels[:, None] - b[None, lo : lo + step])
+            k = rng.binomial(answers, p).T.astype(float)  # items x levels
+            rows[lo : lo + step] = k @ log_right + (answers[:, 0][None, :] - k) @ log_wrong
+        return axis_likelihood(rows, z_grid)
     for lo in range(0, n_items, step):  # in blocks of items: never more than 20 million cells at once
         p = expit(levels[:, None] - b[None, lo : lo + step])
         totals[lo : lo + step] = rng.binomial(answers, p).sum(axis=0)
@@ -209,6 +222,7 @@ def pool_needed(
     *,
     cache: Cache = no_cache,
     seed: int = 0,
+    floor: float = 0.0,
 ) -> dict[str, dict]:
     """What would let this pool decide: for each figure of ``levels`` (its flag level), the smallest pool tried
     whose bound on a benchmark of the same size that matches the target lies below the level (the median of
@@ -217,7 +231,8 @@ def pool_needed(
 
     Larger pools keep these models and add abilities drawn from a normal fitted to them, every item answered
     with the pool's usual ``trials``; a pool of single answers is also tried with ``SAMPLES`` samples per
-    item. Abilities are known in the simulation (not refitted). Returns ``{figure: {"models": m or None,
+    item, each item's answers with the chance ``floor`` (the benchmark's effective floor, its items' mean).
+    Abilities are known in the simulation (not refitted). Returns ``{figure: {"models": m or None,
     "largest_tried": m, "samples": SAMPLES or None, "how": ...}}``.
     """
     theta = np.sort(np.asarray(theta, float))
@@ -228,7 +243,9 @@ def pool_needed(
     def median_bounds(pool: np.ndarray, t: float, rng: np.random.Generator) -> dict[str, float]:
         parts = tuple(sorted({_PART_OF[k] for k in wanted}))
         runs = [
-            axis_bounds(matched_likelihood(pool, t, n_items, target, scale, rng, RESOLVE_GRID), target, parts)
+            axis_bounds(
+                matched_likelihood(pool, t, n_items, target, scale, rng, RESOLVE_GRID, floor=floor), target, parts
+            )
             for _ in range(RESOLVE_REPLICATES)
         ]
         return {k: float(np.median([getattr(r, _BOUND_OF[k]) for r in runs])) for k in wanted}
@@ -272,6 +289,7 @@ def pool_needed(
         scale,
         sorted(wanted.items()),
         seed,
+        *([round(floor, 4)] if floor > 0 else []),  # a floor's simulations are their own (none: as before)
         arrays=(np.round(theta, 2),),
     )
     found = cache(key, compute)

@@ -14,19 +14,30 @@ from threadpoolctl import threadpool_limits
 
 from bot.irt import (
     DEFAULT_SCALE,
+    GRID_SIZE,
+    CellPatterns,
+    ItemModel,
     RaschFit,
+    blanks_where_failures,
     cell_patterns,
+    difficulty_b,
     difficulty_z,
     encode_responses,
-    fit_rasch,
+    fit_item_model,
+    fit_map,
+    integrated_loglik,
     item_posterior,
+    loglik_posterior,
     marginal_abilities_patterns,
+    uncertain_abilities,
 )
 from bot.metrics import (
     UNIFORM,
     Cache,
     Target,
     axis_bounds,
+    axis_grid,
+    axis_likelihood,
     coverage,
     figures_from_draws,
     likelihood_from_cells,
@@ -37,6 +48,7 @@ from bot.metrics import (
     sampling_levels,
     saturation,
     target_reference,
+    union_bounds,
 )
 from bot.pipeline.audit_record import FIGURE_KEYS, MARGINAL_MODELS, MIN_MODELS, N_DRAWS, BenchmarkAudit
 from bot.pipeline.by_date import history_by_date
@@ -89,6 +101,7 @@ def measure(
     pool_rows: pd.DataFrame | None = None,
     progress: Callable[[str], None] = lambda _text: None,
     tiered: bool = True,
+    model: ItemModel | None = None,
 ) -> BenchmarkAudit:
     """Coverage and saturation of one benchmark from its responses and a fit of the informative ones.
 
@@ -101,6 +114,8 @@ def measure(
     ``revision`` is the responses' content hash when the caller has it (computed otherwise). ``pool_rows``:
     other benchmarks' responses on these items, in ``fit`` and the figures of the items, not in the scores.
     ``progress`` hears each stage as it begins; ``tiered`` off skips the tiers (a calibration of the bounds).
+    ``model``: the item model the fit was made under (``bot.irt.fit_item_model``: its floors, design groups, fit
+    check and path); None is the 1PL without floors, one design group, unchecked.
     """
     from bot.rules import verdicts
 
@@ -132,35 +147,39 @@ def measure(
     solved = responses.groupby("item_id")["score"].max()
     paired, top_intervals = paired_figures(responses, sat)
     data = encode_responses(fitted)
+    model = model or ItemModel()
+    floors = model.floors()
     cache = cache or floor_cache()
     with threadpool_limits(1):  # many small matrix products: BLAS threads only add overhead here
         # The history by date needs none of what follows: it runs on a thread of its own meanwhile (the bounds'
         # compiled solver releases the GIL, so the work shares both cores).
         dated = (
-            _side_pool().submit(history_by_date, own, scale=scale, target=target, ceiling=ceiling) if by_date else None
+            _side_pool().submit(
+                history_by_date,
+                own,
+                scale=scale,
+                target=target,
+                ceiling=ceiling,
+                floor_share=None if model is None or model.floor is None else model.floor.share,
+            )
+            if by_date
+            else None
         )
         # so do the simulations of n target items (what chance shows on a matched benchmark of this size)
         chance = _side_pool().submit(_cached_levels, len(fit.items), target, cache)
         matched = _side_pool().submit(_cached_reference, len(fit.items), target, cache)
         progress("abilities")
-        patterns = cell_patterns(data)  # over the observed cells: never a models x items array
-        theta = fit.theta  # the joint MAP's stretch of the scale falls as 1/models: 0.4% with 200 (measured)
-        if len(fit.models) < MARGINAL_MODELS:
-            theta, _ = marginal_abilities_patterns(patterns, fit.theta)
-        progress("bounds, for any difficulty distribution")
-        lik = likelihood_from_cells(
-            data.model_idx,
-            data.item_idx,
-            data.weight,
-            data.weight * data.y,
-            theta,
-            data.n_items,
-            scale,
-            theta_sd=fit.theta_sd,  # the abilities' own error: 40 answers place a model to about 0.38 logits
-        )
-        bounds = axis_bounds(lik, target)
+        patterns = cell_patterns(data, floors)  # over the observed cells: never a models x items array
+        groups = _pattern_groups(model, patterns)
+        theta = _abilities(patterns, fit.theta, groups)
+        lik = None
+        if model.path == "withheld":
+            bounds = None
+        else:
+            progress("bounds, for any difficulty distribution")
+            bounds, lik = _bounds(data, fit, theta, model, scale, target)
         levels = chance.result()
-        partial = {**bounds.record_fields(), **levels}
+        partial = {**(bounds.record_fields() if bounds is not None else {}), **levels}
         undecided = {
             k: v["level"] for k, v in verdicts(partial, thresholds or {}).items() if v["verdict"] == "cannot tell"
         }
@@ -168,15 +187,32 @@ def measure(
         if resolve and undecided:
             progress("what would decide: " + ", ".join(undecided))
         # the simulated larger pools need only the bounds' verdicts: they run beside the model-based figures
+        mean_floor = float(np.mean(floors)) if floors is not None else 0.0
         deciding = (
             _side_pool().submit(
-                pool_needed, theta, usual, len(fit.items), target, scale, undecided, cache=cache, seed=seed
+                pool_needed,
+                theta,
+                usual,
+                len(fit.items),
+                target,
+                scale,
+                undecided,
+                cache=cache,
+                seed=seed,
+                floor=mean_floor,
             )
-            if resolve
+            if resolve and model.path == "1PL"
             else None
         )
         progress("item posteriors and model-based figures")
-        post = item_posterior(data, theta, patterns=patterns)
+        if model.path == "2PL":
+            two = model.twopl
+            grid = np.linspace(two.theta.min() - 8.0, two.theta.max() + 8.0, GRID_SIZE)
+            rows = integrated_loglik(data, two.theta, grid, two.mean_log_a, two.spread, floor=floors)
+            post = loglik_posterior(rows, grid)
+            theta = two.theta
+        else:
+            post = item_posterior(data, theta, patterns=patterns)
         rng = np.random.default_rng(seed)
         draws = posterior_z_draws(theta, scale, N_DRAWS, rng, post)
         reference = matched.result()
@@ -186,6 +222,11 @@ def measure(
             progress("history by date")
         by_date_table = dated.result() if dated is not None else None
     models["theta_axis"] = models["model"].map(dict(zip(fit.models, theta, strict=True)))
+    if model.path == "2PL":  # the items' positions on the 2PL's scale (z reads the same from either)
+        z = difficulty_z(model.twopl.b, model.twopl.theta, scale)
+        items = pd.DataFrame(
+            {"item_id": fit.items, "b": model.twopl.b, "b_sd": np.nan, "z": z, "log_a": model.twopl.log_a}
+        )
     tiers = None
     if tiered:
         progress("tiers")
@@ -193,7 +234,7 @@ def measure(
         models = with_tiers(models, tiers)
     pool = {
         "response_patterns": int(post.n_patterns),
-        "likelihood_patterns": lik.n_patterns,
+        "likelihood_patterns": lik.n_patterns if lik is not None else None,
         "distinct_z": int(np.unique(np.round(z, 9)).size),
         "ability_range": [float(theta.min()), float(theta.max())],
         "difficulty_range": [float(fit.b.min()), float(fit.b.max())],
@@ -227,7 +268,71 @@ def measure(
         resolve=needed,
         uninformative=uninformative,
         tiers=tiers,
+        model=model,
+        blanks=blanks_where_failures(data, fit.theta, fit.b, floors, model.groups),
     )
+
+
+def _pattern_groups(model: ItemModel, patterns: CellPatterns) -> np.ndarray | None:
+    """Each response pattern's design group (the items of one pattern share their models, hence their group)."""
+    if model.groups is None:
+        return None
+    out = np.zeros(patterns.n_patterns, np.int64)
+    out[patterns.pattern] = model.groups
+    return out
+
+
+def _abilities(patterns: CellPatterns, theta: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
+    """The abilities the bounds and the model-based figures read: the joint MAP's from ``MARGINAL_MODELS`` models
+    (its stretch of the scale falls as 1/models: 0.4% with 200, measured), the marginal MAP's below (the items
+    integrated out, one prior per design group, with the floors of ``patterns``)."""
+    if theta.size >= MARGINAL_MODELS:
+        return theta
+    return marginal_abilities_patterns(patterns, theta, groups=groups)[0]
+
+
+def _bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale: str, target: Target):
+    """The bounds on the item model's path (and the axis likelihood of the last run, for the pool's figures):
+    the 1PL's at each end of the chance floor's interval, their union (``bot.metrics.union_bounds``: they hold
+    whichever floor it is); the 2PL's with each item's discrimination integrated out."""
+    s = data.weight * data.y
+    if model.path == "2PL":
+        two = model.twopl
+        abilities = uncertain_abilities(two.theta, two.theta_sd)
+        z = axis_grid()
+        rows = integrated_loglik(
+            data,
+            abilities.theta,
+            difficulty_b(z, abilities.population, scale),
+            two.mean_log_a,
+            two.spread,
+            floor=model.floors(),
+            slope=abilities.slope,
+        )
+        lik = axis_likelihood(rows, z, groups=model.groups)
+        return axis_bounds(lik, target), lik
+    runs, lik = [], None
+    for share in model.shares():
+        floor = model.floors(share)
+        th, sd = theta, fit.theta_sd
+        if share is not None and share != model.floor.share:  # the abilities at that floor: a warm refit
+            refit = fit_map(data, floor=floor, init=(fit.theta, fit.b), exact_sd=False)
+            at = cell_patterns(data, floor)
+            th, sd = _abilities(at, refit.theta, _pattern_groups(model, at)), refit.theta_sd
+        lik = likelihood_from_cells(
+            data.model_idx,
+            data.item_idx,
+            data.weight,
+            s,
+            th,
+            data.n_items,
+            scale,
+            theta_sd=sd,  # the abilities' own error: 40 answers place a model to about 0.38 logits
+            floor=floor,
+            groups=model.groups,
+        )
+        runs.append(axis_bounds(lik, target))
+    return union_bounds(runs), lik
 
 
 _side: ThreadPoolExecutor | None = None
@@ -290,9 +395,12 @@ def audit_benchmark(
     sampler: str = "auto",
     thresholds: dict[str, float] | None = None,
     progress: Callable[[str], None] = lambda _text: None,
+    chance_from: str | None = None,
 ) -> BenchmarkAudit:
-    """Fit the 1PL model to one benchmark's informative responses and compute its coverage and saturation
-    (scores only when fewer than ``MIN_MODELS`` models tell items apart)."""
+    """Fit the item model to one benchmark's informative responses (``bot.irt.fit_item_model``: chance floors
+    where the rows carry a ``chance`` column, ``chance_from`` saying where they came from; the fit check; the
+    path of the bounds) and compute its coverage and saturation (scores only when fewer than ``MIN_MODELS``
+    models tell items apart)."""
     fitted, uninformative = split_uninformative(responses)
     reason = too_few(fitted)
     if reason is not None:
@@ -305,8 +413,9 @@ def audit_benchmark(
             ceiling=ceiling,
             uninformative=uninformative,
         )
-    progress(f"{method} fit")
-    fit = fit_rasch(encode_responses(fitted), method, init=init, sampler=sampler)
+    fit, model = fit_item_model(
+        encode_responses(fitted), method, init=init, sampler=sampler, nominal_from=chance_from, progress=progress
+    )
     return measure(
         responses,
         fit,
@@ -317,4 +426,5 @@ def audit_benchmark(
         ceiling=ceiling,
         thresholds=thresholds,
         progress=progress,
+        model=model,
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from bot.irt import ItemModel
 from bot.metrics import (
     Bounds,
     Coverage,
@@ -53,6 +54,8 @@ class BenchmarkAudit:
     uninformative: list = field(default_factory=list)  # models answering every item alike, left out of the fit
     unplaced: str | None = None  # why no item was placed (too few informative models), or None
     tiers: Tiers | None = None  # who can be told apart: tiers and rank intervals of the models
+    model: ItemModel | None = None  # the item model: floors, design groups, fit check, the bounds' path
+    blanks: dict = field(default_factory=dict)  # whether models' blanks sit where their failures would
 
     def figures(self) -> dict:
         """The headline figures as a flat, JSON-ready mapping."""
@@ -88,6 +91,15 @@ class BenchmarkAudit:
         out["rank_flip_bound_per_lipschitz"] = out["ddm"]
         if self.bounds is not None:
             out.update(self.bounds.record_fields())
+        if self.model is not None:
+            out.update(self.model.record())
+        if self.blanks.get("warn"):  # the models whose blanks sit where their failures would, the ten clearest
+            out["blanks_warning"] = {
+                "z": self.blanks["z"],
+                "tested": self.blanks["tested"],
+                "flagged": len(self.blanks["models"]),
+                "models": self.blanks["models"][:10],
+            }
         out.update(self.levels)
         out["pool"] = self.pool
         if self.resolve:

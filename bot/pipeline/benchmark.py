@@ -43,12 +43,14 @@ def audit_with_history(
     thresholds: dict[str, float] | None = None,
     pool_rows: pd.DataFrame | None = None,
     progress: Callable[[str], None] = lambda _text: None,
+    chance_from: str | None = None,
 ) -> tuple[BenchmarkAudit, str]:
     """Audit one benchmark, calibrating only the new models or items when that is all that changed (the models
     answering every item alike are left out of the fit; too few informative models give scores only).
     ``pool_rows``: other benchmarks' responses on its items (``bot.pipeline.joint``), fitted with its own; such a
-    benchmark is refitted whole."""
-    from bot.irt import encode_responses, fit_rasch
+    benchmark is refitted whole, and so is one whose items have chance floors (its effective floor is estimated
+    with the fit). ``chance_from``: where the rows' chance floors came from, in words."""
+    from bot.irt import ItemModel, design_groups, encode_responses, fit_item_model, judge
     from bot.pipeline.audit import FLOOR_CACHE_ENV, floor_cache, measure, scores_only, split_uninformative, too_few
     from bot.pipeline.incremental import calibrated_fit, plan_update
 
@@ -72,13 +74,19 @@ def audit_with_history(
     models = models.dropna(subset=["theta"]) if models is not None and "theta" in models.columns else None
     update = plan_update(load_snapshot(reports, name), rows)
     joint = pool_rows is not None
-    if method == "map" and not joint and update.kind != "refit" and items is not None and models is not None:
+    data = encode_responses(fitted)
+    floored = data.chance is not None and bool(data.chance.any())
+    calibrate = method == "map" and not joint and not floored and update.kind != "refit"
+    if calibrate and items is not None and models is not None:
         fit = calibrated_fit(fitted, update, items, models)
+        groups = design_groups(data)
+        model = judge(data, fit, ItemModel(groups=groups), progress=progress)
         how = f"calibrated {len(update.new_models) or len(update.new_items)} new {update.kind.split('-')[1]}"
     else:
         init = _warm_start(items, models, fitted) if method == "map" and not joint else None
-        progress(f"{method} fit")
-        fit = fit_rasch(encode_responses(fitted), method, init=init, sampler=sampler)
+        fit, model = fit_item_model(
+            data, method, init=init, sampler=sampler, nominal_from=chance_from, progress=progress
+        )
         how = f"{method} fit" + (" (warm start)" if init is not None else "")
         if joint:
             how += f" with {pool_rows['model'].nunique()} models of its page's other sources"
@@ -95,6 +103,7 @@ def audit_with_history(
         pool_rows=pool_rows,
         revision=None if pool_rows is None else content_revision(both),
         progress=progress,
+        model=model,
     )
     return audit, how
 

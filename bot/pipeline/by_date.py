@@ -73,6 +73,7 @@ def history_by_date(
     target: Target = UNIFORM,
     ceiling: float = 1.0,
     refit_growth: float = REFIT_GROWTH,
+    floor_share: float | None = None,
 ) -> pd.DataFrame:
     """For every distinct publication date d, the figures over the responses dated on or before d.
 
@@ -82,13 +83,16 @@ def history_by_date(
     it adds. Every earlier ability is refitted whenever the pool has grown by ``refit_growth`` since the
     last refit, and at the last date, so the drift of held abilities stays small and the last row is
     the same estimator on the whole pool; refits at geometrically spaced sizes keep the total cost
-    linear in the number of dates. ``refit_growth=1`` refits at every date (the reference).
+    linear in the number of dates. ``refit_growth=1`` refits at every date (the reference). ``floor_share``:
+    the benchmark's effective floor, as a share of its items' nominal ones (the rows' ``chance``), held at
+    every date.
     """
     dated = responses.dropna(subset=["date"])
     days = np.sort(dated["date"].unique())
     if len(days) == 0:
         return pd.DataFrame(columns=BY_DATE_COLUMNS)
     data = encode_responses(dated)  # one index of models and items for all dates
+    floor = None if floor_share is None or data.chance is None else floor_share * data.chance
     day_of = np.searchsorted(days, dated["date"].to_numpy())
     order = np.argsort(day_of, kind="stable")
     ends = np.searchsorted(day_of[order], np.arange(len(days)), side="right")
@@ -97,7 +101,7 @@ def history_by_date(
     s = w * data.y[order]
     score = dated["score"].to_numpy(dtype=float)[order]
     # The grid spans the abilities of the whole pool (a joint fit: wider than the marginal abilities).
-    joint = fit_map(data).theta
+    joint = fit_map(data, floor=floor).theta
     grid = np.linspace(joint.min() - 8.0, joint.max() + 8.0, GRID_SIZE)
     theta = np.zeros(data.n_models)
     seen = np.zeros(data.n_models, bool)
@@ -122,7 +126,9 @@ def history_by_date(
         last = d == len(days) - 1
         if last or refitted_at < 2 or n_seen >= refit_growth * refitted_at:
             start = np.where(seen, theta, 0.0)
-            theta, items, cells_ll, *_ = marginal_abilities_cells(m[:hi], i[:hi], w[:hi], s[:hi], start, grid)
+            theta, items, cells_ll, *_ = marginal_abilities_cells(
+                m[:hi], i[:hi], w[:hi], s[:hi], start, grid, floor=floor
+            )
             loglik[:] = 0.0
             loglik[items] = cells_ll
             refitted_at = n_seen
@@ -130,14 +136,14 @@ def history_by_date(
             held = np.isin(m[new], newcomers, invert=True)  # new cells of models already calibrated
             if held.any():
                 k = np.arange(lo, hi)[held]
-                loglik += cell_loglik(m[k], i[k], w[k], s[k], theta, grid, data.n_items)
+                loglik += cell_loglik(m[k], i[k], w[k], s[k], theta, grid, data.n_items, floor=floor)
             if newcomers.size:
                 k = np.arange(lo, hi)[~held]
                 centre = float(theta[seen & ~np.isin(np.arange(data.n_models), newcomers)].mean())
                 start = theta.copy()
                 start[newcomers] = centre
                 theta, items, cells_ll, *_ = marginal_abilities_cells(
-                    m[k], i[k], w[k], s[k], start, grid, base=loglik, prior=prior, anchor=centre
+                    m[k], i[k], w[k], s[k], start, grid, base=loglik, prior=prior, anchor=centre, floor=floor
                 )
                 loglik[items] += cells_ll
         pool_theta = theta[seen]

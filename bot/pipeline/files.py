@@ -58,9 +58,11 @@ def audit_responses(
     """Full audits of each benchmark in a long-format responses file (``rows``: its table, already
     validated by ``validate_responses``)."""
     location = str(path)
+    chance_from = "a chance column in the file"
     if rows is None:
         table = fetch_csv_file(path)
         rows, location = validate_responses(table.frame, table.location), table.location
+        chance_from = table.chance_from or chance_from
     df = rows
     audits = []
     groups = list(df.groupby("benchmark", sort=True))
@@ -80,6 +82,7 @@ def audit_responses(
                         sampler=sampler,
                         thresholds=threshold_map(),
                         progress=bar.note,
+                        chance_from=chance_from if "chance" in rows and rows["chance"].notna().any() else None,
                     )
                 )
         except (ValueError, ArithmeticError) as exc:  # a data set the fit or the scale cannot take

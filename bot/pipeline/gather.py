@@ -34,6 +34,7 @@ from bot.pipeline.run_state import (
     audit_args,
     gate,
     provenance_of,
+    with_chance,
 )
 from bot.pipeline.workers import AUDIT_ERRORS, AuditPool
 from bot.progress import Progress
@@ -83,6 +84,7 @@ def _per_item(
 
     for (name, rows), page in zip(groups, pages, strict=True):
         bar.step(str(name))
+        rows, chance_from = with_chance(rows, table, run.rules, name)
         if page in run.pending_pages:  # a source still auditing publishes on this page: its rows first
             run.settle()
         pool_rows, joint = joint_rows(
@@ -101,7 +103,7 @@ def _per_item(
             continue
         change = diff_snapshots(load_snapshot(run.reports, name), rows)
         try:
-            args = audit_args(run, table, ctx, name, rows, pool_rows)
+            args = audit_args(run, table, ctx, name, rows, pool_rows, chance_from)
         except AUDIT_ERRORS as exc:
             publish(name, rows, joint, change, (None, str(exc), 0.0))
             continue

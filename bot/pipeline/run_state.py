@@ -20,7 +20,7 @@ from bot.store import content_revision, safe_slug, slug_collisions, snapshot_byt
 
 # The figures a record holds: bump when an audit of the same data would publish other figures (2: the model-free
 # bounds and verdicts of issue 22), so that an unchanged upstream is audited again, once, by the new code.
-FIGURES_VERSION = 3
+FIGURES_VERSION = 4  # 4: chance floors, the fit check and design groups (issue 37)
 DEFAULT_RULES = RuleBook()
 
 
@@ -249,7 +249,32 @@ def target_of(run: RunState, name: str) -> Target:
     return Target.empirical(items["z"].to_numpy())
 
 
-def audit_args(run: RunState, table: SourceTable, ctx: SourceContext, name: str, rows: pd.DataFrame, pool_rows) -> dict:
+def with_chance(rows: pd.DataFrame, table: SourceTable, rules, name: str) -> tuple[pd.DataFrame, str | None]:
+    """A benchmark's rows with their chance floors, and where those came from in words: the data's own (the
+    format's options, or a ``chance`` column) win; else the configuration's (the benchmark's ``chance`` in
+    ``[rules.benchmarks]``, else its source's), written into the rows so that the revision changes with it;
+    else none (an open-ended benchmark)."""
+    from bot.sources import configured_chance
+
+    if "chance" in rows.columns and rows["chance"].notna().any():
+        return rows, table.chance_from or "a chance column in the data"
+    source = {"chance": table.provenance["chance"]} if "chance" in table.provenance else {}
+    configured = configured_chance(source, rules, name)
+    if configured is None:
+        return rows, None
+    value, words = configured
+    return (rows.assign(chance=value), words) if value > 0 else (rows, None)
+
+
+def audit_args(
+    run: RunState,
+    table: SourceTable,
+    ctx: SourceContext,
+    name: str,
+    rows: pd.DataFrame,
+    pool_rows,
+    chance_from: str | None = None,
+) -> dict:
     return {
         "rows": rows,
         "table": table,
@@ -262,4 +287,5 @@ def audit_args(run: RunState, table: SourceTable, ctx: SourceContext, name: str,
         "ceiling": run.rules.ceiling_for(name),
         "thresholds": threshold_map(run.rules.thresholds_for(name)),
         "pool_rows": pool_rows,
+        "chance_from": chance_from,
     }

@@ -263,8 +263,18 @@ def _top_tier(rec: dict) -> str:
     return f'<span title="{attribute(members)}">{k} of {rec["n_models"]}</span>'
 
 
+def _withheld(rec: dict) -> bool:
+    """Whether the record's bounds are withheld: its item model does not fit (``bot.irt.item_model``)."""
+    return rec.get("item_model") == "withheld"
+
+
+WITHHELD_CELL = '<span title="the item model does not fit these data: see the benchmark\'s page">withheld</span>'
+
+
 def _home_ddm(rec: dict) -> str:
     """DDM on the home page: its bounds where it has them (the model-based estimate otherwise)."""
+    if _withheld(rec):
+        return WITHHELD_CELL
     if rec.get("ddm_bound_lo") is not None:
         return f"{fmt(rec['ddm_bound_lo'])} – {fmt(rec['ddm_bound_hi'])}"
     return fmt(rec.get("ddm"))
@@ -272,6 +282,8 @@ def _home_ddm(rec: dict) -> str:
 
 def _home_gap(rec: dict) -> str:
     """Max Gap on the home page: at most the detection limit where there are bounds."""
+    if _withheld(rec):
+        return WITHHELD_CELL
     if rec.get("detection_limit") is not None:
         return f"≤ {fmt(rec['detection_limit'])}"
     return fmt(rec.get("max_gap"))
@@ -280,6 +292,8 @@ def _home_gap(rec: dict) -> str:
 def _coverage_verdict(rec: dict) -> str:
     """The coverage verdicts in a few words: what was found, what cannot be told, or clear."""
     v = {k: (x or {}).get("verdict") for k, x in (rec.get("verdicts") or {}).items()}
+    if _withheld(rec):
+        return "withheld: the item model does not fit"
     if not v:
         return "–"
     found = [FIGURE_NAMES[k] for k in FIGURE_NAMES if v.get(k) == "found"]
@@ -377,9 +391,17 @@ def _bound_cells(rec: dict) -> list[list[str]]:
     ]
 
 
+def _withheld_cells(rec: dict) -> list[list[str]]:
+    """Where the item model does not fit: each coverage figure's row says so, in place of a number."""
+    why = "withheld: the item model does not fit (see Item model above)"
+    return [[f"DDM (W1 to {md(rec.get('target') or '–')})", why, ""], ["Max Gap", why, ""], ["Top-5 gap sum", why, ""]]
+
+
 def _model_based_cells(rec: dict) -> list[list[str]]:
     """The model-based coverage figures (posterior medians under smooth difficulties) and their intervals."""
     based = " (model-based: smooth difficulties assumed)" if rec.get("detection_limit") is not None else ""
+    if _withheld(rec):
+        based = " (model-based: a 1PL assumed, which does not fit here)"
     return [
         [f"DDM{based}", fmt(rec["ddm"]), _interval(rec, "ddm")],
         *(
@@ -398,10 +420,11 @@ def _figure_cells(rec: dict) -> list[list[str]]:
     the coverage figures (they hold for any difficulty distribution); the other estimates are in
     ``_other_cells``."""
     bounded = rec.get("detection_limit") is not None
+    coverage = _withheld_cells(rec) if _withheld(rec) else _bound_cells(rec) if bounded else _model_based_cells(rec)
     rows = [
         ["Items", str(rec["n_items"]), ""],
         ["Models", str(rec["n_models"]), ""],
-        *(_bound_cells(rec) if bounded else _model_based_cells(rec)),
+        *coverage,
     ]
     top_gap = fmt((rec["top1"] or 0) - (rec["top5"] or 0)) if rec.get("top5") is not None else "–"
     return [
@@ -426,7 +449,7 @@ def _figure_cells(rec: dict) -> list[list[str]]:
 
 def _other_cells(rec: dict) -> list[list[str]]:
     """The estimates that do not decide anything on the page, beside the figures they shadow."""
-    rows = _model_based_cells(rec) if rec.get("detection_limit") is not None else []
+    rows = _model_based_cells(rec) if rec.get("detection_limit") is not None or _withheld(rec) else []
     if rec.get("ddm_plugin") is not None:
         plugin = f"{fmt(rec['ddm_plugin'])} / {fmt(rec['max_gap_plugin'])}"
         rows.append(["DDM / Max Gap of the fitted positions (plug-in)", plugin, ""])
@@ -449,6 +472,64 @@ VERDICT_WORDS = {
     "cannot tell": "cannot tell with these models",
     "clear": "clear",
 }
+
+
+def _share(x: float | None) -> str:
+    return "–" if x is None else f"{x:.2f}"
+
+
+def item_model_lines(rec: dict) -> dict:
+    """The item model behind a record's bounds, in sentences (values formatted and escaped here; the partial
+    ``_item_model.md.j2`` lays them out): the chance floors, the fit check, the path, who answered what, and
+    blanks that sit where failures would."""
+    out: dict = {}
+    if rec.get("chance_nominal") is not None:
+        lo, hi = rec.get("floor_effective_lo"), rec.get("floor_effective_hi")
+        placed = (rec.get("floor_share_hi") or 1.0) - (rec.get("floor_share_lo") or 0.0) < 0.999
+        out["floor"] = (
+            f"each item's nominal chance floor is one over its number of options ({md(rec.get('chance_from') or '–')};"
+            f" {rec.get('chance_items')} items, mean {fmt(rec['chance_nominal'])}); the data favour "
+            f"{_share(rec.get('floor_share'))} of it, an effective floor of {fmt(rec.get('floor_effective'))} "
+            f"[{fmt(lo)}, {fmt(hi)}] (95%, profile likelihood over {rec.get('floor_items')} items)"
+            + ("" if placed else ": these models cannot place it, and the bounds hold over the whole interval")
+            + "; the bounds hold at both ends of that interval"
+        )
+    check = rec.get("fit_check") or {}
+    if rec.get("fit_verdict") in ("fits", "misfit"):
+        said = "the item model fits" if rec["fit_verdict"] == "fits" else "the 1PL does not fit"
+        p = "–" if rec.get("fit_p") is None else f"{rec['fit_p']:.3f}"
+        out["check"] = (
+            f"{said} (p = {p} by a parametric bootstrap of {check.get('replicates', '–')} "
+            f"simulated benchmarks; discriminations z = {fmt(check.get('discrimination_z'))}, the weakest models "
+            f"on the hardest items z = {fmt(check.get('floor_z'))})"
+        )
+    if rec.get("item_model") == "2PL":
+        out["path"] = (
+            "the bounds are a 2PL's: each item's likelihood is integrated over its discrimination, whose log has "
+            f"a spread (sd) of {fmt(rec.get('discrimination_spread'))} across the items"
+        )
+    if _withheld(rec):
+        out["withheld"] = md(rec.get("withheld") or "the item model does not fit")
+    groups = rec.get("design_groups") or []
+    if groups:
+        parts = "; ".join(f"{g['items']} items answered by {g['models']} models" for g in groups)
+        out["design"] = (
+            f"the items form {len(groups)} groups by the models that answered them ({parts}): each group has its "
+            "own distribution of difficulty in the bounds, so that items given only to some models are not pulled "
+            "towards the others"
+        )
+    blanks = rec.get("blanks_warning")
+    if blanks:
+        shown = ", ".join(md(str(m["model"])) for m in blanks.get("models", [])[:5])
+        more = blanks.get("flagged", 0) - min(5, len(blanks.get("models", [])))
+        out["blanks"] = (
+            f"{blanks.get('flagged', 0)} models leave blank the items they would likely fail ({shown}"
+            + (f" and {more} more" if more > 0 else "")
+            + f"; z = {fmt(blanks.get('z'))} over {blanks.get('tested')} models): if these blanks are failed or "
+            "errored samples, record them as 0. As blanks they raise those models' scores and move every figure "
+            "here, and nothing can correct that from the data"
+        )
+    return out
 
 
 def _verdict_rows(rec: dict) -> list[list[str]]:
@@ -474,7 +555,13 @@ VERDICT_COLUMNS.append(("What would decide", "l"))
 
 def _section_helpers() -> dict:
     """The helpers of the templates that show a record's figures and verdicts (a page, or an *Also* section)."""
-    return {**_helpers(), "figure_rows": _figure_rows, "other_rows": _other_cells, "verdict_rows": _verdict_rows}
+    return {
+        **_helpers(),
+        "figure_rows": _figure_rows,
+        "other_rows": _other_cells,
+        "verdict_rows": _verdict_rows,
+        "item_model_lines": item_model_lines,
+    }
 
 
 def _section_context() -> dict:

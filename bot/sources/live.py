@@ -150,6 +150,7 @@ def _load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         **({"origin": str(cfg.options["origin"])} if cfg.options.get("origin") else {}),
         **_as_of(cfg),
         **_homepage(cfg),
+        **({"chance": float(cfg.options["chance"])} if cfg.options.get("chance") is not None else {}),
         "adapter": cfg.adapter,
         "status": status,
         "bytes": sum(d["bytes"] for d in downloads),

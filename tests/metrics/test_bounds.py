@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy.special import log_expit, ndtri
 
+from bot.irt import solve_mixing as solve
 from bot.metrics import UNIFORM, axis_bounds, axis_grid, axis_likelihood, coverage, thin_truth
 from bot.metrics import bounds as B
-from bot.metrics.npmle import solve
 
 
 def _likelihood(z: np.ndarray, n_models: int, trials: int, k: int, seed: int = 0):

@@ -71,7 +71,7 @@ _AUDIT_COMPILES = r"""
 import json, os, tempfile
 from bot.irt import compiled_kernels as irt_kernels
 from bot.metrics import compiled_kernels as metrics_kernels
-import bot.irt.kernels, bot.metrics.kernels, bot.metrics.npmle
+import bot.irt.kernels, bot.irt.npmle, bot.metrics.kernels
 from numba.core.registry import CPUDispatcher
 from bot.pipeline import workers
 
@@ -80,7 +80,7 @@ for kernel, types, _ in listed:
     kernel.compile(types)
 def compiled():
     out = {}
-    for mod in (bot.irt.kernels, bot.metrics.kernels, bot.metrics.npmle):
+    for mod in (bot.irt.kernels, bot.irt.npmle, bot.metrics.kernels):
         for name, obj in vars(mod).items():
             if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == mod.__name__:
                 out[mod.__name__ + "." + name] = sorted(str(tuple(s)) for s in obj.signatures)

@@ -5,7 +5,7 @@ Items i = 1..P (patterns, each standing for ``counts[i]`` items with the same li
 
     l(w) = sum_i counts_i log(sum_k like_ik w_k)
 
-is concave. ``solve`` maximises l(w) + t . w over the distributions on some of the grid points (``free``):
+is concave. ``solve_mixing`` maximises l(w) + t . w over the distributions on some of the grid points (``free``):
 with t = 0 the nonparametric maximum likelihood (Kiefer and Wolfowitz) or its maximum with no mass outside
 ``free``; with t = lam h, the Lagrangian of "the largest h . w at a given likelihood", which
 ``linear_range`` turns into certified bounds of h . w over every distribution within a likelihood level.
@@ -33,7 +33,7 @@ CANDIDATES = 24  # grid points of steepest ascent added to the support at each s
 
 
 @dataclass(frozen=True)
-class Fit:
+class MixingFit:
     """A distribution on the grid, its log likelihood, and a certified bound on what the objective has left."""
 
     w: np.ndarray
@@ -47,7 +47,7 @@ class Fit:
         return self.loglik + max(self.gap, 0.0)
 
 
-def loglik(like: np.ndarray, counts: np.ndarray, w: np.ndarray) -> float:
+def mixture_loglik(like: np.ndarray, counts: np.ndarray, w: np.ndarray) -> float:
     """l(w), -inf where some pattern has no likelihood left."""
     return float(_loglik(np.ascontiguousarray(like, dtype=float), np.asarray(counts, float), np.asarray(w, float)))
 
@@ -217,7 +217,7 @@ def _simplex_qp(gram, b, x, max_iter):  # pragma: no cover (compiled)
 @njit(cache=True, nogil=True)
 def _solve(like, counts, free, tilt, w, above, below, tol, max_iter, reach, level):  # pragma: no cover (compiled)
     """Maximise l(w) + tilt . w over distributions on the free points, from w (a distribution with l(w) finite),
-    in place; stops early at ``above`` or ``below`` (see ``solve``), or once an iterate has tilt . w >= ``reach``
+    in place; stops early at ``above`` or ``below`` (see ``solve_mixing``), or once an iterate has tilt . w >= ``reach``
     with l(w) >= ``level``. Returns (objective, gap, iterations)."""
     n_pat, n_grid = like.shape
     total = 0.0
@@ -320,7 +320,7 @@ def _solve(like, counts, free, tilt, w, above, below, tol, max_iter, reach, leve
     return value, gap, iterations
 
 
-def solve(
+def solve_mixing(
     like: np.ndarray,
     counts: np.ndarray,
     *,
@@ -332,7 +332,7 @@ def solve(
     tol: float = TOL,
     max_iter: int = MAX_ITER,
     reach: tuple[float, float] | None = None,
-) -> Fit:
+) -> MixingFit:
     """The maximum of l(w) + ``tilt`` . w over distributions on the ``free`` grid points (all by default).
     Stops early once the objective reaches ``above`` or once its certified maximum is below ``below``: the
     caller then knows on which side of its level the maximum lies; with ``reach`` = (t, l), also once an
@@ -354,7 +354,7 @@ def solve(
     if not np.isfinite(_loglik(like, counts, w)):
         w = 0.5 * w + 0.5 * uniform
         if not np.isfinite(_loglik(like, counts, w)):  # some item has no likelihood left on the free points
-            return Fit(w, -np.inf, 0.0, 0)
+            return MixingFit(w, -np.inf, 0.0, 0)
     _, gap, iterations = _solve(
         like,
         counts,
@@ -368,7 +368,7 @@ def solve(
         np.inf if reach is None else float(reach[0]),
         np.inf if reach is None else float(reach[1]),
     )
-    return Fit(w, float(_loglik(like, counts, w)), float(gap), int(iterations))
+    return MixingFit(w, float(_loglik(like, counts, w)), float(gap), int(iterations))
 
 
 def linear_range(
@@ -412,7 +412,7 @@ def linear_range(
         # and an iterate within the level with h . w >= stop_above is the other answer, found
         below = None if stop_below is None else level + lam * stop_below
         reach = None if stop_above is None else (lam * stop_above, level)
-        fit = solve(like, counts, tilt=lam * h, start=w, tol=1e-9, below=below, reach=reach)
+        fit = solve_mixing(like, counts, tilt=lam * h, start=w, tol=1e-9, below=below, reach=reach)
         w = fit.w
         psi = float(h @ w)
         excess = fit.loglik - level
@@ -464,10 +464,10 @@ def _segment(like: np.ndarray, counts: np.ndarray, inside: np.ndarray, outside: 
 def em_reference(
     like: np.ndarray, counts: np.ndarray, free: np.ndarray | None = None, iterations: int = 20000
 ) -> tuple[np.ndarray, float]:
-    """The plain EM fixed point (w_k <- w_k * grad_k / N): slow, simple, and independent of ``solve``; for tests."""
+    """The plain EM fixed point (w_k <- w_k * grad_k / N): slow, simple, independent of ``solve_mixing``; for tests."""
     free = np.ones(like.shape[1], bool) if free is None else free
     w = np.where(free, 1.0, 0.0) / free.sum()
     total = counts.sum()
     for _ in range(iterations):
         w = w * (like.T @ (counts / (like @ w))) / total
-    return w, loglik(like, counts, w)
+    return w, mixture_loglik(like, counts, w)
