@@ -339,6 +339,263 @@ def tables(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# The item-behaviours grid (issues 37 and 44): items that do not answer as the Rasch model says, and who answered
+# what, audited as a real benchmark is (fit_item_model: the effective floor, the fit check, the bounds' path).
+
+BEHAVIOURS = {  # name: how its benchmarks are simulated (and the nominal floor they declare, if any)
+    "Rasch": {},
+    "floor 0.25, declared": {"floor": 0.25, "nominal": 0.25},
+    "floor 0.25, undeclared": {"floor": 0.25},
+    "floor 0.10, declared": {"floor": 0.10, "nominal": 0.10},
+    "floor 0.10, undeclared": {"floor": 0.10},
+    "floor 0.4 x nominal 0.25": {"floor": 0.10, "nominal": 0.25},
+    "floor 0 x nominal 0.25": {"floor": 0.0, "nominal": 0.25},
+    "floor 0 x nominal 0.10": {"floor": 0.0, "nominal": 0.10},
+    "log a ~ N(0, 0.5^2)": {"slope_sd": 0.5},
+    "log a ~ N(0, 0.8^2)": {"slope_sd": 0.8},
+    "weaker models on the easier items": {"design": "easy subset"},
+    "failures recorded as blanks": {"design": "blanks"},
+    "locally dependent items (control)": {"testlet": 0.5},
+    "frontier pool (control)": {"pool": "frontier"},
+    "two-cluster pool (control)": {"pool": "two clusters"},
+}
+ITEM_POOLS = {"60 binary": 60, "200 binary": 200, "1,000 binary": 1000}
+ITEM_SHAPES = ("uniform", "empty [0.375, 0.625]", "empty [0.8, 1]")
+ITEM_COUNT = 400
+ITEM_REPS = {"60 binary": 40, "200 binary": 40, "1,000 binary": 10}
+
+
+def behaviour_pool(kind: str, n_models: int, seed: int) -> np.ndarray:
+    """Abilities: normal, as on a real leaderboard; a tight frontier cluster with a long weak tail; two clusters."""
+    rng = np.random.default_rng(seed)
+    if kind == "frontier":
+        k = n_models // 3
+        theta = np.concatenate([rng.normal(1.5, 0.2, k), 1.5 - rng.exponential(1.2, n_models - k)])
+    elif kind == "two clusters":
+        theta = np.where(rng.random(n_models) < 0.5, rng.normal(-1.0, 0.35, n_models), rng.normal(1.0, 0.35, n_models))
+    else:
+        theta = rng.normal(0.0, 1.0, n_models)
+    return np.sort(theta)
+
+
+def draw_item_z(shape: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    if shape == "uniform":
+        return rng.random(n)
+    if shape == "empty [0.375, 0.625]":  # a 0.25 hole in the middle
+        return _without(rng.random(n), [(0.375, 0.625)])
+    if shape == "empty [0.8, 1]":  # an empty top
+        return 0.8 * rng.random(n)
+    raise ValueError(f"unknown shape {shape!r}")
+
+
+def simulate_behaviour(
+    theta: np.ndarray, n_items: int, shape: str, behaviour: dict, rng: np.random.Generator
+) -> tuple[np.ndarray, pd.DataFrame]:
+    """(true z, long table) of one benchmark whose items answer as ``behaviour`` says: P = c + (1 - c) sigmoid(a
+    (theta - b) + u) with a chance floor c, log discriminations N(0, s^2), a shared effect u ~ N(0, 0.5^2) per
+    model and cluster of five items (local dependence); then who answered what: the weakest 60% of the models
+    answered only the easiest 40% of the items, or half of each model's wrong answers were recorded as blanks.
+    The truth is each item's z from its location b on the true pool."""
+    from bot.irt import difficulty_b
+
+    m = theta.size
+    z = draw_item_z(shape, n_items, rng)
+    b = difficulty_b(z, theta)
+    a = np.exp(rng.normal(0.0, behaviour["slope_sd"], n_items)) if behaviour.get("slope_sd") else np.ones(n_items)
+    eta = a[None, :] * (theta[:, None] - b[None, :])
+    if behaviour.get("testlet"):
+        u = rng.normal(0.0, behaviour["testlet"], (m, (n_items + 4) // 5))
+        eta = eta + u[:, np.arange(n_items) // 5]
+    c = behaviour.get("floor", 0.0)
+    y = (rng.random((m, n_items)) < c + (1 - c) * expit(eta)).astype(float)
+    seen = np.ones((m, n_items), bool)
+    if behaviour.get("design") == "easy subset":
+        seen[np.ix_(theta < np.quantile(theta, 0.6), b > np.quantile(b, 0.4))] = False
+    elif behaviour.get("design") == "blanks":
+        seen &= ~((y == 0) & (rng.random((m, n_items)) < 0.5))
+    seen[:, 0] = True  # every model answers something
+    models, items = np.nonzero(seen)
+    frame = pd.DataFrame(
+        {
+            "benchmark": "sim",
+            "model": pd.Categorical.from_codes(models, [f"m{j:04d}" for j in range(m)]),
+            "item_id": pd.Categorical.from_codes(items, [f"i{i:05d}" for i in range(n_items)]),
+            "score": y[models, items],
+            "date": pd.NaT,
+            "trials": pd.arrays.IntegerArray(np.ones(models.size, np.int64), np.ones(models.size, bool)),
+        }
+    )
+    if "nominal" in behaviour:
+        frame["chance"] = behaviour["nominal"]
+    return z, frame
+
+
+def audit_item_model(frame: pd.DataFrame, seed: int, cache) -> dict | None:
+    """benchwatch's record, verdicts and flags of one simulated benchmark, its item model fitted and checked as a
+    real benchmark's is (``bot.irt.fit_item_model``)."""
+    from bot.irt import encode_responses, fit_item_model
+    from bot.pipeline.audit import measure, split_uninformative, too_few
+    from bot.rules import DEFAULT_THRESHOLDS, evaluate_flags, recorded_verdicts, threshold_map
+
+    fitted, _ = split_uninformative(frame)
+    if too_few(fitted) is not None:
+        return None
+    fit, model = fit_item_model(encode_responses(fitted), "map", seed=seed)
+    audit = measure(
+        frame,
+        fit,
+        source="sim",
+        by_date=False,
+        cache=cache,
+        thresholds=threshold_map(),
+        resolve=False,
+        seed=seed,
+        revision="simulated",
+        tiered=False,
+        model=model,
+    )
+    fig = audit.figures()
+    fig["verdicts"] = recorded_verdicts(fig, DEFAULT_THRESHOLDS)
+    fig["flags"] = evaluate_flags(fig)
+    return fig
+
+
+def run_item_cell(args: tuple) -> dict:
+    """One cell of the item-behaviours grid: ``reps`` benchmarks of one behaviour, pool and shape."""
+    behaviour_name, pool_name, shape, reps, seed = args
+    behaviour = BEHAVIOURS[behaviour_name]
+    seed_of_pool = 300 + list(ITEM_POOLS).index(pool_name)
+    theta = behaviour_pool(behaviour.get("pool", "normal"), ITEM_POOLS[pool_name], seed_of_pool)
+    rng = np.random.default_rng([seed, list(BEHAVIOURS).index(behaviour_name), ITEM_SHAPES.index(shape)])
+    cache = _memo()
+    rows = []
+    start = time.perf_counter()
+    for r in range(reps):
+        z, frame = simulate_behaviour(theta, ITEM_COUNT, shape, behaviour, rng)
+        fig = audit_item_model(frame, seed + r, cache)
+        if fig is None:
+            rows.append({"placed": False})
+            continue
+        t = truth(z)
+        published = fig.get("item_model") != "withheld"
+        row = {
+            "placed": True,
+            "path": fig.get("item_model"),
+            "misfit": fig.get("fit_verdict") == "misfit",
+            "misfits": (fig.get("fit_check") or {}).get("misfits", []),
+            "fill": "fill" in fig["flags"],
+            "revise": "revise" in fig["flags"],
+            "blanks_warned": bool(fig.get("blanks_warning")),
+            "detection_limit": fig.get("detection_limit"),
+        }
+        if published:
+            row |= {
+                "max_gap_covered": fig["detection_limit"] >= t["max_gap"],
+                "top5_covered": fig["top5_gap_sum_bound_hi"] >= t["top5_gap_sum"],
+                "ddm_covered": fig["ddm_bound_lo"] <= t["ddm"] <= fig["ddm_bound_hi"],
+            }
+        if "nominal" in behaviour:
+            share = behaviour.get("floor", 0.0) / behaviour["nominal"]
+            row["floor_covered"] = fig["floor_share_lo"] - 1e-9 <= share <= fig["floor_share_hi"] + 1e-9
+            row["floor_share"] = [fig["floor_share"], fig["floor_share_lo"], fig["floor_share_hi"]]
+        elif behaviour.get("floor") and fig.get("floor_undeclared") is not None:
+            c = behaviour["floor"]
+            row["undeclared_covered"] = fig["floor_undeclared_lo"] - 1e-9 <= c <= fig["floor_undeclared_hi"] + 1e-9
+        rows.append(row)
+    return {
+        "behaviour": behaviour_name,
+        "pool": pool_name,
+        "shape": shape,
+        "reps": reps,
+        "seconds": time.perf_counter() - start,
+        "rows": rows,
+    }
+
+
+def item_summary(cell: dict) -> dict:
+    """Rates over a cell of the item-behaviours grid; the bounds' coverage over the benchmarks that publish them."""
+    rows = [r for r in cell["rows"] if r["placed"]]
+    shown = [r for r in rows if r["path"] != "withheld"]
+
+    def rate(values) -> float:
+        values = list(values)
+        return float(np.mean(values)) if values else float("nan")
+
+    floors = [r for r in rows if "floor_covered" in r]
+    limits = [r["detection_limit"] for r in shown if r.get("detection_limit") is not None]
+    return {
+        "placed": len(rows),
+        "published": len(shown),
+        "misfit": rate(r["misfit"] for r in rows),
+        "withheld": rate(r["path"] == "withheld" for r in rows),
+        "two_pl": rate(r["path"] == "2PL" for r in rows),
+        "max_gap_covered": rate(r["max_gap_covered"] for r in shown),
+        "top5_covered": rate(r["top5_covered"] for r in shown),
+        "ddm_covered": rate(r["ddm_covered"] for r in shown),
+        "fill": rate(r["fill"] for r in rows),
+        "revise": rate(r["revise"] for r in rows),
+        "blanks_warned": rate(r["blanks_warned"] for r in rows),
+        "floor_covered": rate(r["floor_covered"] for r in floors),
+        "floor_median": float(np.median([r["floor_share"][0] for r in floors])) if floors else float("nan"),
+        "median_detection_limit": float(np.median(limits)) if limits else float("nan"),
+    }
+
+
+def item_cells(reps: int | None, behaviours: list[str] | None, pools: list[str] | None) -> list[tuple]:
+    return [
+        (b, p, s, reps or ITEM_REPS[p], 11)
+        for b in behaviours or list(BEHAVIOURS)
+        for p in pools or list(ITEM_POOLS)
+        for s in ITEM_SHAPES
+    ]
+
+
+def item_tables(results: list[dict]) -> str:
+    """The methodology page's tables of the item-behaviours grid, in Markdown."""
+    order = {(b, p, s): k for k, (b, p, s, _, _) in enumerate(item_cells(1, None, None))}
+    results = sorted(results, key=lambda c: order.get((c["behaviour"], c["pool"], c["shape"]), 10**6))
+    lines = [
+        "Items that do not answer as the Rasch model says: the fit check's verdict, the bounds' path (**withheld**: "
+        "no bound, `fill` or `revise` published; **2PL**: each item's likelihood integrated over its "
+        "discrimination), how often each published bound holds, and the flags (on the uniform shape every `fill` "
+        "and `revise` is a false alarm):",
+        "",
+        "| Behaviour | Pool | Shape | Benchmarks | Misfit | Withheld | 2PL | Max Gap below its bound "
+        "| Top-5 below its bound | DDM inside its bounds | `fill` | `revise` | Median detection limit |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in results:
+        s = item_summary(c)
+        limit = s["median_detection_limit"]
+        limit = "–" if limit != limit else f"{limit:.3f}"
+        lines.append(
+            f"| {c['behaviour']} | {c['pool']} | {c['shape']} | {s['placed']} | {_pct(s['misfit'])} "
+            f"| {_pct(s['withheld'])} | {_pct(s['two_pl'])} | {_pct(s['max_gap_covered'])} | {_pct(s['top5_covered'])} "
+            f"| {_pct(s['ddm_covered'])} | {_pct(s['fill'])} | {_pct(s['revise'])} "
+            f"| {limit} |"
+        )
+    lines += [
+        "",
+        "The effective floor (declared floors): how often its 95% interval contains the true share of the nominal "
+        "floor, and its median estimate; blanks that stand for failures: how often the page warns:",
+        "",
+        "| Behaviour | Pool | Shape | Benchmarks | Floor's interval holds the truth | Median share "
+        "| Warned of blanks |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for c in results:
+        s = item_summary(c)
+        if s["floor_covered"] != s["floor_covered"] and c["behaviour"] != "failures recorded as blanks":
+            continue
+        median = "–" if s["floor_median"] != s["floor_median"] else f"{s['floor_median']:.2f}"
+        lines.append(
+            f"| {c['behaviour']} | {c['pool']} | {c['shape']} | {s['placed']} | {_pct(s['floor_covered'])} "
+            f"| {median} | {_pct(s['blanks_warned'])} |"
+        )
+    return "\n".join(lines)
+
+
 def _native(value: object) -> object:
     """numpy scalars as JSON values."""
     return value.item() if hasattr(value, "item") else str(value)
@@ -352,7 +609,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--shapes", default=None, help="semicolon-separated shape names (default: all)")
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="processes (default: cores)")
     parser.add_argument("--out", default=None, help="keep every finished cell in this JSON file (and resume from it)")
+    parser.add_argument(
+        "--grid", choices=("shapes", "items"), default="shapes", help="the Rasch grid of shapes, or item behaviours"
+    )
+    parser.add_argument("--behaviours", default=None, help="items grid: semicolon-separated behaviours (default: all)")
     args = parser.parse_args(argv)
+    if args.grid == "items":
+        main_items(args)
+        return
     todo = cells(
         args.reps,
         args.quick,
@@ -381,6 +645,39 @@ def main(argv: list[str] | None = None) -> None:
             if args.out:
                 Path(args.out).write_text(json.dumps(done, default=_native))
     print(tables(done))
+    print(f"\n({time.perf_counter() - start:.0f} s on this machine, {max(1, args.jobs)} processes)")
+
+
+def main_items(args: argparse.Namespace) -> None:
+    """The item-behaviours grid (``--grid items``): every cell, or those named; ``--reps`` overrides the per-pool
+    default (40 benchmarks with 60 and 200 models, 10 with 1,000); ``--out`` keeps and resumes."""
+    reps = None if "--reps" not in sys.argv else args.reps
+    todo = item_cells(
+        reps, args.behaviours.split(";") if args.behaviours else None, args.pools.split(";") if args.pools else None
+    )
+    done: list[dict] = []
+    if args.out and Path(args.out).exists():
+        done = json.loads(Path(args.out).read_text())
+        have = {(c["behaviour"], c["pool"], c["shape"]) for c in done}
+        todo = [c for c in todo if (c[0], c[1], c[2]) not in have]
+    start = time.perf_counter()
+    todo.sort(key=lambda c: -ITEM_POOLS[c[1]] * c[3])  # the largest first: the pool's processes stay busy
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as executor:
+        for k, result in enumerate(executor.map(run_item_cell, todo), 1):
+            done.append(result)
+            s = item_summary(result)
+            print(
+                f"  [{k}/{len(todo)}] {result['behaviour']}, {result['pool']}, {result['shape']}: misfit "
+                f"{_pct(s['misfit'])}, withheld {_pct(s['withheld'])}, bounds {_pct(s['max_gap_covered'])}/"
+                f"{_pct(s['top5_covered'])}/{_pct(s['ddm_covered'])}, fill {_pct(s['fill'])}, revise "
+                f"{_pct(s['revise'])}, floor {_pct(s['floor_covered'])} ({result['seconds']:.0f} s; "
+                f"{time.perf_counter() - start:.0f} s in all)",
+                file=sys.stderr,
+                flush=True,
+            )
+            if args.out:
+                Path(args.out).write_text(json.dumps(done, default=_native))
+    print(item_tables(done))
     print(f"\n({time.perf_counter() - start:.0f} s on this machine, {max(1, args.jobs)} processes)")
 
 

@@ -147,12 +147,8 @@ def difficulty_svg(
         '<defs><pattern id="benchwatch-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
         f'patternTransform="rotate(45)"><path d="M0 0V6" stroke="{ACCENT}" stroke-width="1.2"/></pattern></defs>'
     )
-    pic.text(
-        strip.x,
-        12,
-        f"{len(z)} items (fitted positions); largest gaps shaded; bars: shown thin (solid), may be empty (hatched)",
-        11,
-    )
+    bars = "; bars: shown thin (solid), may be empty (hatched)" if may_be_empty is not None else ""
+    pic.text(strip.x, 12, f"{len(z)} items (fitted positions); largest gaps shaded{bars}", 11)
     for gap in gaps:
         for panel in (strip, cdf):
             pic.rect(panel.px(gap["lo"]), panel.y, panel.px(gap["hi"]) - panel.px(gap["lo"]), panel.h, GAP, GAP_OPACITY)

@@ -56,8 +56,17 @@ def test_benchmark_pages_show_the_reported_figures(built):
     records, site = built
     per_item = [r for r in records if r["kind"] == "items"]
     assert len(per_item) == 6  # five synthetic patterns and the real LiveCodeBench snapshot
+    assert 1 <= sum(r.get("item_model") == "withheld" for r in per_item) < len(per_item)  # LiveCodeBench's
     for rec in per_item:
         cells = _cells((site / benchmark_page(rec["page"]).removesuffix(".md") / "index.html").read_text())
+        if rec.get("item_model") == "withheld":  # the item model does not fit: no bound, no verdict, in words
+            assert not rec.get("verdicts") and "detection_limit" not in rec
+            for label in ("Max Gap", "Top-5 gap sum"):
+                assert cells[label][0].startswith("withheld: the item model does not fit"), (rec["benchmark"], label)
+            based = " (model-based: a 1PL assumed, which does not fit here)"
+            assert cells[f"Max Gap{based}"][0] == f"{rec['max_gap']:.3f}"  # in the closed block, named so
+            assert cells["State"][0] == rec["state"]
+            continue
         for label, (key, form) in ROWS.items():
             assert cells[label][0] == form.format(rec[key]), (rec["benchmark"], label)
         for label, key in PCT.items():
@@ -81,7 +90,9 @@ def test_home_page_rows_show_the_reported_figures(built):
         row = cells[display_name(rec)]  # the name the page shows (Epoch's file ids read as Epoch names them)
         items, models, ddm, gap, coverage, index = row[1:7]
         assert (int(items), int(models)) == (rec["n_items"], rec["n_models"])
-        if rec.get("detection_limit") is not None:  # bounds where the items were placed
+        if rec.get("item_model") == "withheld":  # the item model does not fit: the page says so, not a number
+            assert (ddm, gap, coverage) == ("withheld", "withheld", "withheld: the item model does not fit")
+        elif rec.get("detection_limit") is not None:  # bounds where the items were placed
             assert ddm == f"{rec['ddm_bound_lo']:.3f} – {rec['ddm_bound_hi']:.3f}"
             assert gap == f"≤ {rec['detection_limit']:.3f}"
             verdicts = {k: v["verdict"] for k, v in rec["verdicts"].items()}

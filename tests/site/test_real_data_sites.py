@@ -37,17 +37,23 @@ def test_strict_site_on_swebench_livecodebench_and_mmlu_pro(shared_data, tmp_pat
     for rec in latest:
         for key in ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum"):  # the model-based estimates
             assert rec[f"{key}_lo"] <= rec[key] <= rec[f"{key}_hi"], (rec["benchmark"], key)
+        html = (site / benchmark_page(rec["page"]).removesuffix(".md") / "index.html").read_text()
+        plot = site / "plots" / f"{benchmark_page(rec['benchmark']).split('/')[1].removesuffix('.md')}-difficulty.svg"
+        assert rec["fit_verdict"] in ("fits", "misfit") and "Fit check:" in html
+        if rec["item_model"] == "withheld":  # the item model does not fit: no bound, no verdict, no flag, and why
+            assert rec["fit_verdict"] == "misfit" and "Bounds withheld" in html
+            assert "detection_limit" not in rec and not rec.get("verdicts")
+            assert not {"fill", "revise"} & set(rec["flags"]) and "may be empty" not in plot.read_text()
+            continue
         # the bounds: the detection limit above the widest gap between the fitted positions would be no check
         # (they are a product of the pool); it lies in [0, 1], and the DDM bounds are ordered
         assert 0 < rec["detection_limit"] <= 1 and 0 <= rec["ddm_bound_lo"] <= rec["ddm_bound_hi"] <= 1
         assert rec["top5_gap_sum_bound_hi"] >= rec["detection_limit"]
         assert set(rec["verdicts"]) == {"ddm", "max_gap", "top5_gap_sum"}
-        html = (site / benchmark_page(rec["page"]).removesuffix(".md") / "index.html").read_text()
         assert "What these models can and cannot see" in html and "What this model pool can resolve" in html
         assert f"at most {rec['detection_limit']:.3f}" in html
         for v in rec["verdicts"].values():
             assert words[v["verdict"]] in html
-        plot = site / "plots" / f"{benchmark_page(rec['benchmark']).split('/')[1].removesuffix('.md')}-difficulty.svg"
         assert "may be empty" in plot.read_text()
         if "fill" in rec["flags"]:
             assert "found" in {rec["verdicts"][k]["verdict"] for k in ("max_gap", "top5_gap_sum")}
