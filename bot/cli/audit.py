@@ -59,6 +59,7 @@ def _text(rec: dict) -> str:
         lines.append(f"  {rec['unplaced']}")
     for m in rec.get("uninformative") or []:
         lines.append(f"  left out of the fit: {m['model']} ({m['why']})")
+    lines += _item_model(rec)
     found = rules.verdicts(rec, rules.DEFAULT_THRESHOLDS)
     if found:
         lines.append(
@@ -72,6 +73,8 @@ def _text(rec: dict) -> str:
                 lines.append(f"    to decide {rules.resolve_line(k, need)}")
     if rec.get("ddm") is not None:
         label = "model-based (smooth difficulties assumed)" if found else "given z"
+        if rec.get("item_model") == "withheld":
+            label = "model-based (the bounds are withheld)"
         lines.append(f"  {label}: DDM {f('ddm')}  Max Gap {f('max_gap')}  top-5 gap sum {f('top5_gap_sum')}")
     if rec.get("first_saturated_date"):
         lines.append(f"  saturation index first reached 0.7 on {rec['first_saturated_date']}")
@@ -84,6 +87,42 @@ def _text(rec: dict) -> str:
     if flags is not None:
         lines.append(f"  flags: {' '.join(flags) or 'none'}")
     return "\n".join(lines)
+
+
+def _item_model(rec: dict) -> list[str]:
+    """The item model's lines: the chance floors, the fit check, the bounds' path, who answered what, blanks."""
+    lines = []
+    if rec.get("chance_nominal") is not None:
+        lines.append(
+            f"  chance floors: nominal {rec['chance_nominal']:.3f} over {rec['chance_items']} items "
+            f"({rec.get('chance_from') or 'as given'}); the data favour {rec['floor_effective']:.3f} "
+            f"[{rec['floor_effective_lo']:.3f}, {rec['floor_effective_hi']:.3f}] (f = {rec['floor_share']:.2f} "
+            f"[{rec['floor_share_lo']:.2f}, {rec['floor_share_hi']:.2f}] of the nominal floor)"
+        )
+    check = rec.get("fit_check")
+    if check:
+        said = "fits" if check["verdict"] == "fits" else "MISFIT"
+        lines.append(
+            f"  fit check: {said} (p = {check['p']:.3f}, {check['replicates']} bootstrap replicates; discriminations "
+            f"z = {check['discrimination_z']:.2f}, the weakest models on the hardest items z = {check['floor_z']:.2f})"
+        )
+    if rec.get("item_model") == "2PL":
+        spread = rec.get("discrimination_spread")
+        lines.append(f"  bounds from a 2PL: each item's discrimination integrated out (sd of log a {spread:.2f})")
+    if rec.get("withheld"):
+        lines.append(f"  bounds withheld, no fill or revise: {rec['withheld']}")
+    groups = rec.get("design_groups") or []
+    if groups:
+        parts = "; ".join(f"{g['items']} items by {g['models']} models" for g in groups)
+        lines.append(f"  who answered what: {len(groups)} groups of items, each its own distribution ({parts})")
+    blanks = rec.get("blanks_warning")
+    if blanks:
+        names = ", ".join(str(m["model"]) for m in blanks["models"][:5])
+        lines.append(
+            f"  WARNING: {blanks['flagged']} models leave blank the items they would likely fail ({names}"
+            f"{', ...' if blanks['flagged'] > 5 else ''}): record a failed or errored sample as 0, never a blank"
+        )
+    return lines
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -104,7 +143,12 @@ def handle(args: argparse.Namespace) -> int:
         if args.eee_out:
             store.write_eee_records(rows, args.eee_out, source=Path(args.file).name)
         audits = pipeline.audit_responses(
-            args.file, method=args.method, scale=args.scale, sampler=args.sampler, rows=rows
+            args.file,
+            method=args.method,
+            scale=args.scale,
+            sampler=args.sampler,
+            rows=rows,
+            chance_from=table.chance_from,
         )
         records = [a.figures() for a in audits]
         for rec in records:  # the default rules: a file has no configuration of its own

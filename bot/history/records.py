@@ -91,7 +91,7 @@ class BenchmarkRecord:
     verdicts: Json | None = _f("per figure (ddm, max_gap, top5_gap_sum): found, clear or cannot tell, and why", OPT)
     # the item model behind the bounds: chance floors, the fit check, the path (issue 37)
     item_model: Text = _f('the path of the bounds: "1PL", "2PL" (discriminations integrated out) or "withheld"', OPT)
-    withheld: Text = _f("why the bounds, fill and revise are withheld (the item model does not fit), in words", OPT)
+    withheld: Text = _f("why the bounds, fill and revise are withheld (a misfit, blanks for failures)", OPT)
     chance_nominal: Number = _f("the items' mean nominal chance floor (one over the options; null: open-ended)", OPT)
     chance_from: Text = _f("where the nominal floors came from, in words (the format, a column, the config)", OPT)
     chance_items: int | None = _f("items with a nominal floor", OPT)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bot.irt.design import design_groups, group_summary
+from bot.irt.design import blanks_where_failures, design_groups, group_summary
 from bot.irt.fit_check import FitCheck, check_fit
 from bot.irt.floors import FloorEstimate, estimate_floor, kept_items, restrict
 from bot.irt.rasch_map import RaschFit
@@ -47,6 +47,7 @@ class ItemModel:
     twopl: TwoPLFit | None = None
     path: str = "1PL"
     reason: str | None = None  # why the bounds are withheld, in words
+    blanks: dict = field(default_factory=dict)  # whether models' blanks sit where their failures would
 
     def floors(self, share: float | None = None) -> np.ndarray | None:
         """Each item's floor at the effective floor's estimate (or at ``share``); None without floors."""
@@ -138,6 +139,17 @@ def withheld_reason(check: FitCheck, undeclared: FloorEstimate | None, n_models:
     )
 
 
+def blanks_reason(blanks: dict) -> str:
+    """Why blanks that sit where failures would withhold the bounds, in words."""
+    n = len(blanks["models"])
+    return (
+        f"{n} model{'s' if n != 1 else ''} leave blank the items they would likely fail, beyond chance (z = "
+        f"{blanks['z']:.1f} over {blanks['tested']} models): if those blanks are failed or errored samples, every "
+        "score and figure here is raised by an amount the data cannot tell (the answers that would tell are the "
+        "missing ones); record a failed or errored sample as 0, never a blank"
+    )
+
+
 def fit_item_model(
     data: ResponseArrays,
     method: str = "map",
@@ -175,13 +187,17 @@ def judge(
     """``model`` with the fit check of ``fit`` (at the model's floors) and the path of the bounds it leads to
     (see the module): the 1PL where the model fits, the 2PL or withheld where it does not."""
     progress("fit check")
+    effective = model.floors()
+    blanks = blanks_where_failures(data, fit.theta, fit.b, effective, model.groups)
+    model = ItemModel(**{**model.__dict__, "blanks": blanks})
     keep = kept_items(data.n_items)
     sub = restrict(data, keep)
     b = fit.b if keep is None else fit.b[keep]
-    effective = model.floors()
     sub_floor = None if effective is None else (effective if keep is None else effective[keep])
     result = check_fit(sub, fit.theta, b, sub_floor, seed=seed)
     model = ItemModel(**{**model.__dict__, "check": result})
+    if blanks.get("warn"):  # failures recorded as blanks: a bias no model corrects, whatever the check says
+        return ItemModel(**{**model.__dict__, "path": "withheld", "reason": blanks_reason(blanks)})
     if result.verdict == "fits":
         return model
     undeclared = None

@@ -18,7 +18,6 @@ from bot.irt import (
     CellPatterns,
     ItemModel,
     RaschFit,
-    blanks_where_failures,
     cell_patterns,
     difficulty_b,
     difficulty_z,
@@ -269,7 +268,6 @@ def measure(
         uninformative=uninformative,
         tiers=tiers,
         model=model,
-        blanks=blanks_where_failures(data, fit.theta, fit.b, floors, model.groups),
     )
 
 

@@ -55,7 +55,6 @@ class BenchmarkAudit:
     unplaced: str | None = None  # why no item was placed (too few informative models), or None
     tiers: Tiers | None = None  # who can be told apart: tiers and rank intervals of the models
     model: ItemModel | None = None  # the item model: floors, design groups, fit check, the bounds' path
-    blanks: dict = field(default_factory=dict)  # whether models' blanks sit where their failures would
 
     def figures(self) -> dict:
         """The headline figures as a flat, JSON-ready mapping."""
@@ -93,12 +92,13 @@ class BenchmarkAudit:
             out.update(self.bounds.record_fields())
         if self.model is not None:
             out.update(self.model.record())
-        if self.blanks.get("warn"):  # the models whose blanks sit where their failures would, the ten clearest
+        blanks = self.model.blanks if self.model is not None else {}
+        if blanks.get("warn"):  # the models whose blanks sit where their failures would, the ten clearest
             out["blanks_warning"] = {
-                "z": self.blanks["z"],
-                "tested": self.blanks["tested"],
-                "flagged": len(self.blanks["models"]),
-                "models": self.blanks["models"][:10],
+                "z": blanks["z"],
+                "tested": blanks["tested"],
+                "flagged": len(blanks["models"]),
+                "models": blanks["models"][:10],
             }
         out.update(self.levels)
         out["pool"] = self.pool

@@ -54,11 +54,12 @@ def audit_responses(
     target: Target = UNIFORM,
     sampler: str = "auto",
     rows: pd.DataFrame | None = None,
+    chance_from: str | None = None,
 ) -> list[BenchmarkAudit]:
     """Full audits of each benchmark in a long-format responses file (``rows``: its table, already
-    validated by ``validate_responses``)."""
+    validated by ``validate_responses``; ``chance_from``: where its chance floors came from, in words)."""
     location = str(path)
-    chance_from = "a chance column in the file"
+    chance_from = chance_from or "a chance column in the file"
     if rows is None:
         table = fetch_csv_file(path)
         rows, location = validate_responses(table.frame, table.location), table.location

@@ -81,6 +81,14 @@ def _per_item(
             batch.tables.append((run.reports.by_date(name), audit.by_date))
         batch.snapshots.append((name, rows, "responses", data))
         notes.append(f"{name} {how} {seconds:.2f}s")
+        if fig.get("blanks_warning"):
+            flagged = fig["blanks_warning"]["flagged"]
+            notes.append(
+                f"{name}: WARNING {flagged} models leave blank the items they would likely fail: record a failed or "
+                "errored sample as 0, never a blank"
+            )
+        elif fig.get("item_model") == "withheld":
+            notes.append(f"{name}: bounds withheld, its item model does not fit (the page says why)")
 
     for (name, rows), page in zip(groups, pages, strict=True):
         bar.step(str(name))

@@ -268,7 +268,7 @@ def _withheld(rec: dict) -> bool:
     return rec.get("item_model") == "withheld"
 
 
-WITHHELD_CELL = '<span title="the item model does not fit these data: see the benchmark\'s page">withheld</span>'
+WITHHELD_CELL = '<span title="the bounds are withheld: the benchmark\'s page says why">withheld</span>'
 
 
 def _home_ddm(rec: dict) -> str:
@@ -293,7 +293,7 @@ def _coverage_verdict(rec: dict) -> str:
     """The coverage verdicts in a few words: what was found, what cannot be told, or clear."""
     v = {k: (x or {}).get("verdict") for k, x in (rec.get("verdicts") or {}).items()}
     if _withheld(rec):
-        return "withheld: the item model does not fit"
+        return "withheld (its page says why)"
     if not v:
         return "–"
     found = [FIGURE_NAMES[k] for k in FIGURE_NAMES if v.get(k) == "found"]
@@ -393,7 +393,7 @@ def _bound_cells(rec: dict) -> list[list[str]]:
 
 def _withheld_cells(rec: dict) -> list[list[str]]:
     """Where the item model does not fit: each coverage figure's row says so, in place of a number."""
-    why = "withheld: the item model does not fit (see Item model above)"
+    why = "withheld (see Item model above)"
     return [[f"DDM (W1 to {md(rec.get('target') or '–')})", why, ""], ["Max Gap", why, ""], ["Top-5 gap sum", why, ""]]
 
 
@@ -401,7 +401,7 @@ def _model_based_cells(rec: dict) -> list[list[str]]:
     """The model-based coverage figures (posterior medians under smooth difficulties) and their intervals."""
     based = " (model-based: smooth difficulties assumed)" if rec.get("detection_limit") is not None else ""
     if _withheld(rec):
-        based = " (model-based: a 1PL assumed, which does not fit here)"
+        based = " (model-based; the bounds are withheld, see Item model)"
     return [
         [f"DDM{based}", fmt(rec["ddm"]), _interval(rec, "ddm")],
         *(
@@ -519,7 +519,7 @@ def item_model_lines(rec: dict) -> dict:
             "towards the others"
         )
     blanks = rec.get("blanks_warning")
-    if blanks:
+    if blanks and not _withheld(rec):  # a withheld record's reason says it already
         shown = ", ".join(md(str(m["model"])) for m in blanks.get("models", [])[:5])
         more = blanks.get("flagged", 0) - min(5, len(blanks.get("models", [])))
         out["blanks"] = (
