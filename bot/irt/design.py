@@ -12,7 +12,8 @@ A group is a set of models that answered at least ``MIN_GROUP_SHARE`` of the ite
 itself; the items whose set is rarer form one more group together; groups whose items most of the same models
 answered (each model answering at least half of each group's items, or under half of each) are one. Missing cells
 scattered at random give every item its own set, or a few sets of one design: one group, as before. A complete
-benchmark is one group.
+benchmark is one group. A design blurred by blanks scattered over all its items (no set of models shared by enough
+items) is read as one group, as before: the groups are exact sets, not clusters.
 """
 
 from __future__ import annotations

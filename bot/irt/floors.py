@@ -34,7 +34,7 @@ from bot.irt.responses import ResponseArrays
 MAX_ITEMS = 1000
 COARSE = (0.0, 0.25, 0.5, 0.75, 1.0)  # shares of the nominal floor at which the abilities are refitted
 CRIT = 5.991  # the profile likelihood interval's level (chi2_2's 5%: see the module's docstring)
-Z_POINTS = 60  # points of the z axis on which the items are integrated out
+B_POINTS = 100  # points of b on which the items are integrated out
 TOL_SHARE = 0.01  # the interval's ends to this share of the nominal floor (the maximum to twice that)
 
 
@@ -98,24 +98,29 @@ def restrict(data: ResponseArrays, keep: np.ndarray | None) -> ResponseArrays:
     )
 
 
+def b_grid(theta: np.ndarray) -> np.ndarray:
+    """The points of b the items are integrated over: ``B_POINTS`` evenly spaced from 4 logits below the weakest
+    model to 4 above the strongest (an item beyond them is answered as one at the end: all right, or all wrong
+    but for the floor)."""
+    return np.linspace(theta.min() - 4.0, theta.max() + 4.0, B_POINTS)
+
+
 def marginal_loglik(
     data: ResponseArrays, theta: np.ndarray, floor: np.ndarray, groups: np.ndarray | None = None
 ) -> float:
     """log prod_i integral P(item i's answers | b) dG(b), maximised over G (per design group): the items'
-    likelihood on ``Z_POINTS`` points of the pool's z axis, integrated out by their nonparametric maximum
-    likelihood (``bot.irt.npmle``: certified to within 1e-7 of the maximum)."""
+    likelihood at the points of ``b_grid``, integrated out by their nonparametric maximum likelihood
+    (``bot.irt.npmle``: certified to within 1e-7 of the maximum)."""
     from bot.irt.item_posterior import cell_loglik
     from bot.irt.npmle import solve_mixing
-    from bot.irt.scale import difficulty_b
 
-    z = (np.arange(Z_POINTS) + 0.5) / Z_POINTS
     rows = cell_loglik(
         data.model_idx,
         data.item_idx,
         data.weight,
         data.weight * data.y,
         theta,
-        difficulty_b(z, theta),
+        b_grid(theta),
         data.n_items,
         floor=floor,
     )

@@ -6,7 +6,8 @@
 2. where items have nominal chance floors (their number of options, a ``chance`` column or configuration),
    the effective floor (``bot.irt.floors``): one share f of the nominal floors with its interval;
 3. the 1PL fit at the effective floor (MAP, or NUTS);
-4. the fit check (``bot.irt.fit_check``), on the same items as the floor's profile;
+4. the fit check (``bot.irt.fit_check``), on the same items as the floor's profile (fewer with very many
+   models: ``check_items``);
 5. the path the bounds take: **1PL** where the model fits (with the floors over their interval); **2PL** where
    the items' discriminations differ and the pool can place them (``twopl.MIN_MODELS`` models or more: each
    item's likelihood integrated over its discrimination); **withheld** otherwise (the bounds the misfit would
@@ -23,7 +24,7 @@ import numpy as np
 
 from bot.irt.design import blanks_where_failures, design_groups, group_summary
 from bot.irt.fit_check import FitCheck, check_fit
-from bot.irt.floors import FloorEstimate, estimate_floor, kept_items, restrict
+from bot.irt.floors import MAX_ITEMS, FloorEstimate, estimate_floor, kept_items, restrict
 from bot.irt.rasch_map import RaschFit
 from bot.irt.responses import ResponseArrays
 from bot.irt.twopl import MIN_MODELS as TWO_PL_MODELS
@@ -31,6 +32,8 @@ from bot.irt.twopl import TwoPLFit, fit_2pl
 
 PATHS = ("1PL", "2PL", "withheld")
 UNDECLARED_LARGEST = 0.5  # an undeclared floor is searched in [0, 0.5]
+CHECK_CELLS = 150_000  # the fit check's cells at most (its bootstrap refits them 39 times)
+MIN_CHECK_ITEMS = 100
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,14 @@ def withheld_reason(check: FitCheck, undeclared: FloorEstimate | None, n_models:
     )
 
 
+def check_items(data: ResponseArrays) -> int:
+    """How many items the fit check runs on: the floor's profile's ``MAX_ITEMS``, fewer where the models are so
+    many that ``CHECK_CELLS`` cells are reached first (1,000 binary models: 150 items, where its power is still
+    far beyond what a real departure needs), never fewer than ``MIN_CHECK_ITEMS``."""
+    per_item = data.model_idx.size / max(1, data.n_items)
+    return int(min(MAX_ITEMS, max(MIN_CHECK_ITEMS, CHECK_CELLS // max(per_item, 1.0))))
+
+
 def blanks_reason(blanks: dict) -> str:
     """Why blanks that sit where failures would withhold the bounds, in words."""
     n = len(blanks["models"])
@@ -190,7 +201,7 @@ def judge(
     effective = model.floors()
     blanks = blanks_where_failures(data, fit.theta, fit.b, effective, model.groups)
     model = ItemModel(**{**model.__dict__, "blanks": blanks})
-    keep = kept_items(data.n_items)
+    keep = kept_items(data.n_items, check_items(data))
     sub = restrict(data, keep)
     b = fit.b if keep is None else fit.b[keep]
     sub_floor = None if effective is None else (effective if keep is None else effective[keep])

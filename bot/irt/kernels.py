@@ -31,17 +31,23 @@ def _forget_pool() -> None:  # a forked child has none of its parent's threads: 
 os.register_at_fork(after_in_child=_forget_pool)
 
 
+def thread_pool() -> ThreadPoolExecutor:
+    """The stage's threads (started on first use; a forked child starts its own)."""
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="benchwatch-irt")
+    return _pool
+
+
 def split(kernel, n_cells: int, *args):
     """Run ``kernel(*args, lo, hi)`` over the cells in up to ``THREADS`` ranges at once; returns the list of
     the parts' results in order (one element when the cells are too few to share)."""
-    global _pool
     parts = max(1, min(THREADS, n_cells // MIN_CELLS_PER_THREAD))
     bounds = np.linspace(0, n_cells, parts + 1).astype(np.int64)
     if parts == 1:
         return [kernel(*args, 0, n_cells)]
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="benchwatch-irt")
-    futures = [_pool.submit(kernel, *args, int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds)]
+    pool = thread_pool()
+    futures = [pool.submit(kernel, *args, int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds)]
     return [f.result() for f in futures]
 
 
@@ -211,6 +217,76 @@ def invert_cdf(cdf, pattern, u, grid, out):  # pragma: no cover (compiled)
             frac = (x - lower) / max(upper - lower, 1e-300)
             frac = min(max(frac, 0.0), 1.0)
             out[r, t] = grid[cell] - 0.5 * step + frac * step
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _discrimination_terms(theta, g, u, first, last, m, w, s, c, slope, mu, sd):  # pragma: no cover (compiled)
+    """One item at one point g of b and one log discrimination u: l(u) (its answers' log likelihood plus the
+    prior's log density, up to a constant), its derivative in u and its curvature (the Fisher information)."""
+    a = np.exp(u)
+    grad = -(u - mu) / (sd * sd)
+    curv = 1.0 / (sd * sd)
+    value = -0.5 * (u - mu) * (u - mu) / (sd * sd)
+    for q in range(first, last):
+        j = m[q]
+        eta = a * slope[j] * (theta[j] - g)
+        e = np.exp(-abs(eta))
+        p = 1.0 / (1.0 + e)
+        if eta < 0.0:
+            p = e * p
+        fails = w[q] - s[q]
+        log_wrong = -(max(eta, 0.0) + np.log1p(e))
+        if c > 0.0:
+            big = c + (1.0 - c) * p
+            value += s[q] * np.log(big) + fails * (np.log1p(-c) + log_wrong)
+            share = (1.0 - c) * p / big
+        else:
+            value += s[q] * (log_wrong + eta) + fails * log_wrong
+            share = 1.0
+        grad += (s[q] * share * (1.0 - p) - fails * p) * eta  # d / d eta times d eta / d u = eta
+        curv += w[q] * share * p * (1.0 - p) * eta * eta
+    return value, grad, curv
+
+
+@njit(cache=True, nogil=True)
+def _discrimination_mode(theta, g, u, first, last, m, w, s, c, slope, mu, sd, steps):  # pragma: no cover
+    """Newton to the mode of l(u) at one point g from ``u``, at most ``steps`` steps (a step of 1e-3 in log a moves
+    the Laplace value by well under 1e-4); returns (its Laplace value, the mode)."""
+    value, grad, curv = 0.0, 0.0, 1.0
+    for it in range(steps):
+        value, grad, curv = _discrimination_terms(theta, g, u, first, last, m, w, s, c, slope, mu, sd)
+        step = min(max(grad / curv, -1.0), 1.0)
+        if it == steps - 1 or abs(step) < 1e-3:
+            break
+        u = min(max(u + step, mu - 5.0 * sd), mu + 5.0 * sd)
+    return value + 0.5 * np.log(1.0 / (curv * sd * sd)), u
+
+
+@njit(cache=True, nogil=True)
+def discrimination_out(theta, grid, starts, m, w, s, floor, slope, u0, mu, sd, out, lo, hi):  # pragma: no cover
+    """For items lo..hi (cells grouped by item: ``starts``), each item's log likelihood at each point g of
+    ``grid`` with its log discrimination u integrated out over N(mu, sd^2) by Laplace's method: the mode of l(u)
+    (``_discrimination_terms``) by Newton, then l(mode) + log(1 / (sd sqrt(H))), with H the curvature at the mode.
+    The mode moves smoothly along b: it is found first at the item's best point (from its own fitted u0), then
+    point by point outwards from there, each from its neighbour's (a few steps each). Within 20 log units of an
+    item's best point the error against numerical integration is under 0.1 (200 and 1,000 models; ``tests/irt``).
+    ``slope``: each model's logit multiplier (its ability's own error), ``floor``: each item's chance floor."""
+    for t in range(lo, hi):
+        c, first, last = floor[t], starts[t], starts[t + 1]
+        best, at = -np.inf, 0
+        for k in range(grid.size):  # the item's best point at its own discrimination
+            value = _discrimination_terms(theta, grid[k], u0[t], first, last, m, w, s, c, slope, mu, sd)[0]
+            if value > best:
+                best, at = value, k
+        top, mode = _discrimination_mode(theta, grid[at], u0[t], first, last, m, w, s, c, slope, mu, sd, 30)
+        out[t, at] = top
+        for way in (1, -1):  # outwards; where the item barely could be (FAR below its best), two steps a point
+            u, k = mode, at + way
+            while 0 <= k < grid.size:
+                steps = 30 if out[t, k - way] > top - 60.0 else 2
+                out[t, k], u = _discrimination_mode(theta, grid[k], u, first, last, m, w, s, c, slope, mu, sd, steps)
+                k += way
     return out
 
 

@@ -207,7 +207,7 @@ def measure(
         if model.path == "2PL":
             two = model.twopl
             grid = np.linspace(two.theta.min() - 8.0, two.theta.max() + 8.0, GRID_SIZE)
-            rows = integrated_loglik(data, two.theta, grid, two.mean_log_a, two.spread, floor=floors)
+            rows = integrated_loglik(data, two.theta, grid, two.mean_log_a, two.spread, floor=floors, log_a=two.log_a)
             post = loglik_posterior(rows, grid)
             theta = two.theta
         else:
@@ -306,6 +306,7 @@ def _bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale: str
             two.spread,
             floor=model.floors(),
             slope=abilities.slope,
+            log_a=two.log_a,
         )
         lik = axis_likelihood(rows, z, groups=model.groups)
         return axis_bounds(lik, target), lik
