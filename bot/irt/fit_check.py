@@ -145,12 +145,12 @@ def refit(data: ResponseArrays, theta: np.ndarray, b: np.ndarray, floor: np.ndar
     for _ in range(sweeps):
         for which in ("b", "theta"):
             score, info = terms(theta[m] - b[i], c, s, w)
-            if which == "b":
+            if which == "b":  # steps capped as the fit's are: an item all right in a replicate heads for infinity
                 grad = -np.bincount(i, score, minlength=b.size) - b / PRIOR_SD_B**2
-                b += grad / (np.bincount(i, info, minlength=b.size) + 1 / PRIOR_SD_B**2)
+                b += np.clip(grad / (np.bincount(i, info, minlength=b.size) + 1 / PRIOR_SD_B**2), -1.0, 1.0)
             else:
                 grad = np.bincount(m, score, minlength=theta.size) - theta / PRIOR_SD_THETA**2
-                theta += grad / (np.bincount(m, info, minlength=theta.size) + 1 / PRIOR_SD_THETA**2)
+                theta += np.clip(grad / (np.bincount(m, info, minlength=theta.size) + 1 / PRIOR_SD_THETA**2), -1.0, 1.0)
     shift = b.mean()
     return theta - shift, b - shift
 
