@@ -48,6 +48,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _plan_text(name: str, plan: list[dict], record: dict) -> str:
+    if record.get("item_model") == "withheld":
+        return f"{name}: its bounds are withheld ({record.get('withheld')}): no stretch to fill can be told"
     if not plan:
         said = "every gap verdict is clear" if record.get("verdicts") else "there is no gap verdict"
         return f"{name}: no stretch is shown thin and {said}: nothing to fill"

@@ -25,7 +25,7 @@ import pandas as pd
 from bot.fill.benchmark import Benchmark
 from bot.fill.plan import plan_stretches, target_of
 from bot.irt import cell_loglik, difficulty_z
-from bot.metrics import axis_bounds, coverage, likelihood_from_cells, sampling_levels
+from bot.metrics import axis_bounds, coverage, likelihood_from_cells, sampling_levels, union_bounds
 from bot.rules import verdicts
 
 CHECK_DRAWS = 400
@@ -59,15 +59,28 @@ MESSAGES = {
 }
 
 
+def item_floors(rec: dict, rows: pd.DataFrame, items: pd.Index, share: float | None) -> np.ndarray | None:
+    """Each item's chance floor as the audit took it: ``share`` (the benchmark's effective share of its nominal
+    floors) times the item's nominal floor (its rows' ``chance``; a candidate without one takes the benchmark's
+    mean nominal floor); None for a benchmark without floors."""
+    if share is None or rec.get("chance_nominal") is None:
+        return None
+    given = rows["chance"] if "chance" in rows.columns else pd.Series(np.nan, index=rows.index)
+    nominal = pd.Series(given.astype(float).fillna(float(rec["chance_nominal"])).to_numpy(), index=rows["item_id"])
+    return share * nominal.groupby(level=0).max().reindex(items).fillna(0.0).to_numpy(float)
+
+
 def _posteriors(bench: Benchmark, responses: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Candidate ids, each one's posterior CDF on GRID, and its number of responding models."""
+    """Candidate ids, each one's posterior CDF on GRID, and its number of responding models (with the
+    benchmark's chance floors where it has them, at their effective share)."""
     theta = bench.theta
     ids = sorted(responses["item_id"].unique())
     item_idx = pd.Index(ids).get_indexer(responses["item_id"])
     model_idx = pd.Index(theta.index).get_indexer(responses["model"])
     trials = responses["trials"].fillna(1).to_numpy(float)
     successes = responses["score"].to_numpy(float) * trials
-    loglik = cell_loglik(model_idx, item_idx, trials, successes, theta.to_numpy(float), GRID, len(ids))
+    floor = item_floors(bench.record, responses, pd.Index(ids), bench.record.get("floor_share"))
+    loglik = cell_loglik(model_idx, item_idx, trials, successes, theta.to_numpy(float), GRID, len(ids), floor=floor)
     b = bench.items["b"].to_numpy(float)
     centre, spread = float(b.mean()), 2.0 * float(max(b.std(), 0.5))
     post = loglik - 0.5 * ((GRID - centre) / spread) ** 2
@@ -160,9 +173,15 @@ BOUND_KEYS = ("detection_limit", "top5_gap_sum_bound_hi", "thin_width", "thin_to
 
 def _bounds(bench: Benchmark, extra: pd.DataFrame | None) -> dict | None:
     """The audit's bounds and verdicts on the benchmark's items, and on them plus ``extra`` candidates' rows
-    (None where the reports keep no snapshot or no abilities of the bounds)."""
+    (None where the reports keep no snapshot or no abilities of the bounds, where the audit withheld its bounds,
+    or where they were a 2PL's: this check holds each item's discrimination at 1). With chance floors, the bounds
+    at both ends of the effective floor's interval, their union, as the audit's."""
     rec = bench.record
-    if bench.responses is None or "theta_axis" not in bench.models.columns:
+    if (
+        bench.responses is None
+        or "theta_axis" not in bench.models.columns
+        or rec.get("item_model") in ("withheld", "2PL")
+    ):
         return None
     theta = bench.models.set_index("model")["theta_axis"].astype(float).dropna()
     theta_sd = (
@@ -178,17 +197,22 @@ def _bounds(bench: Benchmark, extra: pd.DataFrame | None) -> dict | None:
     score = rows["score"].to_numpy(float)
     successes = np.where(trials > 1, np.round(score * trials), score)
     target = target_of(rec)
-    lik = likelihood_from_cells(
-        theta.index.get_indexer(rows["model"]),
-        items.get_indexer(rows["item_id"]),
-        trials,
-        successes,
-        theta.to_numpy(),
-        items.size,
-        rec.get("scale") or "ability-quantile",
-        theta_sd=theta_sd,
-    )
-    figures = {k: v for k, v in axis_bounds(lik, target).record_fields().items() if k in BOUND_KEYS}
+    shares = [None] if rec.get("floor_share") is None else sorted({rec["floor_share_lo"], rec["floor_share_hi"]})
+    runs = []
+    for share in shares:
+        lik = likelihood_from_cells(
+            theta.index.get_indexer(rows["model"]),
+            items.get_indexer(rows["item_id"]),
+            trials,
+            successes,
+            theta.to_numpy(),
+            items.size,
+            rec.get("scale") or "ability-quantile",
+            theta_sd=theta_sd,
+            floor=item_floors(rec, rows, items, share),
+        )
+        runs.append(axis_bounds(lik, target))
+    figures = {k: v for k, v in union_bounds(runs).record_fields().items() if k in BOUND_KEYS}
     thresholds = {k: v["threshold"] for k, v in (rec.get("verdicts") or {}).items()}
     found = verdicts({**figures, **sampling_levels(int(items.size), target)}, thresholds)
     return {"n_items": int(items.size), **figures, "verdicts": {k: v["verdict"] for k, v in found.items()}}
