@@ -32,7 +32,12 @@ _FLAG_TITLES = {
 
 
 def _alert(kind: str, bench: str, fig: dict, raised_at: str, title: str, **extra: object) -> dict:
-    key = {"state": "state", "tier": "top-tier", "verdict": f"verdict-{extra.get('figure')}"}.get(kind)
+    key = {
+        "state": "state",
+        "tier": "top-tier",
+        "verdict": f"verdict-{extra.get('figure')}",
+        "model": "item-model",
+    }.get(kind)
     key = key or f"{extra['flag']}-{kind}"
     return {
         "id": f"{bench}/{key}/{fig['revision']}",
@@ -83,9 +88,32 @@ def diff_alerts(previous: dict | None, current: dict, raised_at: str) -> list[di
         out.append(_alert("raised", bench, current, raised_at, title, flag=flag))
     for flag in sorted(old_flags - new_flags):
         out.append(_alert("cleared", bench, current, raised_at, f"{bench}: the {flag} flag is cleared", flag=flag))
+    out += _model_alerts(previous, current, raised_at)
     out += _verdict_alerts(previous, current, raised_at)
     out += _tier_alerts(previous, current, raised_at)
     return out
+
+
+def _path(record: dict | None) -> str | None:
+    """A per-item record's item model path ("1PL" for one made before the item model was checked)."""
+    if not record or record.get("kind") != "items":
+        return None
+    return record.get("item_model") or "1PL"
+
+
+def _model_alerts(previous: dict | None, current: dict, raised_at: str) -> list[dict]:
+    """An alert when the path of the bounds changes: withheld (the item model does not fit, or blanks stand for
+    failures), a 2PL's, or the 1PL's again; a new benchmark's is news when it is not the 1PL's."""
+    before, now = _path(previous), _path(current)
+    if now is None or before == now or (before is None and now == "1PL"):
+        return []
+    bench = current["benchmark"]
+    title = {
+        "withheld": f"{bench}: its bounds, fill and revise are withheld: {current.get('withheld') or 'misfit'}",
+        "2PL": f"{bench}: its bounds are now a 2PL's: the items' discriminations differ more than a 1PL allows",
+        "1PL": f"{bench}: its bounds are the 1PL's again: the item model fits",
+    }[now]
+    return [_alert("model", bench, current, raised_at, title, **{"from": before, "to": now})]
 
 
 def _names(models: list[str], most: int = 5) -> str:

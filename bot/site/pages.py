@@ -739,7 +739,7 @@ def benchmark_body(
     )
 
 
-ALERT_KINDS = {"state": "state", "raised": "flag raised", "cleared": "flag cleared"}
+ALERT_KINDS = {"state": "state", "raised": "flag raised", "cleared": "flag cleared", "model": "item model"}
 
 
 def alert_events(alerts: list[dict]) -> list[dict]:

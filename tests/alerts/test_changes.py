@@ -71,3 +71,21 @@ def test_a_change_of_the_top_tier_is_one_alert_naming_who_joined_and_left():
     same_order = record(revision="r3", top_tier=["b", "a", "d"])
     assert not [a for a in diff_alerts(new, same_order, "t") if a["kind"] == "tier"]
     assert not [a for a in diff_alerts(record(), new, "t") if a["kind"] == "tier"]  # no tiers before: none
+
+
+def test_a_change_of_the_bounds_path_is_an_alert_that_says_why():
+    """Issue 37: bounds withheld (the item model does not fit), a 2PL's, the 1PL's again: one alert each; a
+    record from before the item model was checked counts as the 1PL's."""
+    old = record(kind="items")  # no item_model: made before the check
+    why = "the items' discriminations differ more than a 1PL allows"
+    withheld = record(kind="items", revision="r2", item_model="withheld", withheld=why)
+    alerts = [a for a in diff_alerts(old, withheld, "2026-01-04T00:00:00Z") if a["kind"] == "model"]
+    assert [(a["from"], a["to"], a["id"]) for a in alerts] == [("1PL", "withheld", "bench/item-model/r2")]
+    assert alerts[0]["title"] == f"bench: its bounds, fill and revise are withheld: {why}"
+    back = record(kind="items", revision="r3", item_model="1PL")
+    again = [a for a in diff_alerts(withheld, back, "2026-01-05T00:00:00Z") if a["kind"] == "model"]
+    assert again[0]["title"] == "bench: its bounds are the 1PL's again: the item model fits"
+    assert not [a for a in diff_alerts(None, back, "2026-01-05T00:00:00Z") if a["kind"] == "model"]
+    fresh = [a for a in diff_alerts(None, withheld, "2026-01-05T00:00:00Z") if a["kind"] == "model"]
+    assert [(a["from"], a["to"]) for a in fresh] == [(None, "withheld")]
+    assert not [a for a in diff_alerts(record(), record(revision="r9"), "2026-01-05T00:00:00Z") if a["kind"] == "model"]
