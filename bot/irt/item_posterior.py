@@ -587,18 +587,12 @@ def marginal_abilities_cells(
             max_iter,
             sd_theta,
         )
-    theta = np.asarray(theta, float).copy()
-    models, m_local = np.unique(model_idx, return_inverse=True)
-    items, i_local = np.unique(item_idx, return_inverse=True)
-    trials, successes = np.asarray(trials, float), np.asarray(successes, float)
-    observed = np.bincount(m_local, successes, minlength=models.size)
-    fixed = np.zeros((items.size, grid.size)) if base is None else base[items]
-    th = theta[models]
+    theta, models, m_local, items, i_local, trials, successes, fixed, th, anchor, mu, sigma = _cells_setup(
+        model_idx, item_idx, trials, successes, theta, grid, base, prior, anchor
+    )
     free_prior = prior is None
-    anchor = th.mean() if anchor is None else anchor
-    mu, sigma = (th.mean(), max(th.std(), 0.5)) if free_prior else prior
+    observed = np.bincount(m_local, successes, minlength=models.size)
     if not free_prior:
-        fixed = fixed - 0.5 * ((grid - mu) / sigma) ** 2
         binary = np.all(trials == 1.0) and np.all((successes == 0.0) | (successes == 1.0))
         if binary and np.bincount(i_local).max(initial=0) <= 1:  # one 0/1 cell per item: moments, no grid pass
             th = _calibrate_binary(fixed, m_local, successes, th, grid, models.size, anchor, tol, max_iter, sd_theta)
@@ -638,6 +632,23 @@ def marginal_abilities_cells(
     return theta, items, cell_loglik(m_local, i_local, trials, successes, th, grid, items.size), float(mu), float(sigma)
 
 
+def _cells_setup(model_idx, item_idx, trials, successes, theta, grid, base, prior, anchor) -> tuple:
+    """What ``marginal_abilities_cells`` starts from: the abilities (a copy), the touched models and items with
+    the cells' local indices, the cells' trials and successes, the held likelihood of the touched items (with the
+    held prior's log density where it is held), the touched models' abilities, the anchor and the prior."""
+    theta = np.asarray(theta, float).copy()
+    models, m_local = np.unique(model_idx, return_inverse=True)
+    items, i_local = np.unique(item_idx, return_inverse=True)
+    trials, successes = np.asarray(trials, float), np.asarray(successes, float)
+    fixed = np.zeros((items.size, grid.size)) if base is None else base[items]
+    th = theta[models]
+    anchor = th.mean() if anchor is None else anchor
+    mu, sigma = (th.mean(), max(th.std(), 0.5)) if prior is None else prior
+    if prior is not None:
+        fixed = fixed - 0.5 * ((grid - mu) / sigma) ** 2
+    return theta, models, m_local, items, i_local, trials, successes, fixed, th, anchor, mu, sigma
+
+
 def _expected_score(th, post, m_local, i_local, trials, successes, cell_floor, grid) -> tuple[np.ndarray, np.ndarray]:
     """Per model: the expected score of its answers and their Fisher information, each cell's item integrated out
     over ``post`` (touched items x G), with each cell's chance floor (one table per distinct floor)."""
@@ -662,19 +673,12 @@ def _floor_cells(
 ):
     """``marginal_abilities_cells`` with chance floors: the same EM (items' prior free) or Fisher scoring (held),
     each model's step from its answers' expected score (``_expected_score``)."""
-    theta = np.asarray(theta, float).copy()
-    models, m_local = np.unique(model_idx, return_inverse=True)
-    items, i_local = np.unique(item_idx, return_inverse=True)
-    trials, successes = np.asarray(trials, float), np.asarray(successes, float)
+    theta, models, m_local, items, i_local, trials, successes, fixed, th, anchor, mu, sigma = _cells_setup(
+        model_idx, item_idx, trials, successes, theta, grid, base, prior, anchor
+    )
+    free_prior = prior is None
     local_floor = floor[items]
     cell_floor = local_floor[i_local]
-    fixed = np.zeros((items.size, grid.size)) if base is None else base[items]
-    th = theta[models]
-    free_prior = prior is None
-    anchor = th.mean() if anchor is None else anchor
-    mu, sigma = (th.mean(), max(th.std(), 0.5)) if free_prior else prior
-    if not free_prior:
-        fixed = fixed - 0.5 * ((grid - mu) / sigma) ** 2
 
     def loglik(th):
         return cell_loglik(m_local, i_local, trials, successes, th, grid, items.size, floor=local_floor)

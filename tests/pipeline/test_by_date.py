@@ -76,3 +76,24 @@ def test_saturation_runs_read_the_history_by_date():
     assert saturation_runs(one)["saturated_since"] is None
     never = table.assign(saturation_index=[0.1] * 5, state=["discriminating"] * 5)
     assert saturation_runs(never) == {"first_saturated_date": None, "fell_back_date": None, "saturated_since": None}
+
+
+def test_with_chance_floors_each_date_equals_an_independent_fit_of_its_pool(dated):
+    """Issue 37: with chance floors (four options, guessed at half) the history by date is the same estimator as
+    a cold fit of each date's pool: the marginal abilities at the floors (the plain EM of the floored answers,
+    ``marginal_abilities_patterns``), each item's exact grid posterior with its floor."""
+    from bot.irt import cell_patterns, item_posterior, marginal_abilities_patterns
+
+    floored = dated.assign(chance=0.25)
+    out = history_by_date(floored, refit_growth=1.0, floor_share=0.5)
+    plain = history_by_date(dated, refit_growth=1.0)
+    assert not np.allclose(out["ddm"], plain["ddm"], atol=1e-3)  # the floor is really in
+    for _, row in out.iloc[2:].iterrows():
+        pool = floored[floored["date"] <= row["date"]]
+        data = encode_responses(pool)
+        floor = 0.5 * data.chance
+        cp = cell_patterns(data, floor)
+        theta, _ = marginal_abilities_patterns(cp, fit_map(data, floor=floor).theta)
+        post = item_posterior(data, theta, patterns=cp, prior_uncertainty=False)
+        z = posterior_z_draws(theta, DEFAULT_SCALE, BY_DATE_DRAWS, np.random.default_rng(0), post, hyper=1)
+        assert row["ddm"] == pytest.approx(float(np.median(coverage_draws(z)["ddm"])), abs=2e-3)
