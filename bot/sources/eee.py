@@ -51,7 +51,7 @@ SCHEMA_VERSION = "0.3.0"
 KINDS = {"aggregate": "eval.schema.json", "instance": "instance_level_eval.schema.json"}
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 INSPECT = ("inspect", "inspect_ai")
-CHANCE_FROM = "each sample's number of choices (Every Eval Ever `input.choices`)"
+CHANCE_FROM = "each sample's number of choices (Every Eval Ever's input.choices)"
 
 
 @cache

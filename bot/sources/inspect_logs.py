@@ -32,7 +32,7 @@ from bot.sources.table import LONG_COLUMNS, SourceTable, chance_of, with_chance
 SUFFIXES = (".eval", ".json")
 LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 EXTRA = 'reading Inspect logs needs inspect_ai: pip install ".[inspect]"'
-CHANCE_FROM = "each sample's number of choices (Inspect `choices`)"
+CHANCE_FROM = "each sample's number of choices (Inspect's choices)"
 
 
 def reader():

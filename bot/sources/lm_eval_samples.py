@@ -32,7 +32,7 @@ from bot.errors import InputError
 from bot.sources.inspect_logs import table_from_epochs
 from bot.sources.table import SourceTable, chance_of
 
-CHANCE_FROM = "each sample's number of choices (lm-evaluation-harness `arguments`)"
+CHANCE_FROM = "each sample's number of choices (lm-evaluation-harness's arguments)"
 SAMPLES = re.compile(r"samples_(?P<task>.+)_(?P<date_id>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl")
 
 

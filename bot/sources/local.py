@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 SAMPLE_FILE = Path(__file__).parent / "data" / "sample_universe.csv.gz"  # bot.sources.sample_universe writes it
-CHANCE_FROM = "a `chance` column in the file"
+CHANCE_FROM = "a chance column in the file"
 
 
 def file_chance(frame: pd.DataFrame) -> str | None:

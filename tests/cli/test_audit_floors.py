@@ -36,7 +36,7 @@ def test_the_record_of_a_benchmark_with_a_chance_column_names_both_floors(floore
     assert main(["audit", str(floored), "--json"]) == 0
     rec = json.loads(capsys.readouterr().out)
     assert rec["chance_nominal"] == 0.25 and rec["chance_items"] == 400  # the nominal floor: one over 4 options
-    assert rec["chance_from"] == "a `chance` column in the file"
+    assert rec["chance_from"] == "a chance column in the file"
     assert rec["floor_share_lo"] <= rec["floor_share"] <= rec["floor_share_hi"]
     assert rec["floor_effective"] == pytest.approx(0.25 * rec["floor_share"], abs=1e-5)  # the effective one
     assert rec["floor_effective_lo"] < 0.1 < rec["floor_effective_hi"] < 0.25  # drawn at 0.1: under the nominal
@@ -50,10 +50,10 @@ def test_audit_prints_the_floors_as_the_readme_shows_them(floored, capsys):
     assert main(["audit", str(floored)]) == 0
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("chance floors:"))
-    assert "nominal 0.250 over 400 items (a `chance` column in the file); the data favour" in line
+    assert "nominal 0.250 over 400 items (a chance column in the file); the data favour" in line
     assert "fit check: fits (p = " in out
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "chance floors: nominal 0.250 over 400 items (a `chance` column in the file); the data favour" in readme
+    assert "chance floors: nominal 0.250 over 400 items (a chance column in the file); the data favour" in readme
 
 
 def test_an_open_ended_benchmark_that_fits_keeps_the_figures_it_had_before_floors(tmp_path):

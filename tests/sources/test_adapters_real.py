@@ -192,7 +192,7 @@ def test_mmlu_pro_floor_is_one_over_each_questions_options_the_largest_count_any
     assert got == {q: 1 / max(c) for q, c in counts.items()}
     by_options = pd.Series({q: round(1 / v) for q, v in got.items()}).value_counts().to_dict()
     assert by_options == {10: 9982, 9: 801, 4: 607, 8: 320, 7: 158, 6: 92, 5: 52, 3: 20}
-    assert table.chance_from == "each question's number of options (`options` in the authors' outputs)"
+    assert table.chance_from == "each question's number of options (the options in the authors' outputs)"
     # the earliest file alone: its one-option questions have no floor (no choice to guess among), on every row
     early = _load(shared_upstream, tmp_path / "early", "mmlu_pro", "mmlu_pro/", files=MMLU_ZIPS[:1]).frame
     lone = early[early["item_id"].isin(["2129", "2253", "5664", "5666", "6921"])]

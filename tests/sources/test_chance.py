@@ -84,7 +84,7 @@ def test_the_csv_adapter_keeps_the_files_chance_column(tmp_path):
     cfg = SourceConfig("mine", "csv", str(tmp_path / "scores.csv"), {})
     with Fetcher(tmp_path / "cache", retries=0) as fetcher:
         table = load_source(fetcher, cfg)
-    assert table.chance_from == "a `chance` column in the file"
+    assert table.chance_from == "a chance column in the file"
     df = validate_responses(table.frame, table.location)
     assert df.set_index(["model", "item_id"])["chance"].to_dict() == pytest.approx(
         {("m1", "i1"): 0.25, ("m2", "i1"): 0.25, ("m1", "i2"): float("nan"), ("m2", "i2"): float("nan")},
@@ -118,7 +118,7 @@ def test_a_folder_of_logs_of_several_kinds_keeps_the_floors_of_those_that_carry_
     logs = Path(__file__).parent / "eee_data" / "logs"
     table = read_input(logs)
     frame = table.frame
-    assert table.chance_from == "each sample's number of choices (lm-evaluation-harness `arguments`)"
+    assert table.chance_from == "each sample's number of choices (lm-evaluation-harness's arguments)"
     assert frame["chance"].notna().all()
     assert frame.groupby("benchmark")["chance"].agg(set).to_dict() == {
         "toy_binary": {""},

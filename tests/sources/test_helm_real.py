@@ -107,5 +107,5 @@ def test_a_multiple_choice_runs_instances_floor_is_one_over_their_references(tmp
         assert dict(zip(rows["item_id"], rows["chance"], strict=True)) == want
     assert set(frame["chance"]) == {repr(1 / 4), ""}
     assert set(frame[frame["benchmark"] == "HELM NarrativeQA"]["chance"]) == {""}
-    assert table.chance_from == "each instance's number of options (HELM's `num_references` of a multiple-choice run)"
+    assert table.chance_from == "each instance's number of options (HELM's num_references of a multiple-choice run)"
     assert validate_responses(frame, "helm")["chance"].dropna().unique().tolist() == [0.25]

@@ -182,4 +182,4 @@ def test_a_multiple_choice_logs_samples_carry_their_floors(shared_upstream, made
     assert len(df) == len(MODELS) * N_SAMPLES and set(df["benchmark"]) == {"gpqa_diamond"}
     assert dict(zip(df["item_id"], df["chance"], strict=True)) == want
     assert sorted(set(want.values())) == [1 / 4, 1 / 3, 1 / 2]
-    assert table.chance_from == "each sample's number of choices (Inspect `choices`)"
+    assert table.chance_from == "each sample's number of choices (Inspect's choices)"

@@ -91,7 +91,7 @@ def test_a_multiple_choice_samples_floor_is_one_over_its_number_of_choices(logs)
     }
     assert set(mine["chance"]) == {repr(1 / 2), repr(1 / 3), repr(1 / 4)}
     assert set(frame[frame["benchmark"] != "toy_choice"]["chance"]) == {""}
-    assert table.chance_from == "each sample's number of choices (Inspect `choices`)"
+    assert table.chance_from == "each sample's number of choices (Inspect's choices)"
     rows = validate_responses(frame, "logs")
     floors = rows.groupby("benchmark")["chance"].agg(lambda c: sorted(set(c.dropna())))
     assert floors["toy_choice"] == [1 / 4, 1 / 3, 1 / 2] and floors["toy_binary"] == []

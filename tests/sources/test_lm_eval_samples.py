@@ -52,7 +52,7 @@ def test_a_multiple_choice_documents_floor_is_one_over_its_choices_as_the_harnes
     (toy_mi) the harness logs twice as many requests for the same choices; a generative task has none."""
     table = read_input(output)
     frame = table.frame
-    assert table.chance_from == "each sample's number of choices (lm-evaluation-harness `arguments`)"
+    assert table.chance_from == "each sample's number of choices (lm-evaluation-harness's arguments)"
     for path in output.rglob("samples_toy_m[ci]_*.jsonl"):
         task = "toy_mi" if "toy_mi" in path.name else "toy_mc"
         lines = [json.loads(x) for x in path.open()]

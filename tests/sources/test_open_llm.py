@@ -101,7 +101,7 @@ def test_details_read_back_sample_for_sample_each_task_bbh_as_a_whole_and_mmlu_p
         assert floors[("Open LLM v2 mmlu_pro", ids[doc_id])] == floor
         assert floors[("Open LLM v2 bbh_toy_gen", doc_id)] == floors[("Open LLM v2 bbh", f"toy_gen/{doc_id}")] == ""
     assert set(choices.values()) == {repr(1 / 2), repr(1 / 3), repr(1 / 4)}
-    assert table.chance_from == "each sample's number of choices (lm-evaluation-harness `arguments`)"
+    assert table.chance_from == "each sample's number of choices (lm-evaluation-harness's arguments)"
 
 
 def test_three_runs_with_a_cap_of_two_models_fetch_each_model_once(harness, tmp_path, capsys):

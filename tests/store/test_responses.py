@@ -115,7 +115,7 @@ def test_a_chance_column_reaches_validation_as_each_items_floor(tmp_path):
     path = tmp_path / "floors.csv"
     path.write_text(FLOORS, encoding="utf-8")
     table = fetch_csv_file(path)
-    assert table.chance_from == "a `chance` column in the file"
+    assert table.chance_from == "a chance column in the file"
     df = validate_responses(table.frame, table.location)
     assert list(df.columns) == ["benchmark", "model", "item_id", "score", "date", "trials", "chance"]
     floors = {(b, i): c for b, i, c in zip(df["benchmark"], df["item_id"], df["chance"], strict=True)}

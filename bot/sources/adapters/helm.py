@@ -45,7 +45,7 @@ from bot.sources.http import Fetcher
 from bot.sources.parsing import proportion, read_json, require, where
 from bot.sources.table import LONG_COLUMNS, SourceTable, chance_of, with_chance
 
-CHANCE_FROM = "each instance's number of options (HELM's `num_references` of a multiple-choice run)"
+CHANCE_FROM = "each instance's number of options (HELM's num_references of a multiple-choice run)"
 
 
 def _url(base: str, *parts: str) -> str:

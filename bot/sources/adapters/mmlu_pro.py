@@ -41,7 +41,7 @@ from bot.sources.table import LONG_COLUMNS, SourceTable, chance_of, with_chance
 
 MAX_UNCOMPRESSED = 256 * 1024 * 1024
 NAME = re.compile(r"model_outputs_(.+?)_\d+[-_]?shots.*\.zip")
-CHANCE_FROM = "each question's number of options (`options` in the authors' outputs)"
+CHANCE_FROM = "each question's number of options (the options in the authors' outputs)"
 
 
 def model_name(file: str) -> str:
