@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bot.irt.design import blanks_where_failures, design_groups, group_summary
-from bot.irt.fit_check import FitCheck, check_fit
+from bot.irt.fit_check import FLOOR_PRESCREEN, FitCheck, check_fit
 from bot.irt.floors import MAX_ITEMS, FloorEstimate, estimate_floor, kept_items, restrict
 from bot.irt.rasch_map import RaschFit
 from bot.irt.responses import ResponseArrays
@@ -206,14 +206,20 @@ def judge(
     b = fit.b if keep is None else fit.b[keep]
     sub_floor = None if effective is None else (effective if keep is None else effective[keep])
     result = check_fit(sub, fit.theta, b, sub_floor, seed=seed)
+    undeclared = None
+    if model.nominal is None and result.observed.floor > FLOOR_PRESCREEN:  # an undeclared floor, profiled
+        progress("the undeclared floor")
+        ones = np.ones(data.n_items)
+        undeclared = estimate_floor(data, ones, groups=model.groups, largest=UNDECLARED_LARGEST, seed=seed)
+        at_zero = dict(undeclared.profile).get(0.0, 0.0)
+        result = result.with_floor_profile(-2.0 * at_zero)
     model = ItemModel(**{**model.__dict__, "check": result})
     if blanks.get("warn"):  # failures recorded as blanks: a bias no model corrects, whatever the check says
         return ItemModel(**{**model.__dict__, "path": "withheld", "reason": blanks_reason(blanks)})
     if result.verdict == "fits":
         return model
-    undeclared = None
     kinds = result.misfits
-    if "floor above" in kinds and model.nominal is None:
+    if "floor above" in kinds and model.nominal is None and undeclared is None:
         progress("the undeclared floor")
         ones = np.ones(data.n_items)
         undeclared = estimate_floor(data, ones, groups=model.groups, largest=UNDECLARED_LARGEST, seed=seed)
