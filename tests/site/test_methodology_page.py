@@ -26,3 +26,23 @@ def test_the_calibration_tables_cover_every_cell_of_the_grid():
         if line.startswith("| ") and "%" in line and line.count("|") == 9:
             cells = [c.strip() for c in line.strip("|").split("|")]
             assert cells[3] == "40" and all(c.endswith("%") for c in cells[4:7]) and 0 < float(cells[7]) <= 1
+
+
+def test_the_item_behaviour_tables_cover_every_cell_of_their_grid():
+    """Issue 37: the item-behaviours grid's two tables (the fit check, the paths, the bounds and flags; the floor's
+    interval and the blanks warning) are on the page, every cell of the script's grid in the first."""
+    cal = _calibration()
+    page = (ROOT / "site" / "docs" / "methodology.md").read_text(encoding="utf-8")
+    section = page.split("### Items that do not answer as a 1PL says", 1)[1].split("\n## ", 1)[0]
+    grid = {(b, p, s) for b, p, s, _, _ in cal.item_cells(None, None, None)}
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 13 and cells[3].isdigit():
+            rows[tuple(cells[:3])] = cells
+    assert grid == set(rows), sorted(grid ^ set(rows))[:5]
+    for (_, pool, _), cells in rows.items():
+        assert int(cells[3]) == cal.ITEM_REPS[pool]  # every benchmark placed
+        assert all(c.endswith("%") or c == "–" for c in cells[4:12])
+    floors = [line for line in section.splitlines() if line.startswith("| floor 0") and line.count("|") == 8]
+    assert len(floors) >= 3 * 3 * 3  # the declared floors' interval rows, every pool and shape
