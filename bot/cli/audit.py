@@ -99,6 +99,8 @@ def _item_model(rec: dict) -> list[str]:
             f"[{rec['floor_effective_lo']:.3f}, {rec['floor_effective_hi']:.3f}] (f = {rec['floor_share']:.2f} "
             f"[{rec['floor_share_lo']:.2f}, {rec['floor_share_hi']:.2f}] of the nominal floor)"
         )
+    elif rec.get("fit_check"):
+        lines.append("  chance floors: none declared (open-ended items; a chance column declares them)")
     check = rec.get("fit_check")
     if check:
         said = "fits" if check["verdict"] == "fits" else "MISFIT"

@@ -494,6 +494,11 @@ def item_model_lines(rec: dict) -> dict:
             + ("" if placed else ": these models cannot place it, and the bounds hold over the whole interval")
             + "; the bounds hold at both ends of that interval"
         )
+    elif rec.get("fit_verdict") is not None:  # a checked per-item record without floors: open-ended
+        out["floor"] = (
+            "none: the items declare no options (open-ended; a chance column, or chance = ... in benchwatch.toml, "
+            "declares them)"
+        )
     check = rec.get("fit_check") or {}
     if rec.get("fit_verdict") in ("fits", "misfit"):
         said = "the item model fits" if rec["fit_verdict"] == "fits" else "the 1PL does not fit"
