@@ -157,7 +157,7 @@ def summary_points(records: dict[str, dict]) -> list[dict]:
             "name": rec["benchmark"],
             "url": "../" + _page_of(rec).removesuffix(".md") + "/",
             "saturation_index": rec.get("saturation_index"),
-            "ddm": rec.get("ddm"),
+            "ddm": None if _withheld(rec) else rec.get("ddm"),  # withheld: on the strip of no coverage figure
             "state": rec["state"],
         }
         for rec in _sorted(records)

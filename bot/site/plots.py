@@ -216,7 +216,8 @@ def summary_svg(points: list[dict]) -> str:
     with its name where the label fits beside it without covering another label or point.
 
     ``points``: dicts with ``name``, ``url`` (relative to the picture), ``saturation_index``, ``ddm`` (None
-    for an aggregate-only board: drawn on the strip below) and ``state``. Hovering a point shows its name.
+    for an aggregate-only board, or a benchmark whose bounds are withheld: drawn on the strip below) and
+    ``state``. Hovering a point shows its name.
     """
     shown = [p for p in points if p.get("saturation_index") is not None]
     pic = Picture(WIDTH, 470)
@@ -272,8 +273,8 @@ def summary_svg(points: list[dict]) -> str:
     pic.parts.extend(links)
     pic.y_axis(main, _ticks(nice_ticks(0, main.y1, 5)), "DDM (W1 to target)")
     pic.line(strip.x, strip.y, strip.x, strip.y + strip.h)
-    pic.text(strip.x - 6, strip.y + strip.h / 2 - 7, "no per-item", 10, anchor="end")
-    pic.text(strip.x - 6, strip.y + strip.h / 2 + 7, "data", 10, anchor="end")
+    pic.text(strip.x - 6, strip.y + strip.h / 2 - 7, "no coverage", 10, anchor="end")
+    pic.text(strip.x - 6, strip.y + strip.h / 2 + 7, "figure", 10, anchor="end")
     pic.x_axis(strip, _ticks(nice_ticks(0, 1, 6)), "saturation index of the top five")
     return pic.svg()
 
