@@ -361,7 +361,7 @@ BEHAVIOURS = {  # name: how its benchmarks are simulated (and the nominal floor 
 ITEM_POOLS = {"60 binary": 60, "200 binary": 200, "1,000 binary": 1000}
 ITEM_SHAPES = ("uniform", "empty [0.375, 0.625]", "empty [0.8, 1]")
 ITEM_COUNT = 400
-ITEM_REPS = {"60 binary": 40, "200 binary": 40, "1,000 binary": 10}
+ITEM_REPS = {"60 binary": 20, "200 binary": 40, "1,000 binary": 10}
 
 
 def behaviour_pool(kind: str, n_models: int, seed: int) -> np.ndarray:
@@ -641,7 +641,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def main_items(args: argparse.Namespace) -> None:
     """The item-behaviours grid (``--grid items``): every cell, or those named; ``--reps`` overrides the per-pool
-    default (40 benchmarks with 60 and 200 models, 10 with 1,000); ``--out`` keeps and resumes."""
+    default (20 benchmarks with 60 models, 40 with 200, 10 with 1,000); ``--out`` keeps and resumes."""
     reps = None if "--reps" not in sys.argv else args.reps
     todo = item_cells(
         reps, args.behaviours.split(";") if args.behaviours else None, args.pools.split(";") if args.pools else None
