@@ -152,14 +152,21 @@ def _memo() -> callable:
 
 def audit_one(pool: Pool, frame: pd.DataFrame, seed: int, cache) -> dict | None:
     """benchwatch's record, verdicts and flags for one simulated benchmark (None: too few informative models)."""
-    from bot.irt import encode_responses, fit_rasch
+    return _audit(frame, seed, cache, item_model=False)
+
+
+def _audit(frame: pd.DataFrame, seed: int, cache, *, item_model: bool) -> dict | None:
+    """One simulated benchmark through ``measure`` as the pipeline runs it: the 1PL's MAP fit, or the item model
+    fitted and checked (``item_model``); None where too few models are informative."""
+    from bot.irt import encode_responses, fit_item_model, fit_rasch
     from bot.pipeline.audit import measure, split_uninformative, too_few
     from bot.rules import DEFAULT_THRESHOLDS, evaluate_flags, recorded_verdicts, threshold_map
 
     fitted, _ = split_uninformative(frame)
     if too_few(fitted) is not None:
         return None
-    fit = fit_rasch(encode_responses(fitted), "map")
+    data = encode_responses(fitted)
+    fit, model = fit_item_model(data, "map", seed=seed) if item_model else (fit_rasch(data, "map"), None)
     audit = measure(
         frame,
         fit,
@@ -171,6 +178,7 @@ def audit_one(pool: Pool, frame: pd.DataFrame, seed: int, cache) -> dict | None:
         seed=seed,
         revision="simulated",
         tiered=False,
+        model=model,
     )
     fig = audit.figures()
     fig["verdicts"] = recorded_verdicts(fig, DEFAULT_THRESHOLDS)
@@ -432,31 +440,7 @@ def simulate_behaviour(
 def audit_item_model(frame: pd.DataFrame, seed: int, cache) -> dict | None:
     """benchwatch's record, verdicts and flags of one simulated benchmark, its item model fitted and checked as a
     real benchmark's is (``bot.irt.fit_item_model``)."""
-    from bot.irt import encode_responses, fit_item_model
-    from bot.pipeline.audit import measure, split_uninformative, too_few
-    from bot.rules import DEFAULT_THRESHOLDS, evaluate_flags, recorded_verdicts, threshold_map
-
-    fitted, _ = split_uninformative(frame)
-    if too_few(fitted) is not None:
-        return None
-    fit, model = fit_item_model(encode_responses(fitted), "map", seed=seed)
-    audit = measure(
-        frame,
-        fit,
-        source="sim",
-        by_date=False,
-        cache=cache,
-        thresholds=threshold_map(),
-        resolve=False,
-        seed=seed,
-        revision="simulated",
-        tiered=False,
-        model=model,
-    )
-    fig = audit.figures()
-    fig["verdicts"] = recorded_verdicts(fig, DEFAULT_THRESHOLDS)
-    fig["flags"] = evaluate_flags(fig)
-    return fig
+    return _audit(frame, seed, cache, item_model=True)
 
 
 def run_item_cell(args: tuple) -> dict:
