@@ -57,8 +57,13 @@ def _text(rec: dict) -> str:
     ]
     if rec.get("unplaced"):
         lines.append(f"  {rec['unplaced']}")
+    noted = {m["model"]: m["why"] for m in rec.get("tier_notes") or []}  # pipeline.model_notes, as `tiers` says
     for m in rec.get("uninformative") or []:
-        lines.append(f"  left out of the fit: {m['model']} ({m['why']})")
+        rest = noted.pop(m["model"], None)
+        rest = None if rest is None else rest.removeprefix(m["why"]).removeprefix("; ")
+        tiered = "" if rest is None else "; tiered by its score" + (f" ({rest})" if rest else "")
+        lines.append(f"  left out of the fit: {m['model']} ({m['why']}){tiered}")
+    lines += [f"  tiered with a note: {m} ({why})" for m, why in noted.items()]
     lines += _item_model(rec)
     found = rules.verdicts(rec, rules.DEFAULT_THRESHOLDS)
     if found:

@@ -22,7 +22,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    """Tier every benchmark of the file and print each model with its tier and rank interval."""
+    """Tier every benchmark of the file and print each model with its score interval, tier, rank interval (from
+    the tiers' own tests) and note (few items, or every item alike: ``pipeline.model_notes``, as ``audit``)."""
     table = sources.read_input(args.file)
     columns = list(table.frame.columns)
     if "item_id" not in columns and {"score", "n_items"} <= set(columns):
@@ -39,9 +40,10 @@ def handle(args: argparse.Namespace) -> int:
         print(f"{name}: {len(t.models)} models in {t.n_tiers} tiers ({t.method}; Holm over all pairs, {t.alpha:.0%})")
         print(f"  top tier: {len(t.top)} model(s) that cannot be told apart from the best")
         for row in t.table():
+            note = f"  ({row['note']})" if row["note"] else ""
             print(
                 f"  tier {row['tier']}  {row['score']:.3f} [{row['score_lo']:.3f}, {row['score_hi']:.3f}]  "
-                f"rank {row['rank_lo']}-{row['rank_hi']}  {row['model']}"
+                f"rank {row['rank_lo']}-{row['rank_hi']}  {row['model']}{note}"
             )
         if t.untiered:
             print(f"  {len(t.untiered)} further model(s) below the {len(t.models)} best: not tiered")

@@ -124,12 +124,17 @@ class BenchmarkRecord:
     fell_back_date: Text = _f("the first later date it fell below 0.7 again", OPT)
     saturated_since: Text = _f("the start of the run of saturated dates ending at the latest one", OPT)
     # tiers
-    top_tier: list[str] = _f("the models that cannot be told apart from the best (Holm-corrected tests)", OPT)
+    top_tier: list[str] = _f(
+        "the best models up to the first one that some model is significantly better than (Holm-corrected tests)", OPT
+    )
     top_tier_size: int | None = _f("their number", OPT)
     n_tiers: int | None = _f("tiers among the tiered models", OPT)
     tier_method: Text = _f("the test behind the tiers", OPT)
     tier_alpha: Number = _f("the family-wise error rate of the tiers' tests", OPT)
     untiered: list[str] = _f("models beyond the tiered ones (ranked by score only)", OPT)
+    tier_notes: list[Json] = _f(
+        "tiered models whose place deserves a word: model and why (every item alike, or few items answered)", OPT
+    )
     # flags and history
     prior_state: Text = _f("the state of the previous revision (null for a new benchmark)", OPT)
     why: list[str] = _f("one line per state and flag: the figure that crossed which threshold", OPT)

@@ -50,6 +50,8 @@ __all__ = exports(
             "binomial_se",
             "holm",
             "mcnemar_exact",
+            "score_intervals",
+            "significantly_better",
             "tiers_from_items",
             "tiers_from_scores",
         ),

@@ -1,51 +1,102 @@
-"""Who can be told apart: tiers of statistically tied models, and each model's interval of rank.
+"""Who can be told apart: tiers of statistically tied models, and each model's interval of rank, from one
+procedure.
 
 When two models differ by less than the evaluation noise, the honest verdict is "cannot tell them apart"
-(arXiv:2602.16763), not a ranking. So the models of a benchmark, best score first, are grouped into tiers
-around leaders: tier 1 is the best model and every model not significantly below it (the models that cannot
-be told apart from the top), tier 2 the best of the rest and every remaining model not significantly below
-that one, and so on. Every model of a tier is significantly below the leader of each tier above it.
+(arXiv:2602.16763), not a ranking. Every pair of models is tested once, and the false separations are
+controlled over all pairs at once by Holm's step-down method (family-wise error ``ALPHA``): with probability
+at least 95%, no pair is told apart in the wrong direction or where the two are equal. Everything published
+reads off that one set of separations:
 
-- **Per-item data**: every pair of models is compared on the items both answered. Single binary answers:
-  the exact McNemar test (the discordant items split as Binomial(b + c, 1/2) when the two are equal).
-  Otherwise (partial credit, samples per item): the paired t test on the item-level differences, each item
-  a cluster of its samples.
+- **Tiers**, in score order: the models sorted best score first are cut into runs, a new tier beginning at the
+  first model that some model of the current tier is significantly better than. Within a tier no model is
+  told apart from another; each tier below the first begins at a model that some model of the tier above is
+  significantly better than (or at the first of the models tied with it in score).
+  Tier numbers never decrease as scores fall (models of equal score share a tier), so tier 1 holds exactly the
+  best models up to the first that someone is significantly better than.
+- **Rank intervals**: a model's rank is at least 1 + the number of models significantly better than it and at
+  most n - the number significantly worse (n counts the untiered models too). They hold simultaneously with
+  the tests, and a tier-1 model's interval always includes 1.
+
+A model's score is its mean over the items it answered; two models are compared on the items both answered
+(so a model that answered few items is placed by its score but is hard to tell apart from anyone).
+
+- **Per-item data**: single binary answers, the exact McNemar test (the discordant items split as
+  Binomial(b + c, 1/2) when the two are equal); otherwise (partial credit, samples per item) the paired t test
+  on the item-level differences, each item a cluster of its samples.
 - **Published scores only**: a z test on the scores' standard errors, the published ones where the source
   gives them (Epoch's ``stderr``), else the binomial error of the test-set size, sqrt(s (1 - s) / n).
 
-The false separations are controlled over all pairs at once by Holm's step-down method (family-wise error
-``ALPHA``): with probability at least 95%, no model as good as a tier's leader is put below it. Each
-model's 95% interval of rank comes from a bootstrap of the items (per-item data) or of the scores from their
-errors (published scores); ``bootstrap=0`` skips it (the ranks of the scores themselves).
+Each score's 95% interval comes from one function, ``score_intervals``, wherever one is shown.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import special  # not scipy.stats: it takes seconds to import, and these three are special functions
 
 ALPHA = 0.05
-BOOTSTRAP = 1000
 TIERED_MODELS = 300  # the best this many are tiered (pairs grow as the square); the rest are listed untiered
+Z95 = 1.959963984540054
+
+
+def score_intervals(
+    scores: np.ndarray | float, n: np.ndarray | float, se: np.ndarray | float | None = None, z: float = Z95
+) -> tuple[np.ndarray, np.ndarray]:
+    """The 95% interval of each model's score: the one function behind every score interval benchwatch shows
+    (the audit's top models, the tiers, the pages). Wilson's interval of a proportion over the ``n`` items the
+    score stands on (items the independent units; correct near 0 and 1, where the normal one collapses; for
+    partial credit in [0, 1] the item-level variance is at most s (1 - s), so it is never too narrow), or,
+    where a standard error is given (finite: a source's published one), the normal interval s +- z se within
+    [0, 1]."""
+    s = np.clip(np.asarray(scores, float), 0.0, 1.0)
+    n = np.maximum(np.asarray(n, float), 1.0)
+    k = z * z / n
+    centre = (s + k / 2) / (1 + k)
+    half = z / (1 + k) * np.sqrt(s * (1 - s) / n + k / (4 * n))
+    lo, hi = centre - half, centre + half
+    if se is not None:
+        e = np.asarray(se, float)
+        given = np.isfinite(e)
+        lo = np.where(given, np.maximum(0.0, s - z * np.where(given, e, 0.0)), lo)
+        hi = np.where(given, np.minimum(1.0, s + z * np.where(given, e, 0.0)), hi)
+    return lo, hi
 
 
 @dataclass(frozen=True)
 class Tiers:
-    """Tiers and rank intervals of one benchmark's models, best score first."""
+    """Tiers and rank intervals of one benchmark's models, best score first, from one set of Holm-adjusted
+    pairwise tests."""
 
     models: list[str]
     scores: np.ndarray
-    score_se: np.ndarray  # each score's standard error (items as clusters, or the published one)
+    score_se: np.ndarray  # each score's standard error (items as clusters, or the one the tests used)
+    n_answered: np.ndarray  # the items each score stands on (a board's test-set size)
+    score_lo: np.ndarray  # each score's 95% interval (``score_intervals``)
+    score_hi: np.ndarray
     tier: np.ndarray  # 1 = the top tier
-    rank_lo: np.ndarray  # 95% interval of rank (1 = best)
-    rank_hi: np.ndarray
     p_values: np.ndarray  # models x models, raw two-sided p of each pair (1 on the diagonal)
     adjusted: np.ndarray  # the same, Holm-adjusted over all pairs
     method: str  # how the pairs were compared, in words
     alpha: float = ALPHA
     untiered: tuple[str, ...] = ()  # models beyond TIERED_MODELS
+    notes: dict[str, str] = field(default_factory=dict)  # model -> why its place deserves a word (few items, ...)
+
+    @property
+    def better(self) -> np.ndarray:
+        """``better[a, b]``: a significantly better than b (Holm-adjusted p below alpha, a's score higher)."""
+        return significantly_better(self.scores, self.adjusted, self.alpha)
+
+    @property
+    def rank_lo(self) -> np.ndarray:
+        """The best rank each model can hold (1 = best): 1 + the models significantly better than it."""
+        return 1 + self.better.sum(axis=0)
+
+    @property
+    def rank_hi(self) -> np.ndarray:
+        """The worst rank: every model (the untiered ones too) but those significantly worse than it."""
+        return len(self.models) + len(self.untiered) - self.better.sum(axis=1)
 
     @property
     def top(self) -> list[str]:
@@ -64,22 +115,31 @@ class Tiers:
             "top_tier_size": len(self.top),
             "n_tiers": self.n_tiers,
             "untiered": list(self.untiered),
+            "tier_notes": [{"model": m, "why": self.notes[m]} for m in self.models if m in self.notes],
         }
 
     def table(self) -> list[dict]:
-        """One row per model: score, tier and rank interval."""
+        """One row per model: score and its interval, tier, rank interval and note."""
         return [
             {
                 "model": m,
                 "score": float(s),
-                "score_lo": float(max(0.0, s - 1.959963984540054 * e)),
-                "score_hi": float(min(1.0, s + 1.959963984540054 * e)),
+                "score_lo": float(slo),
+                "score_hi": float(shi),
                 "tier": int(t),
                 "rank_lo": int(lo),
                 "rank_hi": int(hi),
+                "note": self.notes.get(m, ""),
             }
-            for m, s, e, t, lo, hi in zip(
-                self.models, self.scores, self.score_se, self.tier, self.rank_lo, self.rank_hi, strict=True
+            for m, s, slo, shi, t, lo, hi in zip(
+                self.models,
+                self.scores,
+                self.score_lo,
+                self.score_hi,
+                self.tier,
+                self.rank_lo,
+                self.rank_hi,
+                strict=True,
             )
         ]
 
@@ -116,44 +176,51 @@ def mcnemar_exact(b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.where(n == 0, 1.0, p)
 
 
+def significantly_better(scores: np.ndarray, adjusted: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
+    """``better[a, b]``: a's score above b's and their Holm-adjusted p below alpha."""
+    s = np.asarray(scores, float)
+    return (np.asarray(adjusted) < alpha) & (s[:, None] > s[None, :])
+
+
 def tiers_from_significance(scores: np.ndarray, better: np.ndarray) -> np.ndarray:
-    """Tiers of models sorted best first, given ``better[a, b]`` (a significantly better than b, after the
-    adjustment): tier 1 is the best model and every model it is not significantly better than; tier 2 the best
-    of the rest and every remaining model that one is not significantly better than; and so on."""
-    m = scores.size
+    """Tiers of models sorted best score first, given ``better[a, b]`` (a significantly better than b, after
+    the adjustment): a new tier begins at the first model that some model of the current tier is significantly
+    better than (moved back to the first of its equal scores: equal scores share a tier). Contiguous in score
+    order, so tier numbers never decrease as scores fall; within a tier no model is better than another."""
+    s = np.asarray(scores, float)
+    m = s.size
     tier = np.zeros(m, int)
-    current = 0
-    for leader in range(m):
-        if tier[leader]:
-            continue
-        current += 1
-        tier[leader] = current
-        for j in range(leader + 1, m):
-            if not tier[j] and not better[leader, j]:
-                tier[j] = current
+    if not m:
+        return tier
+    start, current = 0, 1
+    for j in range(m):
+        if better[start:j, j].any():
+            first = j
+            while first > start + 1 and s[first - 1] == s[j]:
+                first -= 1  # a tie with the model above: the tie moves down together
+            tier[first:j] = current + 1
+            start, current = first, current + 1
+        tier[j] = current
     return tier
 
 
-def _ranks(samples: np.ndarray) -> np.ndarray:
-    """Each column's rank within its row, 1 for the best score (ties share the better rank)."""
-    order = np.argsort(-samples, axis=1, kind="stable")
-    ranks = np.empty_like(order)
-    rows = np.arange(samples.shape[0])[:, None]
-    ranks[rows, order] = np.arange(1, samples.shape[1] + 1)[None, :]
-    # ties: the best rank among equal scores
-    sorted_scores = np.take_along_axis(samples, order, axis=1)
-    first = np.concatenate(
-        [np.ones((samples.shape[0], 1), bool), sorted_scores[:, 1:] != sorted_scores[:, :-1]], axis=1
-    )
-    best = np.maximum.accumulate(np.where(first, np.arange(1, samples.shape[1] + 1)[None, :], 0), axis=1)
-    ranks[rows, order] = best
-    return ranks
-
-
-def _rank_interval(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    ranks = _ranks(samples)
-    return np.floor(np.quantile(ranks, 0.025, axis=0)).astype(int), np.ceil(np.quantile(ranks, 0.975, axis=0)).astype(
-        int
+def _result(models, keep, rest, mean, se, n, lo, hi, p, method, alpha) -> Tiers:
+    np.fill_diagonal(p, 1.0)
+    adjusted = _holm_matrix(p)
+    tier = tiers_from_significance(mean, significantly_better(mean, adjusted, alpha))
+    return Tiers(
+        [str(v) for v in models[keep]],
+        mean,
+        se,
+        n,
+        lo,
+        hi,
+        tier,
+        p,
+        adjusted,
+        method,
+        alpha,
+        tuple(str(v) for v in models[rest]),
     )
 
 
@@ -164,8 +231,6 @@ def tiers_from_items(
     binary: bool,
     *,
     alpha: float = ALPHA,
-    bootstrap: int = BOOTSTRAP,
-    seed: int = 0,
 ) -> Tiers:
     """Tiers from per-item scores: ``scores`` and ``answered`` are models x items (a model's score on an item,
     the mean over its samples; ``answered`` False where it did not answer). ``binary``: every cell a single 0/1
@@ -177,10 +242,10 @@ def tiers_from_items(
     order = np.argsort(-mean, kind="stable")
     keep, rest = order[:TIERED_MODELS], order[TIERED_MODELS:]
     y, mask, mean = y[keep], mask[keep], mean[keep]
-    m = keep.size
     n_each = np.maximum(mask.sum(axis=1), 1)
     spread = np.maximum((y * y * mask).sum(axis=1) / n_each - mean**2, 0.0)
     score_se = np.sqrt(spread / np.maximum(n_each - 1, 1))  # items as clusters (the binomial one for 0/1)
+    lo, hi = score_intervals(mean, n_each)
     both = mask @ mask.T  # items both answered
     if binary:
         wins = (y * mask) @ ((1.0 - y) * mask).T  # b[a, b]: a right, b wrong, both answered
@@ -201,34 +266,7 @@ def tiers_from_items(
         p = 2 * special.stdtr(np.maximum(n - 1, 1), -np.abs(t))
         p = np.where(both < 2, 1.0, p)
         method = "paired t test on the item-level differences over the items both models answered"
-    np.fill_diagonal(p, 1.0)
-    adjusted = _holm_matrix(p)
-    better = (adjusted < alpha) & (mean[:, None] > mean[None, :])
-    tier = tiers_from_significance(mean, better)
-    rng = np.random.default_rng(seed)
-    n_items = y.shape[1]
-    samples = np.empty((bootstrap, m))
-    chunk = max(1, min(bootstrap, 4_000_000 // max(n_items, 1)))  # replicates resampled at once: one matrix product
-    for lo in range(0, bootstrap, chunk):
-        size = min(chunk, bootstrap - lo)
-        draws = rng.integers(0, n_items, (size, n_items))  # the same stream as one replicate at a time
-        counts = np.bincount((draws + n_items * np.arange(size)[:, None]).ravel(), minlength=size * n_items)
-        counts = counts.reshape(size, n_items).astype(float).T
-        samples[lo : lo + size] = ((y @ counts) / np.maximum(mask @ counts, 1e-12)).T
-    lo, hi = _rank_interval(samples) if bootstrap else (np.arange(1, m + 1), np.arange(1, m + 1))
-    return Tiers(
-        [str(v) for v in models[keep]],
-        mean,
-        score_se,
-        tier,
-        lo,
-        hi,
-        p,
-        adjusted,
-        method,
-        alpha,
-        tuple(str(v) for v in models[rest]),
-    )
+    return _result(models, keep, rest, mean, score_se, n_each.astype(int), lo, hi, p, method, alpha)
 
 
 def tiers_from_scores(
@@ -237,44 +275,30 @@ def tiers_from_scores(
     se: np.ndarray,
     how: str,
     *,
+    n_items: int | np.ndarray | None = None,
     alpha: float = ALPHA,
-    bootstrap: int = BOOTSTRAP,
-    seed: int = 0,
 ) -> Tiers:
-    """Tiers from published scores and their standard errors (``how`` says where the errors come from)."""
+    """Tiers from published scores and their standard errors (``how`` says where the errors come from).
+    ``se`` NaN where the source publishes none: there the binomial error of ``n_items`` (the test-set size)
+    serves the tests and Wilson's interval the score (``score_intervals``)."""
     models = np.asarray(models)
     scores, se = np.asarray(scores, float), np.asarray(se, float)
+    n = np.broadcast_to(np.asarray(np.nan if n_items is None else n_items, float), scores.shape)
+    if np.isnan(se).any() and np.isnan(n).any():
+        raise ValueError("a score without a standard error needs the test-set size")
     order = np.argsort(-scores, kind="stable")
     keep, rest = order[:TIERED_MODELS], order[TIERED_MODELS:]
-    s, e = scores[keep], se[keep]
-    m = keep.size
+    s, given, n = scores[keep], se[keep], n[keep]
+    e = np.where(np.isfinite(given), given, binomial_se(s, np.where(np.isnan(n), 1, n)))
+    lo, hi = score_intervals(s, np.where(np.isnan(n), 1, n), given)
     pooled = np.sqrt(e[:, None] ** 2 + e[None, :] ** 2)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(pooled > 0, (s[:, None] - s[None, :]) / pooled, np.where(s[:, None] == s[None, :], 0.0, np.inf))
     p = 2 * special.ndtr(-np.abs(z))
-    np.fill_diagonal(p, 1.0)
-    adjusted = _holm_matrix(p)
-    better = (adjusted < alpha) & (s[:, None] > s[None, :])
-    tier = tiers_from_significance(s, better)
-    rng = np.random.default_rng(seed)
-    samples = s[None, :] + e[None, :] * rng.standard_normal((bootstrap, m))
-    lo, hi = _rank_interval(samples) if bootstrap else (np.arange(1, m + 1), np.arange(1, m + 1))
-    return Tiers(
-        [str(v) for v in models[keep]],
-        s,
-        e,
-        tier,
-        lo,
-        hi,
-        p,
-        adjusted,
-        f"z test on {how}",
-        alpha,
-        tuple(str(v) for v in models[rest]),
-    )
+    return _result(models, keep, rest, s, e, n, lo, hi, p, f"z test on {how}", alpha)
 
 
-def binomial_se(scores: np.ndarray, n_items: int) -> np.ndarray:
+def binomial_se(scores: np.ndarray, n_items: int | np.ndarray) -> np.ndarray:
     """The binomial standard error of a proportion over a test set of n items."""
     s = np.clip(np.asarray(scores, float), 0.0, 1.0)
-    return np.sqrt(s * (1 - s) / max(n_items, 1))
+    return np.sqrt(s * (1 - s) / np.maximum(n_items, 1))

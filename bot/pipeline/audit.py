@@ -229,7 +229,7 @@ def measure(
     tiers = None
     if tiered:
         progress("tiers")
-        tiers = tiers_of(responses, seed=seed)
+        tiers = tiers_of(responses)
         models = with_tiers(models, tiers)
     pool = {
         "response_patterns": int(post.n_patterns),

@@ -173,7 +173,7 @@ def history_by_date(
 
 
 def _top_tier_size(m: np.ndarray, i: np.ndarray, score: np.ndarray, w: np.ndarray, n_items: int) -> int:
-    """The top tier's size over the cells published so far (``bot.metrics.tiers``, without rank intervals)."""
+    """The top tier's size over the cells published so far (``bot.metrics.tiers``)."""
     models, local = np.unique(m, return_inverse=True)
     means = np.bincount(local, score) / np.bincount(local)
     keep = np.argsort(-means, kind="stable")[:TIERED_MODELS]
@@ -185,7 +185,7 @@ def _top_tier_size(m: np.ndarray, i: np.ndarray, score: np.ndarray, w: np.ndarra
     y[slot[local[cells]], i[cells]] = score[cells]
     answered[slot[local[cells]], i[cells]] = True
     binary = bool(np.all(w == 1) and np.all((score == 0) | (score == 1)))
-    return len(tiers_from_items(models[keep], y, answered, binary, bootstrap=0).top)
+    return len(tiers_from_items(models[keep], y, answered, binary).top)
 
 
 def first_saturated(by_date: pd.DataFrame) -> str | None:

@@ -8,7 +8,16 @@ import pandas as pd
 
 from bot.errors import InputError
 from bot.irt import DEFAULT_SCALE
-from bot.metrics import UNIFORM, Target, Tiers, binomial_gap_interval, coverage, index_interval, saturation
+from bot.metrics import (
+    UNIFORM,
+    Target,
+    Tiers,
+    binomial_gap_interval,
+    coverage,
+    index_interval,
+    saturation,
+    score_intervals,
+)
 from bot.pipeline.audit import BenchmarkAudit, audit_benchmark, tiers_of_board, unauditable
 from bot.pipeline.by_date import BY_DATE_COLUMNS, saturation_runs
 from bot.progress import Progress
@@ -95,13 +104,26 @@ def audit_responses(
     return audits
 
 
+def _top_models(rows: pd.DataFrame, top: list, n: int) -> list[dict]:
+    """The top models with each score's 95% interval from ``score_intervals`` (the tiers' own): the standard
+    error the board publishes where it gives one, else Wilson's over its test set."""
+    given = {}
+    if "stderr" in rows.columns:
+        given = dict(zip(rows["model"].astype(str), pd.to_numeric(rows["stderr"], errors="coerce"), strict=True))
+    out = []
+    for m, s in top:
+        lo, hi = score_intervals(s, n, given.get(str(m), float("nan")))
+        out.append({"model": m, "score": s, "lo": float(lo), "hi": float(hi)})
+    return out
+
+
 def _leaderboard_figures(name: str, rows: pd.DataFrame, ceiling: float) -> dict:
     n = int(rows["n_items"].iloc[0])
     sat = saturation(rows["model"].to_numpy(), rows["score"].to_numpy(), n, ceiling)
     out = {
         "benchmark": name,
         **sat.summary(),
-        "top_models": [{"model": m, "score": s} for m, s in sat.top_models],
+        "top_models": _top_models(rows, sat.top_models, n),
         "ceiling": ceiling,
     }
     if sat.saturation_index is not None:  # the index's interval, from the binomial interval of the top gap
@@ -123,7 +145,7 @@ def leaderboard_by_date(rows: pd.DataFrame, ceiling: float = 1.0) -> pd.DataFram
     for day in sorted(rows["date"].dropna().unique()):
         pool = rows[rows["date"] <= day]
         fig = _leaderboard_figures("", pool, ceiling)
-        fig["top_tier_size"] = tiers_of_board(pool, bootstrap=0).summary()["top_tier_size"]
+        fig["top_tier_size"] = tiers_of_board(pool).summary()["top_tier_size"]
         out.append({"date": pd.Timestamp(day).strftime("%Y-%m-%d")} | {k: fig[k] for k in BY_DATE_COLUMNS if k in fig})
     return pd.DataFrame(out).reindex(columns=BY_DATE_COLUMNS)
 

@@ -602,14 +602,15 @@ TIER_COLUMNS.append(("Tier", "r"))
 
 
 def _tier_rows(rec: dict, models: pd.DataFrame | None) -> list[list[str]] | None:
-    """Every tiered model, best first, with its tier and rank interval; None where the record has no tiers."""
+    """Every tiered model, best first, with its tier and rank interval (both from the tiers' tests) and its note
+    (few items, or every item alike); None where the record has no tiers."""
     if not rec.get("tier_method") or models is None or "tier" not in models.columns:
         return None
     table = models.dropna(subset=["tier"]).sort_values("score", ascending=False)
     return [
         [
             str(n),
-            md(r.model),
+            md(r.model) + (f" ({md(r.note)})" if isinstance(getattr(r, "note", None), str) and r.note else ""),
             pct(_num(r.score)),
             f"{int(r.rank_lo)} – {int(r.rank_hi)}",
             str(int(r.tier)),

@@ -35,6 +35,30 @@ def test_boards_name_where_their_errors_come_from(sample_site):
         assert f"Top tier: {rec['top_tier_size']} model" in page
 
 
+def test_every_sample_record_has_one_procedure_and_one_score_interval(sample_site):
+    """Every record of the bundled sample run (per-item and boards): every tier-1 model's rank interval includes
+    1, tiers never rise as scores fall, the top tier is tier 1 of the models table, and the record's top models
+    carry the very score intervals of that table (one function: the audit's and the tiers')."""
+    from bot.history.reports import Reports
+
+    _, reports, _ = sample_site
+    records = json.loads((reports / "latest.json").read_text())["benchmarks"]
+    tiered = [r for r in records if r.get("tier_method")]
+    assert sum(r["kind"] == "items" for r in tiered) >= 5 and sum(r["kind"] == "aggregate" for r in tiered) >= 2
+    for rec in tiered:
+        models = pd.read_csv(Reports(reports).models(rec["benchmark"]))
+        table = models.dropna(subset=["tier"]).sort_values("score", ascending=False)
+        n = len(table) + len(rec.get("untiered") or [])
+        assert (table.loc[table["tier"] == 1, "rank_lo"] == 1).all(), rec["benchmark"]
+        assert (table["tier"].diff().dropna() >= 0).all(), rec["benchmark"]
+        assert ((table["rank_lo"] >= 1) & (table["rank_lo"] <= table["rank_hi"]) & (table["rank_hi"] <= n)).all()
+        assert sorted(table.loc[table["tier"] == 1, "model"]) == sorted(rec["top_tier"])
+        by_model = models.set_index(models["model"].astype(str))
+        for top in rec["top_models"]:
+            row = by_model.loc[str(top["model"])]
+            assert (top["lo"], top["hi"]) == pytest.approx((row["score_lo"], row["score_hi"]), abs=2e-6), top
+
+
 def _source(scores: list[float], seed: int) -> SourceTable:
     rng = np.random.default_rng(seed)
     easiness = rng.normal(0, 1, 800)
