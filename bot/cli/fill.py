@@ -20,7 +20,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     plan = sub.add_parser(
         "plan", help="for each stretch found thin or that may be empty: target z and b, seeds, solve odds"
     )
-    check = sub.add_parser("check", help="calibrate candidate items onto the benchmark's scale and place them")
+    check = sub.add_parser(
+        "check", help="place candidate items on the benchmark's axis; its bounds and figures with them all added"
+    )
     generate = sub.add_parser("generate", help="ask an OpenAI-compatible endpoint for candidate items per gap")
     for p in (plan, check, generate):
         p.add_argument("benchmark", metavar="BENCHMARK")
@@ -28,7 +30,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     for p in (plan, check):
         p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     check.add_argument("candidates", metavar="CANDIDATES.csv", help="model,item_id,score[,trials] of the pool's models")
-    check.add_argument("--record", action="store_true", help="keep the accepted candidates as a proposed revision")
+    check.add_argument("--record", action="store_true", help="keep the candidates as a proposed revision")
     generate.add_argument("--items", required=True, metavar="ITEMS.jsonl", help="the benchmark's item texts")
     generate.add_argument(
         "--endpoint",
@@ -72,38 +74,54 @@ def _figure(f: dict) -> str:
     return f"{f['value']:.3f} ({f['lo']:.3f}-{f['hi']:.3f})"
 
 
+def _bounds_line(b: dict) -> str:
+    v = b["verdicts"]
+    top5 = b.get("top5_gap_sum_bound_hi")
+    top5 = "no bound" if top5 is None else f"at most {top5:.3f}"
+    return (
+        f"DDM {b['ddm_bound_lo']:.3f}-{b['ddm_bound_hi']:.3f} ({v.get('ddm', '-')}), Max Gap at most "
+        f"{b['detection_limit']:.3f} ({v.get('max_gap', '-')}), top-5 gap sum {top5} ({v.get('top5_gap_sum', '-')})"
+    )
+
+
 def _check_text(result: dict) -> str:
-    lines = [f"{result['benchmark']}: {len(result['candidates'])} candidate(s) on a pool of {result['pool']} models"]
+    n = len(result["candidates"])
+    lines = [f"{result['benchmark']}: {n} candidate(s) on a pool of {result['pool']} models"]
     for c in result["candidates"]:
-        where = f" {c['gap']['lo']:.3f}-{c['gap']['hi']:.3f}" if c["gap"] else ""
         lines.append(
             f"  {c['item_id']}: z {c['z']:.3f} ({c['z_lo']:.3f}-{c['z_hi']:.3f}), b {c['b']:.2f}, "
-            f"{c['models']} models: {c['message']}{where}"
+            f"{c['models']} models: {c['message']}"
         )
+    for g, expected in zip(result["stretches"], result["expected_inside"], strict=True):
+        lines.append(f"  stretch {g['lo']:.3f}-{g['hi']:.3f}: {expected:.1f} of the {n} candidate(s) expected inside")
     if result["left_out_models"]:
         lines.append(f"  left out: responses of {len(result['left_out_models'])} model(s) outside the pool")
-    for when in ("before", "after"):
-        b = result.get(f"bounds_{when}")
-        if b:
-            v = b["verdicts"]
-            lines.append(
-                f"  {'now' if when == 'before' else 'with the accepted'}, for any difficulty distribution: "
-                f"DDM {b['ddm_bound_lo']:.3f}-{b['ddm_bound_hi']:.3f} ({v.get('ddm', '-')}), Max Gap at most "
-                f"{b['detection_limit']:.3f} ({v.get('max_gap', '-')}), top-5 gap sum at most "
-                f"{b['top5_gap_sum_bound_hi']:.3f} ({v.get('top5_gap_sum', '-')})"
-            )
-    lines.append(
-        "  model-based figures from joint draws (each item's b from its audit's normal, each candidate's from its "
-        "posterior; smooth difficulties assumed):"
-    )
-    for key, label in (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top5_gap_sum", "top-5 gap sum")):
-        published = result["published"].get(key)
-        said = "" if published is None else f" (published: {published:.3f})"
+    before, after = result.get("bounds_before"), result.get("bounds_after")
+    if before:
+        lines.append(f"  published, for any difficulty distribution: {_bounds_line(before)}")
+    if after:
+        lines.append(f"  with all {n} candidate(s), the audit's bounds: {_bounds_line(after)}")
+    elif result.get("withheld"):
+        lines.append(f"  bounds: withheld by the audit ({result['withheld']}): none before or after")
+    elif before:
         lines.append(
-            f"  {label}: {_figure(result['before'][key])} now{said} -> {_figure(result['after'][key])} "
-            "with the accepted"
+            "  with the candidates: no bounds (the reports keep no snapshot or abilities of the audit, or its "
+            "items were placed in a joint pool or by a 2PL)"
         )
-    lines.append(f"  accepted: {', '.join(result['accepted']) or 'none'}")
+    if result.get("reproduced") is False:
+        lines.append(
+            "  note: the audit's computation repeated without the candidates does not give the published verdicts "
+            f"({_bounds_line(result['recomputed']['bounds'])}): compare the after with that, not with the published"
+        )
+    if result.get("after"):
+        lines.append(f"  model-based figures (smooth difficulties assumed), after from {result['after_from']}:")
+        for key, label in (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top5_gap_sum", "top-5 gap sum")):
+            said = "published" if result["published"].get(key) is not None else "now"
+            lines.append(
+                f"  {label}: {_figure(result['before'][key])} {said} -> {_figure(result['after'][key])} "
+                f"with all {n} candidate(s)"
+            )
+    lines.append(f"  inside a stretch (probability 0.95 or more): {', '.join(result['accepted']) or 'none'}")
     return "\n".join(lines)
 
 
@@ -125,7 +143,7 @@ def handle(args: argparse.Namespace) -> int:
         print(json.dumps(history.rounded(result), indent=2) if args.json else _check_text(result))
         if args.record:
             path = fill.record_proposal(args.reports, bench, result, rows)
-            print(f"fill check: the accepted candidates recorded as a proposed revision in {path}", file=sys.stderr)
+            print(f"fill check: the candidates recorded as a proposed revision in {path}", file=sys.stderr)
         return 0
     endpoint = args.endpoint or os.environ.get("BENCHWATCH_ENDPOINT") or os.environ.get("OPENAI_BASE_URL")
     if not endpoint:

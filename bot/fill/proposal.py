@@ -1,5 +1,5 @@
-"""A proposed revision: the candidates a ``fill check`` accepted, kept beside the reports (never in the
-benchmark's history) so that the next site build can show "after fill" next to the current figures."""
+"""A proposed revision: the candidates a ``fill check`` placed, kept beside the reports (never in the benchmark's
+history) so that the next site build can show "after fill" next to the current figures."""
 
 from __future__ import annotations
 
@@ -13,19 +13,22 @@ from bot.store import atomic_write_text
 
 
 def record_proposal(reports_dir: str | Path, bench: Benchmark, result: dict, responses: pd.DataFrame) -> Path:
-    """Write ``reports/proposals/<slug>.json``: the accepted candidates (their calibration and responses),
-    the figures before and after, and the revision of the data they were checked against."""
+    """Write ``reports/proposals/<slug>.json``: every candidate checked (where it lands, its calibration and
+    responses: the figures after are those of the benchmark with all of them), the figures and bounds before (as
+    published) and after, and the revision of the data they were checked against."""
     reports = Reports(Path(reports_dir))
-    accepted = set(result["accepted"])
+    checked = {c["item_id"] for c in result["candidates"]}
     body = {
         "benchmark": result["benchmark"],
         "revision": bench.record.get("revision"),
         "checked_at": bench.record.get("snapshot_at"),
         "pool": result["pool"],
-        "candidates": [c for c in result["candidates"] if c["item_id"] in accepted],
+        "candidates": result["candidates"],
         "before": result["before"],
         "after": result["after"],
-        "responses": responses[responses["item_id"].isin(accepted)]
+        "bounds_before": result.get("bounds_before"),
+        "bounds_after": result.get("bounds_after"),
+        "responses": responses[responses["item_id"].isin(checked)]
         .astype({"score": float})
         .sort_values(["item_id", "model"])[["model", "item_id", "score"]]
         .to_dict("records"),

@@ -8,6 +8,7 @@ import pytest
 from scipy.special import expit
 
 from bot.fill import Benchmark, check_candidates, fill_plan, place
+from bot.fill.check import OUTSIDE, PLACED
 from bot.irt import difficulty_b, difficulty_z
 from bot.metrics import coverage
 
@@ -87,8 +88,13 @@ def test_candidates_land_where_they_belong_with_nominal_coverage_and_max_gap_fal
     share = rows.groupby("kind")["status"].value_counts(normalize=True).unstack(fill_value=0.0)
     assert share.loc["inside", "inside"] >= 0.9
     assert share.loc["outside", "none"] >= 0.95
-    assert share.loc["edge"].get("inside", 0.0) <= 0.1 and share.loc["edge", ["edge", "none"]].sum() >= 0.85
+    # on the edge about half its posterior lies in the stretch: never placed inside, nor out of it
+    assert share.loc["edge"].get("inside", 0.0) <= 0.1 and share.loc["edge"].get("may be inside", 0.0) >= 0.85
+    edge = rows.loc[rows["kind"] == "edge", "p_inside"]
+    assert 0.3 <= edge.median() <= 0.7, edge.median()
     assert set(rows.loc[rows["status"] == "inside", "item_id"]) == set(result["accepted"])
+    # the number expected in the stretch is the sum of the probabilities: the 120 inside and about half the edge
+    assert 120 + 0.3 * 120 <= result["expected_inside"][0] <= 120 + 0.7 * 120
 
 
 def test_adding_the_inside_ones_brings_max_gap_down_as_computed(planted):
@@ -111,25 +117,31 @@ def test_adding_the_inside_ones_brings_max_gap_down_as_computed(planted):
     assert result["after"]["ddm"]["value"] < result["before"]["ddm"]["value"]
 
 
-def test_answered_by_3_of_24_models_the_interval_is_too_wide_to_place(planted):
+def test_answered_by_3_of_24_models_these_models_cannot_tell_whether_it_fills_the_gap(planted):
     theta = planted.theta.to_numpy()
     b = float(difficulty_b(np.array([0.575]), theta, "ability-quantile")[0])
     result = check_candidates(planted, _answers(planted, {f"c{k}": b for k in range(20)}, models=3, trials=1), draws=20)
     assert {c["models"] for c in result["candidates"]} == {3}
-    assert {c["status"] for c in result["candidates"]} == {"too wide"}
-    assert all(c["message"].startswith("cannot tell where it lies") for c in result["candidates"])
-    assert all("evaluate on more models" in c["message"] for c in result["candidates"])
+    assert {c["status"] for c in result["candidates"]} == {"may be inside"}
+    assert all(OUTSIDE <= c["p_inside"] < PLACED for c in result["candidates"])
+    assert all(c["message"].startswith("may lie in the stretch 0.450-0.700") for c in result["candidates"])
+    assert all("these models cannot tell; evaluate on more models" in c["message"] for c in result["candidates"])
     assert result["accepted"] == []
 
 
+STRETCHES = [{"lo": 0.45, "hi": 0.70, "width": 0.25}, {"lo": 0.85, "hi": 1.0, "width": 0.15}]
+
+
 @pytest.mark.parametrize(
-    ("interval", "status"),
+    ("masses", "status", "where"),
     [
-        ((0.5, 0.55, 0.6), "inside"),
-        ((0.3, 0.55, 0.8), "too wide"),
-        ((0.44, 0.47, 0.5), "edge"),
-        ((0.2, 0.22, 0.24), "none"),
+        ((0.97, 0.0), "inside", 0),
+        ((0.01, 0.95), "inside", 1),  # a wide posterior in a wide stretch is placed as surely as a narrow one
+        ((0.5, 0.3), "may be inside", 0),
+        ((0.04, 0.049), "none", None),
     ],
 )
-def test_place_by_hand(interval, status):
-    assert place(*interval, [{"lo": 0.45, "hi": 0.70, "width": 0.25}])[0] == status
+def test_place_by_hand(masses, status, where):
+    got, gap, p = place(list(masses), STRETCHES)
+    assert got == status and p == max(masses)
+    assert gap is (None if where is None else STRETCHES[where])

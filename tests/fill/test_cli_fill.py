@@ -61,11 +61,20 @@ def test_plan_then_check_then_record(audited, capsys):
     pd.DataFrame(rows, columns=["model", "item_id", "score", "trials"]).to_csv(cands, index=False)
     assert main(["fill", "check", "planted", str(cands), "--reports", str(reports), "--record"]) == 0
     out, err = capsys.readouterr()
-    assert out.count("lands inside the gap") == 3 and "accepted: new-0, new-1, new-2" in out
+    assert (
+        out.count("lands inside the gap") == 3
+        and "inside a stretch (probability 0.95 or more): new-0, new-1, new-2" in out
+    )
     assert "Max Gap:" in out and "proposed revision" in err
+    assert "with all 3 candidate(s), the audit's bounds" in out and "published" in out
     proposal = json.loads(next((reports / "proposals").glob("*.json")).read_text())["proposal"]
     assert [c["item_id"] for c in proposal["candidates"]] == ["new-0", "new-1", "new-2"]
     assert proposal["after"]["max_gap"]["value"] < proposal["before"]["max_gap"]["value"]
+    # before as published; after the audit's own bounds with the candidates, which the page shows beside them
+    published = json.loads((reports / "latest.json").read_text())["benchmarks"][0]
+    assert proposal["before"]["max_gap"]["value"] == published["max_gap"]
+    assert proposal["bounds_before"]["detection_limit"] == published["detection_limit"]
+    assert proposal["bounds_after"]["n_items"] == 73 and proposal["bounds_after"]["verdicts"]
     # the site shows it beside the current figures; the history does not hold it
     history = (reports / "history.csv").read_text()
     site = root / "site"
@@ -73,7 +82,7 @@ def test_plan_then_check_then_record(audited, capsys):
 
     build_site(reports, site)
     page = next((site / "benchmarks").glob("*/index.html")).read_text()
-    assert "After fill: a proposed revision" in page and "new-2" in page
+    assert "After fill: a proposed revision" in page and "new-2" in page and "Probability inside" in page
     # and the page's fill plan is the command's
     assert "Fill plan" in page and "Solve probability" in page
     seeds = [*first["seeds_below"], *first["seeds_above"]]  # an empty end has seeds on one side only
@@ -82,15 +91,14 @@ def test_plan_then_check_then_record(audited, capsys):
     assert main(["check", "--reports", str(reports), "--site-out", str(site)]) == 0
 
 
-def test_check_with_three_of_24_models_says_the_interval_is_too_wide(audited, capsys):
+def test_check_with_three_of_24_models_says_these_models_cannot_tell(audited, capsys):
     root, reports, _ = audited
     cands = root / "few.csv"
     cands.write_text("model,item_id,score\nm00,x,0\nm12,x,1\nm23,x,1\n")
     assert main(["fill", "check", "planted", str(cands), "--reports", str(reports)]) == 0
     out = capsys.readouterr().out
-    said = "3 models: cannot tell where it lies with these models, its interval wider than the stretch"
-    assert f"{said}: evaluate on more models" in out
-    assert "accepted: none" in out
+    assert "3 models: may lie in the stretch" in out and "these models cannot tell; evaluate on more models" in out
+    assert "inside a stretch (probability 0.95 or more): none" in out
 
 
 class _Stub:
