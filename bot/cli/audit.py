@@ -49,7 +49,10 @@ def _text(rec: dict) -> str:
         lo, hi = rec.get(f"{key}_lo"), rec.get(f"{key}_hi")
         return f"{value:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
 
-    fit = f"{rec['method']}, {'converged' if rec['converged'] else 'NOT converged'}" if rec["method"] else "given z"
+    method = rec["method"]
+    if rec.get("figures_from") not in (None, method):  # --method nuts: the figures are the MAP's (a check beside)
+        method = f"{method}: figures from {rec['figures_from']}"
+    fit = f"{method}, {'converged' if rec['converged'] else 'NOT converged'}" if rec["method"] else "given z"
     if rec.get("unplaced"):
         fit = "no fit"
     lines = [
@@ -65,6 +68,16 @@ def _text(rec: dict) -> str:
         lines.append(f"  left out of the fit: {m['model']} ({m['why']}){tiered}")
     lines += [f"  tiered with a note: {m} ({why})" for m, why in noted.items()]
     lines += _item_model(rec)
+    check = rec.get("nuts_check")
+    if check:  # --method nuts: the figures stay the MAP's; what NUTS says beside them
+        lines.append(
+            f"  nuts, run as a check (the figures are the {rec.get('figures_from')} fit's): "
+            f"{'converged' if check['converged'] else 'NOT converged'} (R-hat {check['max_rhat']:.3f}, bulk ESS "
+            f"{check['min_ess_bulk']:.0f}, {check['divergences']} divergences, {check['seconds']:.0f} s); its DDM "
+            f"{check['ddm']:.3f} [{check['ddm_lo']:.3f}, {check['ddm_hi']:.3f}], Max Gap {check['max_gap']:.3f} "
+            f"[{check['max_gap_lo']:.3f}, {check['max_gap_hi']:.3f}]; {check['distinct_z']} distinct positions "
+            f"({check['distinct_z_unpooled']} before pooling items of identical responses)"
+        )
     found = rules.verdicts(rec, rules.DEFAULT_THRESHOLDS)
     if found:
         lines.append(

@@ -67,12 +67,23 @@ class BenchmarkRecord:
     gaps: list[Json] = _f("the widest spacings between the items' fitted positions (plug-in): lo, hi, width")
     target: Text = _f("the target distribution in words (Uniform(0, 1) unless configured); null without figures")
     target_spec: Json | None = _f("the target as configured: {} (uniform), {beta: [a, b]} or {benchmark: name}", OPT)
-    method: Text = _f('how difficulties were fitted: "map" (exact posterior mode) or "nuts"; null for scores only')
+    method: Text = _f(
+        'the method asked for: "map" (exact posterior mode) or "nuts" (MAP and a NUTS check); null: no fit'
+    )
+    figures_from: Text = _f(
+        'the fit the positions, abilities and figures come from: "map" (with method "nuts" too: see nuts_check)', OPT
+    )
+    nuts_check: Json | None = _f(
+        'method "nuts": NUTS sampled the same 1PL as a check: its diagnostics, each figure from its draws (_lo, _hi; '
+        "_plugin at its positions pooled over items of identical responses; _published beside), distinct_z pooled "
+        "and unpooled, max_position_shift (z) and max_ability_shift (logits) from the published ones",
+        OPT,
+    )
     scale: Text = _f('the difficulty axis: "ability-quantile" (default) or "expected-failure"')
-    converged: bool | None = _f("whether the fit converged (NUTS: R-hat and ESS; MAP: Newton's test)")
+    converged: bool | None = _f("whether the fit the figures come from converged (MAP: Newton's test)")
     iterations: int | None = _f("Newton iterations of the MAP fit", OPT)
-    max_rhat: Number = _f("NUTS: the largest R-hat", OPT)
-    min_ess_bulk: Number = _f("NUTS: the smallest bulk effective sample size", OPT)
+    max_rhat: Number = _f("the NUTS check: the largest R-hat (converged: at most 1.01)", OPT)
+    min_ess_bulk: Number = _f("the NUTS check: the smallest bulk effective sample size (converged: 400 or more)", OPT)
     calibrated_models: int | None = _f("models calibrated against held difficulties (no refit)", OPT)
     calibrated_items: int | None = _f("items calibrated against held abilities (no refit)", OPT)
     detection_boundary: Number = _f("the narrowest improvement this benchmark can detect (= max_gap)", OPT)

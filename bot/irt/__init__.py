@@ -30,7 +30,7 @@ __all__ = exports(
         ),
         ".npmle": ("MixingFit", "em_reference", "linear_range", "mixture_loglik", "solve_mixing"),
         ".rasch_map": ("RaschFit", "fit_map", "neg_log_posterior"),
-        ".rasch_nuts": ("fit_nuts", "nutpie_available"),
+        ".rasch_nuts": ("exchangeable_items", "fit_nuts", "nutpie_available", "pooled_positions"),
         ".responses": ("ResponseArrays", "arrays_from_dense", "encode_responses"),
         ".scale": ("UncertainAbilities", "difficulty_b", "difficulty_z", "uncertain_abilities"),
     },

@@ -5,7 +5,9 @@
 1. the design groups (``bot.irt.design``): items grouped by the models that answered them;
 2. where items have nominal chance floors (their number of options, a ``chance`` column or configuration),
    the effective floor (``bot.irt.floors``): one share f of the nominal floors with its interval;
-3. the 1PL fit at the effective floor (MAP, or NUTS);
+3. the 1PL fit at the effective floor: MAP, whose positions, abilities and figures are published; with
+   ``method="nuts"`` NUTS samples the same posterior beside it, as a check (``ItemModel.nuts``: its
+   diagnostics and what its draws change are recorded, ``bot.pipeline.nuts_check``);
 4. the fit check (``bot.irt.fit_check``), on the same items as the floor's profile (fewer with very many
    models: ``check_items``);
 5. the path the bounds take: **1PL** where the model fits (with the floors over their interval); **2PL** where
@@ -51,6 +53,7 @@ class ItemModel:
     path: str = "1PL"
     reason: str | None = None  # why the bounds are withheld, in words
     blanks: dict = field(default_factory=dict)  # whether models' blanks sit where their failures would
+    nuts: RaschFit | None = None  # ``method="nuts"``: the NUTS fit, run as a check of the MAP fit the figures use
 
     def floors(self, share: float | None = None) -> np.ndarray | None:
         """Each item's floor at the effective floor's estimate (or at ``share``); None without floors."""
@@ -173,7 +176,8 @@ def fit_item_model(
     progress=lambda _text: None,
 ) -> tuple[RaschFit, ItemModel]:
     """The benchmark's 1PL fit at its effective floor, and its item model (see the module). ``check`` off skips
-    the fit check (the 1PL path, as before checks existed)."""
+    the fit check (the 1PL path, as before checks existed). ``method="nuts"``: the fit is still the MAP's (the
+    model-based figures' calibrated path reads it); the NUTS fit is the item model's ``nuts``, a check."""
     from bot.irt.fit import fit_rasch
 
     groups = design_groups(data)
@@ -182,10 +186,20 @@ def fit_item_model(
     if nominal is not None:
         progress("the effective chance floor")
         floor = estimate_floor(data, nominal, groups=groups, seed=seed)
-    progress(f"{method} fit")
-    fit = fit_rasch(data, method, init=init, sampler=sampler, floor=None if floor is None else floor.floors(nominal))
+    floors = None if floor is None else floor.floors(nominal)
+    progress("map fit" if method == "nuts" else f"{method} fit")
+    fit = fit_rasch(data, "map" if method == "nuts" else method, init=init, floor=floors)
+    nuts = None
+    if method == "nuts":
+        progress("nuts fit (a check of the map fit)")
+        nuts = fit_rasch(data, "nuts", sampler=sampler, seed=seed, floor=floors)
     model = ItemModel(
-        nominal=nominal, nominal_from=nominal_from, floor=floor, groups=groups, design=group_summary(groups, data)
+        nominal=nominal,
+        nominal_from=nominal_from,
+        floor=floor,
+        groups=groups,
+        design=group_summary(groups, data),
+        nuts=nuts,
     )
     if not check:
         return fit, model

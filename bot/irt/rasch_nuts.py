@@ -154,3 +154,31 @@ def fit_nuts(
         theta_draws=theta,
         b_draws=b,
     )
+
+
+def exchangeable_items(data: ResponseArrays, floor: np.ndarray | None = None) -> np.ndarray:
+    """Each item's class of items the 1PL posterior cannot tell apart (0, 1, ...): swapping two of them leaves
+    the posterior as it is, so their difficulties have one distribution and, exactly, one posterior mean.
+
+    Without floors the likelihood reads an item through its cells (which models answered, with how many
+    trials) and its total of successes only (Rasch sufficiency): 12 binary models answering every item allow
+    13 classes, however the successes fall. With chance floors it reads every answer: the class is the item's
+    response pattern and floor (``bot.irt.cell_patterns``). The draws of one class are pooled for its position
+    (``fit_nuts``' posterior means differ between such items by the Monte Carlo error only)."""
+    from dataclasses import replace
+
+    from bot.irt.item_posterior import cell_patterns
+
+    if floor is not None and np.any(np.asarray(floor) > 0):
+        return cell_patterns(data, floor).pattern
+    cells = cell_patterns(replace(data, y=np.zeros_like(data.y))).pattern  # who answered, with how many trials
+    totals = np.bincount(data.item_idx, data.weight * data.y, minlength=data.n_items)
+    key = np.stack([cells.astype(float), np.round(totals * 2.0**20)], axis=1)
+    return np.unique(key, axis=0, return_inverse=True)[1].ravel().astype(np.int64)
+
+
+def pooled_positions(fit: RaschFit, classes: np.ndarray) -> np.ndarray:
+    """Each item's posterior mean of b over the draws of every item of its class (``exchangeable_items``)."""
+    sums = np.bincount(classes, fit.b)
+    counts = np.bincount(classes)
+    return (sums / counts)[classes]

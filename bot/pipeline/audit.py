@@ -51,6 +51,7 @@ from bot.metrics import (
 )
 from bot.pipeline.audit_record import FIGURE_KEYS, MARGINAL_MODELS, MIN_MODELS, N_DRAWS, BenchmarkAudit
 from bot.pipeline.by_date import history_by_date
+from bot.pipeline.nuts_check import nuts_check
 from bot.pipeline.scores import (
     model_scores,
     paired_figures,
@@ -226,6 +227,20 @@ def measure(
         items = pd.DataFrame(
             {"item_id": fit.items, "b": model.twopl.b, "b_sd": np.nan, "z": z, "log_a": model.twopl.log_a}
         )
+    check = None
+    if model.nuts is not None:
+        progress("the nuts check")
+        check = nuts_check(
+            model.nuts,
+            data,
+            floors,
+            z=z,
+            theta=theta,
+            posterior=posterior,
+            scale=scale,
+            target=target,
+            reference=reference,
+        )
     tiers = None
     if tiered:
         progress("tiers")
@@ -246,7 +261,9 @@ def measure(
         revision=revision or content_revision(responses),
         source=source,
         synthetic=synthetic,
-        method=fit.method,
+        method="nuts" if model.nuts is not None else fit.method,
+        figures_from=fit.method,
+        nuts_check=check,
         scale=scale,
         converged=fit.converged,
         coverage=coverage(z, target),

@@ -55,6 +55,8 @@ class BenchmarkAudit:
     unplaced: str | None = None  # why no item was placed (too few informative models), or None
     tiers: Tiers | None = None  # who can be told apart: tiers and rank intervals of the models
     model: ItemModel | None = None  # the item model: floors, design groups, fit check, the bounds' path
+    figures_from: str | None = None  # the fit the figures, positions and abilities come from ("map")
+    nuts_check: dict | None = None  # --method nuts: the NUTS fit's check (bot.pipeline.nuts_check)
 
     def figures(self) -> dict:
         """The headline figures as a flat, JSON-ready mapping."""
@@ -72,6 +74,7 @@ class BenchmarkAudit:
             "method": self.method,
             "scale": self.scale,
             "converged": self.converged,
+            **({"figures_from": self.figures_from} if self.figures_from is not None else {}),
             "target": cov.target,
             "target_spec": self.target_spec,
             **{k: getattr(cov, k) for k in FIGURE_KEYS},
@@ -114,6 +117,9 @@ class BenchmarkAudit:
         for key in ("max_rhat", "min_ess_bulk", "iterations", "calibrated_models", "calibrated_items"):
             if key in self.diagnostics:
                 out[key] = self.diagnostics[key]
+        if self.nuts_check is not None:  # its convergence where a NUTS fit's always stood, and the check in full
+            out.update({k: self.nuts_check[k] for k in ("max_rhat", "min_ess_bulk") if k in self.nuts_check})
+            out["nuts_check"] = self.nuts_check
         return out
 
     def _saturation(self) -> dict:

@@ -558,6 +558,51 @@ VERDICT_COLUMNS = [("Figure", "l"), ("Bounds, any difficulty distribution", "l")
 VERDICT_COLUMNS.append(("What would decide", "l"))
 
 
+NUTS_COLUMNS = [("Figure", "l"), ("Published (MAP)", "r"), ("NUTS", "r"), ("NUTS 95% interval", "r")]
+NUTS_COLUMNS.append(("NUTS at its positions (plug-in)", "r"))
+
+
+def nuts_check_lines(rec: dict) -> dict:
+    """``--method nuts``: what the NUTS check says (``bot.pipeline.nuts_check``), in a sentence and a table of the
+    figures beside the published ones (``_nuts_check.md.j2``); empty without a check."""
+    check = rec.get("nuts_check")
+    if not check:
+        return {}
+    said = "converged" if check.get("converged") else "**did not converge**"
+    whole = {k: _whole(check.get(k)) for k in ("chains", "draws", "tune", "seconds", "min_ess_bulk", "divergences")}
+    return {
+        "said": (
+            f"The positions, abilities and figures on this page come from the "
+            f"{md(rec.get('figures_from') or 'map')} fit (the path the calibration of these figures checks). "
+            f"NUTS ({md(str(check.get('sampler')))}, {whole['chains']} chains of {whole['draws']} draws after "
+            f"{whole['tune']} tuning steps, {whole['seconds']} s) sampled the same 1PL beside it, under its fixed "
+            f"N(0, 3²) priors, and {said} (largest R-hat {fmt(check.get('max_rhat'))}, smallest bulk ESS "
+            f"{whole['min_ess_bulk']}, {whole['divergences']} divergences). Pooled over the items the posterior "
+            f"cannot tell apart, its posterior means take {check.get('distinct_z')} distinct positions "
+            f"({check.get('distinct_z_unpooled')} before pooling: its Monte Carlo error alone splits them); no "
+            f"item's position moves more than {fmt(check.get('max_position_shift'))} on z from the published one, "
+            f"no model's ability more than {fmt(check.get('max_ability_shift'))} logits. Its figures, from "
+            f"{check.get('kept_draws')} of its draws:"
+        ),
+        "columns": NUTS_COLUMNS,
+        "rows": [
+            [
+                name,
+                fmt(check.get(f"{key}_published")),
+                fmt(check.get(key)),
+                f"[{fmt(check.get(f'{key}_lo'))}, {fmt(check.get(f'{key}_hi'))}]",
+                fmt(check.get(f"{key}_plugin")),
+            ]
+            for key, name in (
+                ("ddm", "DDM"),
+                ("max_gap", "Max Gap"),
+                ("top3_gap_sum", "Top-3 gap sum"),
+                ("top5_gap_sum", "Top-5 gap sum"),
+            )
+        ],
+    }
+
+
 def _section_helpers() -> dict:
     """The helpers of the templates that show a record's figures and verdicts (a page, or an *Also* section)."""
     return {
@@ -566,6 +611,7 @@ def _section_helpers() -> dict:
         "other_rows": _other_cells,
         "verdict_rows": _verdict_rows,
         "item_model_lines": item_model_lines,
+        "nuts_check_lines": nuts_check_lines,
     }
 
 
