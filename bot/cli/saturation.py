@@ -28,5 +28,12 @@ def handle(args: argparse.Namespace) -> int:
         index = "n/a" if r["saturation_index"] is None else f"{r['saturation_index']:.4f} ({r['band']})"
         top = "" if r["top5"] is None else f", best {r['top1']:.3f}, fifth best {r['top5']:.3f}"
         head = f"{r['benchmark']}: {r['n_models']} models, n = {r['n_items']}"
-        print(f"{head}: saturation index {index}{top} -> {r['state']}")
+        print(f"{head}: saturation index {index}{top} -> {r['state']}{_evidence(r)}")
     return 0
+
+
+def _evidence(rec: dict) -> str:
+    from bot.metrics import state_evidence
+
+    words = state_evidence(rec)
+    return f", decided {words}" if words else ""

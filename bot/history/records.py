@@ -50,7 +50,15 @@ class BenchmarkRecord:
     kind: str = _f('"items" (per-item responses, difficulties fitted) or "aggregate" (scores only)')
     n_items: int = _f("items of the benchmark")
     n_models: int = _f("models that answered it")
-    state: str = _f("saturated, stagnant, discriminating or unknown (from the saturation index and the ceiling)")
+    state: str = _f(
+        "saturated, stagnant, discriminating or unknown: top five within noise or not (state_from), and the ceiling"
+    )
+    state_from: Text = _f(
+        'what decided the state: "paired" (the paired item-level interval of top-1 minus top-5 reaches 0, or the '
+        'paired index 0.7), "published_se" (the same interval from the standard errors the leaderboard publishes) '
+        'or "paper_index" (the paper\'s index, sqrt(n) effective items, at 0.7); null: unknown',
+        OPT,
+    )
     flags: list[str] = _f("retire, watch, revise, fill: the flags raised")
     synthetic: bool = _f("true for the bundled synthetic sample, which describes no real model")
     snapshot_at: str = _f("when benchwatch first saw this revision of the data (UTC)")

@@ -60,6 +60,7 @@ __all__ = exports(
             "CEILING_MARGIN",
             "SATURATION_THRESHOLD",
             "STATES",
+            "STATE_FROM",
             "Saturation",
             "band",
             "binomial_gap_interval",
@@ -70,6 +71,8 @@ __all__ = exports(
             "saturation",
             "saturation_index",
             "score_interval",
+            "state_evidence",
+            "within_noise_state",
         ),
     },
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -11,6 +11,13 @@ BANDS = ((0.01, "very low"), (0.3, "low"), (0.7, "moderate"), (0.9, "high"))
 SATURATION_THRESHOLD = 0.7
 CEILING_MARGIN = 0.05
 STATES = ("saturated", "stagnant", "discriminating", "unknown")
+# What decided a state, best evidence first: the paired item-level comparison of the top-1 and top-5 models
+# (per-item data), the standard errors the leaderboard publishes, else the paper's index (sqrt(n) effective items).
+STATE_FROM = {
+    "paired": "the paired item-level comparison of the top-1 and top-5 models",
+    "published_se": "the standard errors the leaderboard publishes",
+    "paper_index": "the paper's saturation index (sqrt(n) effective items)",
+}
 
 
 def _se(s: float, n_eff: float) -> float:
@@ -33,6 +40,21 @@ def saturation_index(s1: float, s5: float, n: int) -> float:
     return math.exp(-(r**2))
 
 
+def state_evidence(rec: dict) -> str:
+    """What decided a record's state, in words, with the figure: "by the paired item-level comparison of the
+    top-1 and top-5 models: top-1 minus top-5 5.5 points, 95% interval 3.1 to 7.9"; "" for an unknown state."""
+    key = rec.get("state_from")
+    if key not in STATE_FROM:
+        return ""
+    words = "by " + STATE_FROM[key]
+    lo, hi = rec.get("top_gap_lo"), rec.get("top_gap_hi")
+    if key != "paper_index" and lo is not None and hi is not None and rec.get("top5") is not None:
+        gap = 100 * (rec["top1"] - rec["top5"])
+        return words + f": top-1 minus top-5 {gap:.1f} points, 95% interval {100 * lo:.1f} to {100 * hi:.1f}"
+    index = rec.get("saturation_index")
+    return words + ("" if index is None else f": {index:.2f}, within noise from {SATURATION_THRESHOLD}")
+
+
 def band(index: float) -> str:
     """The paper's verbal band for a saturation index."""
     for upper, name in BANDS:
@@ -47,7 +69,13 @@ def classify_state(
     """saturated (within noise near the ceiling), stagnant (within noise far below it), or discriminating."""
     if index is None or top5_mean is None:
         return "unknown"
-    if index >= SATURATION_THRESHOLD:
+    return within_noise_state(index >= SATURATION_THRESHOLD, top5_mean, ceiling, margin)
+
+
+def within_noise_state(within: bool, top5_mean: float, ceiling: float = 1.0, margin: float = CEILING_MARGIN) -> str:
+    """The state of top five found ``within`` noise of each other, or not: saturated near the ceiling, stagnant
+    far from it, discriminating when they can be told apart."""
+    if within:
         return "saturated" if ceiling - top5_mean <= margin + 1e-12 else "stagnant"
     return "discriminating"
 
@@ -66,11 +94,26 @@ class Saturation:
     band: str | None
     state: str
     ceiling: float
+    state_from: str | None = "paper_index"  # the evidence that decided the state (``STATE_FROM``); None: unknown
+    gap_lo: float | None = None  # the 95% interval of top-1 minus top-5 that decided it (None: the paper's index)
+    gap_hi: float | None = None
 
     def summary(self) -> dict:
         """The headline figures as a flat mapping."""
-        keys = ("n_models", "n_items", "saturation_index", "band", "state", "top1", "top5", "top5_mean")
+        keys = ("n_models", "n_items", "saturation_index", "band", "state", "state_from", "top1", "top5", "top5_mean")
         return {k: getattr(self, k) for k in keys}
+
+    def decided_by(self, basis: str, gap_lo: float, gap_hi: float, paired_index: float | None = None) -> Saturation:
+        """The state from better evidence than the paper's index (``basis``: "paired" or "published_se"): the top
+        five are within noise only when the 95% interval of top-1 minus top-5 reaches 0 (or, paired, when the
+        paired index reaches the level); near the ceiling that is saturated, far from it stagnant."""
+        if basis not in STATE_FROM or basis == "paper_index":
+            raise ValueError(f"unknown evidence for a state {basis!r}; choose paired or published_se")
+        if self.top5_mean is None:
+            return self
+        within = gap_lo <= 0.0 or (paired_index is not None and paired_index >= SATURATION_THRESHOLD)
+        state = within_noise_state(within, self.top5_mean, self.ceiling)
+        return replace(self, state=state, state_from=basis, gap_lo=float(gap_lo), gap_hi=float(gap_hi))
 
 
 def saturation(models: np.ndarray, scores: np.ndarray, n_items: int, ceiling: float = 1.0) -> Saturation:
@@ -80,7 +123,17 @@ def saturation(models: np.ndarray, scores: np.ndarray, n_items: int, ceiling: fl
     top = [(str(models[i]), float(scores[i])) for i in order[:5]]
     if len(top) < 5:
         return Saturation(
-            len(scores), n_items, top[0][1] if top else None, None, None, tuple(top), None, None, "unknown", ceiling
+            len(scores),
+            n_items,
+            top[0][1] if top else None,
+            None,
+            None,
+            tuple(top),
+            None,
+            None,
+            "unknown",
+            ceiling,
+            None,
         )
     s1, s5 = top[0][1], top[4][1]
     index = saturation_index(s1, s5, n_items)

@@ -57,6 +57,7 @@ from bot.pipeline.scores import (
     paired_figures,
     scores_only,
     split_uninformative,
+    state_from_paired,
     tiers_of,
     tiers_of_board,
     too_few,
@@ -146,6 +147,7 @@ def measure(
     sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), len(fit.items), ceiling)
     solved = responses.groupby("item_id")["score"].max()
     paired, top_intervals = paired_figures(responses, sat)
+    sat = state_from_paired(sat, paired)
     data = encode_responses(fitted)
     model = model or ItemModel()
     floors = model.floors()

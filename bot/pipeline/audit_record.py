@@ -140,6 +140,7 @@ class BenchmarkAudit:
             ],
             "ceiling": sat.ceiling,
             "state": sat.state,
+            "state_from": sat.state_from,
         }
 
     def _scores_only(self) -> dict:

@@ -24,6 +24,7 @@ from bot.metrics import (
     coverage_draws,
     index_interval,
     paired_difference,
+    paired_saturation_index,
     saturation,
     tiers_from_items,
 )
@@ -49,21 +50,23 @@ BY_DATE_COLUMNS = [
 ]
 
 
-def _index_bounds(m: np.ndarray, i: np.ndarray, score: np.ndarray, models: np.ndarray, sat) -> dict:
-    """The index's 95% interval at one date: the paired interval of the top-1 minus top-5 gap (on the
-    items both answered), else the binomial one."""
+def _index_bounds(m: np.ndarray, i: np.ndarray, score: np.ndarray, models: np.ndarray, sat) -> tuple:
+    """The saturation at one date with its state from the paired comparison of the top-1 and top-5 models (on
+    the items both answered; the paper's index where they share fewer than two), and the index's 95% interval
+    from the same paired interval of their gap (else the binomial one)."""
     if sat.saturation_index is None:
-        return {}
+        return sat, {}
     index = {str(name): k for k, name in enumerate(models)}
     first, fifth = index[sat.top_models[0][0]], index[sat.top_models[4][0]]
     _, a, c = np.intersect1d(i[m == first], i[m == fifth], assume_unique=True, return_indices=True)
     if len(a) >= 2:
         diff = paired_difference(score[m == first][a], score[m == fifth][c])
         lo, hi = diff["lo"], diff["hi"]
+        sat = sat.decided_by("paired", lo, hi, paired_saturation_index(diff["difference"], diff["se"]))
     else:
         lo, hi = binomial_gap_interval(sat.top1, sat.top5, sat.n_items)
     low, high = index_interval(lo, hi, sat.top1, sat.top5, sat.n_items)
-    return {"saturation_index_lo": low, "saturation_index_hi": high}
+    return sat, {"saturation_index_lo": low, "saturation_index_hi": high}
 
 
 def history_by_date(
@@ -158,6 +161,7 @@ def history_by_date(
         n_items = int(answered.sum())
         names = data.models[seen]
         sat = saturation(names, score_sum[seen] / score_n[seen], n_items, ceiling)
+        sat, index_bounds = _index_bounds(m[:hi], i[:hi], score[:hi], data.models, sat)
         rows.append(
             {
                 "date": pd.Timestamp(day).strftime("%Y-%m-%d"),
@@ -165,7 +169,7 @@ def history_by_date(
                 "max_gap": figs["max_gap"],
                 "top5_gap_sum": figs["top5_gap_sum"],
                 **sat.summary(),
-                **_index_bounds(m[:hi], i[:hi], score[:hi], data.models, sat),
+                **index_bounds,
                 "top_tier_size": _top_tier_size(m[:hi], i[:hi], score[:hi], w[:hi], data.n_items),
             }
         )

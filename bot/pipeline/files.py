@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from bot.errors import InputError
@@ -120,16 +121,37 @@ def _top_models(rows: pd.DataFrame, top: list, n: int) -> list[dict]:
 def _leaderboard_figures(name: str, rows: pd.DataFrame, ceiling: float) -> dict:
     n = int(rows["n_items"].iloc[0])
     sat = saturation(rows["model"].to_numpy(), rows["score"].to_numpy(), n, ceiling)
+    gap = published_gap_interval(rows, sat)
+    if gap is not None:  # the leaderboard's own standard errors decide the state, not the paper's index
+        sat = sat.decided_by("published_se", *gap)
     out = {
         "benchmark": name,
         **sat.summary(),
         "top_models": _top_models(rows, sat.top_models, n),
         "ceiling": ceiling,
     }
-    if sat.saturation_index is not None:  # the index's interval, from the binomial interval of the top gap
-        lo, hi = index_interval(*binomial_gap_interval(sat.top1, sat.top5, n), sat.top1, sat.top5, n)
+    if sat.saturation_index is not None:  # the index's interval, from the interval of the top gap
+        gap = gap or binomial_gap_interval(sat.top1, sat.top5, n)
+        lo, hi = index_interval(*gap, sat.top1, sat.top5, n)
         out |= {"saturation_index_lo": lo, "saturation_index_hi": hi}
+        if sat.state_from == "published_se":
+            out |= {"top_gap_lo": sat.gap_lo, "top_gap_hi": sat.gap_hi}
     return out
+
+
+def published_gap_interval(rows: pd.DataFrame, sat, z: float = 1.959963984540054) -> tuple[float, float] | None:
+    """The 95% interval of top-1 minus top-5 from the standard errors the leaderboard publishes for both (the
+    two scores independent), or None where it does not publish them."""
+    if sat.top5 is None or "stderr" not in rows.columns:
+        return None
+    first, fifth = sat.top_models[0][0], sat.top_models[4][0]
+    se = rows.assign(model=rows["model"].astype(str)).set_index("model")["stderr"]
+    se = se[~se.index.duplicated()]
+    pair = pd.to_numeric(se.reindex([first, fifth]), errors="coerce").to_numpy(float)
+    if pair.size != 2 or not np.all(np.isfinite(pair)):
+        return None
+    half = z * float(np.hypot(*pair))
+    return sat.top1 - sat.top5 - half, sat.top1 - sat.top5 + half
 
 
 def leaderboard_saturation(table: pd.DataFrame, *, ceiling: float = 1.0) -> list[dict]:

@@ -152,6 +152,7 @@ def scores_only(
     n_items = responses["item_id"].nunique()
     sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), n_items, ceiling)
     paired, top_intervals = paired_figures(responses, sat)
+    sat = state_from_paired(sat, paired)
     solved = responses.groupby("item_id")["score"].max()
     tiers = tiers_of(responses)
     models = with_tiers(models, tiers)
@@ -205,6 +206,14 @@ def paired_figures(responses: pd.DataFrame, sat: Saturation) -> tuple[dict, dict
         "top_gap_hi": diff["hi"],
         "shared_items_top1_top5": diff["n"],
     }, intervals
+
+
+def state_from_paired(sat: Saturation, paired: dict) -> Saturation:
+    """The saturation with its state decided by the paired item-level comparison of top-1 and top-5 where the
+    items allow one (``paired_figures``), the better measure of the noise than the paper's sqrt(n) index."""
+    if "top_gap_lo" not in paired:
+        return sat
+    return sat.decided_by("paired", paired["top_gap_lo"], paired["top_gap_hi"], paired["saturation_index_paired"])
 
 
 def unauditable(responses: pd.DataFrame) -> str | None:

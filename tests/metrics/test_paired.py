@@ -66,3 +66,25 @@ def test_pairing_is_tighter_than_the_unpaired_error_when_items_drive_both():
     y5 = rng.random(400) < expit(1.0 - b)
     unpaired = math.sqrt(y1.var(ddof=1) / 400 + y5.var(ddof=1) / 400)
     assert paired_difference(y1, y5)["se"] < unpaired
+
+
+def test_the_state_follows_the_paired_interval_not_the_papers_index():
+    """A top-1 minus top-5 gap the paired comparison separates is not "within noise", whatever the paper's
+    sqrt(n) index says; one it cannot separate is, near the ceiling saturated and far from it stagnant."""
+    from bot.metrics import saturation
+
+    names = np.array([f"m{k}" for k in range(6)])
+    far = saturation(names, np.array([0.40, 0.39, 0.38, 0.37, 0.345, 0.1]), 400)
+    assert far.state == "stagnant" and far.state_from == "paper_index"  # the paper's index: 20 effective items
+    separated = far.decided_by("paired", 0.031, 0.079, 0.0)
+    assert separated.state == "discriminating" and separated.state_from == "paired"
+    tied = far.decided_by("paired", -0.01, 0.12, 0.2)
+    assert tied.state == "stagnant"
+    near = saturation(names, np.array([0.99, 0.985, 0.98, 0.975, 0.97, 0.5]), 400).decided_by("paired", -0.001, 0.04)
+    assert near.state == "saturated"
+    assert (
+        saturation(names, np.array([0.99, 0.985, 0.98, 0.975, 0.97, 0.5]), 400)
+        .decided_by("published_se", 0.005, 0.035)
+        .state
+        == "discriminating"
+    )
