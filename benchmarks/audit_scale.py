@@ -102,7 +102,7 @@ def dense_agreement(frame: pd.DataFrame, rec: dict, audit) -> str:
         abs(b.detection_limit - rec["detection_limit"]),
         abs(b.ddm_lo - rec["ddm_bound_lo"]),
         abs(b.ddm_hi - rec["ddm_bound_hi"]),
-        abs(b.top5_upper - rec["top5_gap_sum_bound_hi"]),
+        abs(b.top5_upper - (rec["top5_gap_sum_bound_hi"] or 1.0)),
     )
     return (
         f"dense reference: model-based figures within {model_based:.1e} (their Monte Carlo error is ~1e-3), "
@@ -193,7 +193,7 @@ def main() -> None:
     if rec.get("detection_limit") is not None:
         print(
             f"figures: detection limit {rec['detection_limit']:.3f}, DDM bounds {rec['ddm_bound_lo']:.3f}-"
-            f"{rec['ddm_bound_hi']:.3f}, top-5 bound {rec['top5_gap_sum_bound_hi']:.3f}, verdicts {verdicts}; "
+            f"{rec['ddm_bound_hi']:.3f}, top-5 bound {rec['top5_gap_sum_bound_hi'] or 1.0:.3f}, verdicts {verdicts}; "
             f"{rec['pool']['likelihood_patterns']:,} likelihood patterns"
         )
     if args.dense_check:

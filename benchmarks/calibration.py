@@ -223,7 +223,7 @@ def run_cell(args: tuple) -> dict:
             {
                 "placed": True,
                 "max_gap_covered": fig["detection_limit"] >= t["max_gap"],
-                "top5_covered": fig["top5_gap_sum_bound_hi"] >= t["top5_gap_sum"],
+                "top5_covered": (fig["top5_gap_sum_bound_hi"] or 1.0) >= t["top5_gap_sum"],  # null: the whole axis
                 "ddm_covered": fig["ddm_bound_lo"] <= t["ddm"] <= fig["ddm_bound_hi"],
                 "model_based": {
                     k: fig[f"{k}_lo"] <= t[k] <= fig[f"{k}_hi"] for k in ("max_gap", "top5_gap_sum", "ddm")
@@ -313,11 +313,11 @@ def tables(results: list[dict]) -> str:
         )
     lines += [
         "",
-        "Verdicts: how often `fill` (found) and `revise` fire, the share of Max Gap verdicts that cannot tell or are "
-        "clear, a clear verdict where the truth reaches the level (an error), and the stretches shown thin that truly "
-        "are (gap-free shapes first: there, every `fill` is a false alarm):",
+        "Verdicts: how often `fill` (found) and `revise` fire, the share of Coverage hole verdicts that cannot tell or "
+        "are clear, a clear verdict where the truth reaches the level (an error), and the stretches shown thin that "
+        "truly are (gap-free shapes first: there, every `fill` is a false alarm):",
         "",
-        "| Pool | Items | Shape | `fill` | `revise` | Max Gap: cannot tell | Max Gap: clear | Wrong clear "
+        "| Pool | Items | Shape | `fill` | `revise` | Coverage hole: cannot tell | Coverage hole: clear | Wrong clear "
         "| Thin stretches truly thin |",
         "|---|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
@@ -474,7 +474,7 @@ def run_item_cell(args: tuple) -> dict:
         if published:
             row |= {
                 "max_gap_covered": fig["detection_limit"] >= t["max_gap"],
-                "top5_covered": fig["top5_gap_sum_bound_hi"] >= t["top5_gap_sum"],
+                "top5_covered": (fig["top5_gap_sum_bound_hi"] or 1.0) >= t["top5_gap_sum"],  # null: the whole axis
                 "ddm_covered": fig["ddm_bound_lo"] <= t["ddm"] <= fig["ddm_bound_hi"],
             }
         if "nominal" in behaviour:

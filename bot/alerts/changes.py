@@ -2,32 +2,41 @@
 
 from __future__ import annotations
 
+from bot.metrics import state_evidence
+from bot.rules import VERDICT_NAMES, retirement
+
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _by(fig: dict) -> str:
+    words = state_evidence(fig)
+    return f" {words}" if words else ""
 
 
 def _state_title(bench: str, fig: dict) -> str:
     state = fig["state"]
     if state == "saturated":
         return (
-            f"{bench} is saturated: its top five are within noise of each other at a mean of {_pct(fig['top5_mean'])}"
+            f"{bench} is saturated: its top five are within noise of each other{_by(fig)}, at a mean of "
+            f"{_pct(fig['top5_mean'])}"
         )
     if state == "stagnant":
         return (
-            f"{bench} is stagnant: its top five are within noise of each other at a mean of "
+            f"{bench} is stagnant: its top five are within noise of each other{_by(fig)}, at a mean of "
             f"{_pct(fig['top5_mean'])}, more than 5 points below the ceiling"
         )
     if state == "discriminating":
-        return f"{bench} separates its top models (saturation index {fig['saturation_index']:.2f})"
+        return f"{bench} separates its top models{_by(fig)}"
     return f"{bench} has too few models to judge saturation"
 
 
 _FLAG_TITLES = {
-    "retire": "meets the retirement rule: saturated on two consecutive snapshots",
-    "watch": "is on watch: not yet solved, yet its leaders are within noise of each other",
+    "retire": "meets the retirement rule: {retire}",
+    "watch": "is on watch: not yet solved, yet its leaders are within noise of each other{noise}",
     "revise": "needs revision: its difficulties are found to miss the target, DDM at least {ddm_bound_lo}",
-    "fill": "has coverage gaps: a stretch {thin_width} wide is found to hold too few items",
+    "fill": "has a coverage hole: a thin stretch {thin_width} wide, shown to hold too few items",
 }
 
 
@@ -84,6 +93,8 @@ def diff_alerts(previous: dict | None, current: dict, raised_at: str) -> list[di
     new_flags = set(current.get("flags", []))
     for flag in sorted(new_flags - old_flags):
         shown = {k: "n/a" if current.get(k) is None else f"{current[k]:.3f}" for k in ("ddm_bound_lo", "thin_width")}
+        shown["noise"] = _by(current)
+        shown["retire"] = retirement(current, before)[1]  # the rule that fired, as the flag's rules word it
         title = f"{bench} " + _FLAG_TITLES[flag].format(**shown)
         out.append(_alert("raised", bench, current, raised_at, title, flag=flag))
     for flag in sorted(old_flags - new_flags):
@@ -135,7 +146,7 @@ def _tier_alerts(previous: dict | None, current: dict, raised_at: str) -> list[d
     return [_alert("tier", bench, current, raised_at, title, joined=joined, left=left, size=len(now))]
 
 
-_FIGURE_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}
+_FIGURE_NAMES = VERDICT_NAMES  # a verdict's own name, never the Max Gap figure's
 _VERDICT_WORDS = {"found": "found", "cannot tell": "cannot tell with these models", "clear": "clear"}
 
 

@@ -81,9 +81,10 @@ def _text(rec: dict) -> str:
     found = rules.verdicts(rec, rules.DEFAULT_THRESHOLDS)
     if found:
         lines.append(
-            f"  what these models can see, for any difficulty distribution: an empty stretch up to "
-            f"{rec['detection_limit']:.3f} wide cannot be ruled out; DDM between {rec['ddm_bound_lo']:.3f} and "
-            f"{rec['ddm_bound_hi']:.3f}; top-5 gap sum at most {rec['top5_gap_sum_bound_hi']:.3f}"
+            f"  what these models can see, for any difficulty distribution: Max Gap's bound "
+            f"{rec['detection_limit']:.3f}"
+            f" (an empty stretch up to that wide cannot be ruled out); DDM between {rec['ddm_bound_lo']:.3f} and "
+            f"{rec['ddm_bound_hi']:.3f}; top-5 gap sum's bound: {rules.bound_text(rec['top5_gap_sum_bound_hi'])}"
         )
         lines += [f"    {rules.verdict_line(k, v)}" for k, v in found.items()]
         for k, need in (rec.get("resolve") or {}).items():
@@ -98,9 +99,10 @@ def _text(rec: dict) -> str:
         lines.append(f"  saturation index first reached 0.7 on {rec['first_saturated_date']}")
     if rec.get("saturation_index") is not None:
         lines.append(
-            f"  saturation index {rec['saturation_index']:.4f} ({rec['band']}), best {rec['top1']:.3f}, "
-            f"fifth best {rec['top5']:.3f} -> {rec['state']}"
+            f"  the paper's saturation index {rec['saturation_index']:.4f} ({rec['band']}), best {rec['top1']:.3f}, "
+            f"fifth best {rec['top5']:.3f}"
         )
+        lines.append(f"  state: {rec['state']}{_evidence(rec)}")
     flags = rec.get("flags")
     if flags is not None:
         lines.append(f"  flags: {' '.join(flags) or 'none'}")
@@ -190,3 +192,10 @@ def handle(args: argparse.Namespace) -> int:
     else:
         print("\n".join(_text(r) for r in records))
     return 0
+
+
+def _evidence(rec: dict) -> str:
+    from bot.metrics import state_evidence
+
+    words = state_evidence(rec)
+    return f", decided {words}" if words else ""

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from bot import fill, history, sources, store  # stages: their names load when the command runs
+from bot import fill, history, rules, sources, store  # stages: their names load when the command runs
 from bot.errors import InputError
 
 KEY_VARIABLES = ("BENCHWATCH_API_KEY", "OPENAI_API_KEY")
@@ -75,12 +75,15 @@ def _figure(f: dict) -> str:
 
 
 def _bounds_line(b: dict) -> str:
+    """The bounds, each verdict beside the figures it judged under their own names (one name per claim)."""
     v = b["verdicts"]
-    top5 = b.get("top5_gap_sum_bound_hi")
-    top5 = "no bound" if top5 is None else f"at most {top5:.3f}"
+    names = rules.VERDICT_NAMES
+    thin, thin5 = b.get("thin_width") or 0.0, b.get("thin_top5") or 0.0
     return (
-        f"DDM {b['ddm_bound_lo']:.3f}-{b['ddm_bound_hi']:.3f} ({v.get('ddm', '-')}), Max Gap at most "
-        f"{b['detection_limit']:.3f} ({v.get('max_gap', '-')}), top-5 gap sum {top5} ({v.get('top5_gap_sum', '-')})"
+        f"DDM {b['ddm_bound_lo']:.3f}-{b['ddm_bound_hi']:.3f} ({v.get('ddm', '-')}); {names['max_gap']} "
+        f"{v.get('max_gap', '-')}: Max Gap's bound {b['detection_limit']:.3f}, thin stretch {thin:.3f}; "
+        f"{names['top5_gap_sum']} {v.get('top5_gap_sum', '-')}: top-5 gap sum's bound "
+        f"{rules.bound_text(b.get('top5_gap_sum_bound_hi'))}, thin in all {thin5:.3f}"
     )
 
 

@@ -179,7 +179,8 @@ class Bounds:
             "detection_stretch": list(self.detection_stretch),
             "detection_limit_low_end": self.low_end,
             "detection_limit_high_end": self.high_end,
-            "top5_gap_sum_bound_hi": self.top5_upper,
+            # a bound over the whole axis bounds nothing: null, read "no bound with these models"
+            "top5_gap_sum_bound_hi": None if self.top5_upper >= 1.0 - 1e-12 else self.top5_upper,
             "thin_stretches": [list(s) for s in self.thin],
             "thin_width": self.thin_width,
             "thin_top5": self.thin_top5,

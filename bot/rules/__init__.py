@@ -7,10 +7,14 @@ __all__ = exports(
     {
         ".book": ("RuleBook", "beta_or_uniform", "rules_from_config"),
         ".flags": (
+            "BOUND_NAMES",
             "DEFAULT_THRESHOLDS",
             "FLAGS",
+            "NO_BOUND",
             "VERDICTS",
+            "VERDICT_NAMES",
             "Thresholds",
+            "bound_text",
             "evaluate_flags",
             "explain",
             "held_figures",

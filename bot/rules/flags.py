@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.metrics import CEILING_MARGIN
+from bot.metrics import CEILING_MARGIN, state_evidence
 
 FLAGS = ("retire", "watch", "revise", "fill")
 SATURATION_LINE = 0.7
@@ -70,6 +70,8 @@ def verdicts(
     for figure, (_field, upper_key, lower_key, level_key, found_key) in _VERDICT_KEYS.items():
         threshold = _threshold(thresholds, figure)
         upper, lower = figures.get(upper_key), figures.get(lower_key)
+        if upper is None and lower is not None and upper_key == "top5_gap_sum_bound_hi":
+            upper = 1.0  # null: no bound with these models (the whole axis), so never clear
         if threshold is None or upper is None or lower is None or upper != upper or lower != lower:
             continue
         level = max(threshold, figures.get(level_key) or 0.0)
@@ -153,7 +155,24 @@ def recorded_verdicts(
     }
 
 
-_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}
+# One name per claim. A verdict asks whether the items leave a hole in the axis at least the level wide (one
+# stretch, or five together): "found" rests on a *thin stretch* (shown to hold less than a quarter of the items
+# the target puts there), "clear" on *Max Gap's bound* (no empty stretch can be wider). Neither is the Max Gap
+# figure (the widest spacing of the fitted positions), so a verdict never carries that figure's name.
+VERDICT_NAMES = {"ddm": "DDM", "max_gap": "Coverage hole", "top5_gap_sum": "Five coverage holes"}
+BOUND_NAMES = {
+    "detection_limit": "Max Gap's bound (an empty stretch of at most)",
+    "thin_width": "thin stretch (shown to hold too few items)",
+    "top5_gap_sum_bound_hi": "top-5 gap sum's bound (five empty stretches of at most, in all)",
+    "thin_top5": "five thin stretches (in all)",
+}
+NO_BOUND = "no bound with these models"
+_NAMES = VERDICT_NAMES
+
+
+def bound_text(value: float | None) -> str:
+    """A bound in words: the number, or "no bound with these models" where it is null (the whole axis)."""
+    return NO_BOUND if value is None else f"{value:.3f}"
 
 
 def resolve_line(figure: str, need: dict) -> str:
@@ -171,7 +190,7 @@ def resolve_line(figure: str, need: dict) -> str:
 
 
 def verdict_line(figure: str, v: dict) -> str:
-    """One verdict in words, with the bound that decided it."""
+    """One verdict in words, beside the figure it judged (a thin stretch, or Max Gap's bound)."""
     name = _NAMES[figure]
     level = v["found_level"] if v["verdict"] == "found" else v["level"]
     if figure == "ddm":
@@ -182,23 +201,20 @@ def verdict_line(figure: str, v: dict) -> str:
         return (
             f"{name}: cannot tell with these models, between {v['lower']:.3f} and {v['upper']:.3f} (level {level:.3g})"
         )
+    one = figure == "max_gap"
     if v["verdict"] == "found":
-        which = "a stretch" if figure == "max_gap" else "up to five stretches"
+        which = "a thin stretch" if one else "five thin stretches"
         return (
-            f"{name}: found, {which} {v['lower']:.3f} wide (>= {level:.3g}) shown to hold less than a quarter "
-            "of the items the target puts there"
+            f"{name}: found, {which} {v['lower']:.3f} wide{'' if one else ' in all'} (>= {level:.3g}), shown to "
+            "hold less than a quarter of the items the target puts there"
         )
+    bound = "Max Gap's bound" if one else "the top-5 gap sum's bound"
+    upper = None if v["upper"] >= 1.0 else v["upper"]
     if v["verdict"] == "clear":
-        return f"{name}: clear, at most {v['upper']:.3f} for any difficulty distribution (< {level:.3g})"
-    if figure == "max_gap":
-        return (
-            f"{name}: cannot tell with these models, an empty stretch up to {v['upper']:.3f} wide cannot be ruled "
-            f"out (level {level:.3g})"
-        )
-    return (
-        f"{name}: cannot tell with these models, five empty stretches up to {v['upper']:.3f} wide in all cannot "
-        f"be ruled out (level {level:.3g})"
-    )
+        return f"{name}: clear, {bound} {bound_text(upper)} (< {level:.3g}) for any difficulty distribution"
+    what = "an empty stretch" if one else "five empty stretches in all"
+    ruled = f"{what} up to {upper:.3f} wide cannot be ruled out" if upper is not None else f"{bound}: {NO_BOUND}"
+    return f"{name}: cannot tell with these models, {ruled}; no thin stretch of {level:.3g} is shown"
 
 
 def explain(
@@ -212,14 +228,15 @@ def explain(
     (one line each, the state first), for the home page."""
     state, index, top5 = figures.get("state"), figures.get("saturation_index"), figures.get("top5_mean")
     ceiling = figures.get("ceiling", 1.0)
+    evidence = state_evidence({**figures, "state_from": figures.get("state_from") or "paper_index"})
     if state == "unknown" or index is None:
         out = ["unknown: fewer than five models, no saturation index"]
     elif state == "discriminating":
-        out = [f"discriminating: saturation index {index:.2f} < {SATURATION_LINE}"]
+        out = [f"discriminating: its top five are told apart {evidence}"]
     else:
         where = "within" if state == "saturated" else "more than"
         out = [
-            f"{state}: saturation index {index:.2f} >= {SATURATION_LINE}, the top five's mean "
+            f"{state}: its top five are within noise of each other {evidence}, their mean "
             f"{top5:.0%} {where} {CEILING_MARGIN:.0%} {'of' if state == 'saturated' else 'below'} the ceiling "
             f"{ceiling:.0%}"
         ]

@@ -14,13 +14,13 @@ def _rfc822(iso: str) -> str:
 
 
 FIGURE_WORDS = (  # an alert's figures, in the words the pages use: (key, name, as a percentage)
-    ("saturation_index", "saturation index", False),
+    ("saturation_index", "the paper's saturation index", False),
     ("top1", "best score", True),
     ("top5", "fifth-best score", True),
     ("ddm", "DDM (model-based)", False),
     ("ddm_bound_lo", "DDM at least", False),
     ("ddm_bound_hi", "DDM at most", False),
-    ("detection_limit", "the widest stretch these models cannot rule out as empty", False),
+    ("detection_limit", "Max Gap's bound (the widest stretch these models cannot rule out as empty)", False),
     ("max_gap", "Max Gap (model-based)", False),
     ("top5_gap_sum", "top-5 gap sum (model-based)", False),
 )

@@ -9,7 +9,8 @@ import re
 
 import pandas as pd
 
-from bot.rules import resolve_line
+from bot.metrics import state_evidence
+from bot.rules import NO_BOUND, VERDICT_NAMES, resolve_line
 from bot.site.escape import attribute, md, printable
 from bot.site.names import display_name
 from bot.site.numbers import fmt, pct
@@ -296,8 +297,8 @@ def _coverage_verdict(rec: dict) -> str:
         return "withheld (its page says why)"
     if not v:
         return "–"
-    found = [FIGURE_NAMES[k] for k in FIGURE_NAMES if v.get(k) == "found"]
-    unsure = [FIGURE_NAMES[k] for k in FIGURE_NAMES if v.get(k) == "cannot tell"]
+    found = [VERDICT_NAMES[k] for k in VERDICT_NAMES if v.get(k) == "found"]
+    unsure = [VERDICT_NAMES[k] for k in VERDICT_NAMES if v.get(k) == "cannot tell"]
     if found:
         return "found: " + ", ".join(found)
     if unsure:
@@ -378,13 +379,13 @@ def _bound_cells(rec: dict) -> list[list[str]]:
             "",
         ],
         [
-            "Max Gap: at most (the detection limit, the widest stretch these models cannot rule out as empty)",
+            "Max Gap's bound: an empty stretch of at most (the widest these models cannot rule out as empty)",
             fmt(rec["detection_limit"]),
             "" if lo is None else f"widest at {fmt(lo)} – {fmt(hi)}",
         ],
-        ["Top-5 gap sum: at most", fmt(rec.get("top5_gap_sum_bound_hi")), ""],
+        ["Top-5 gap sum's bound: five empty stretches in all", _bound(rec.get("top5_gap_sum_bound_hi")), ""],
         [
-            "Stretches shown to hold less than a quarter of the target's items",
+            "Thin stretches: shown to hold less than a quarter of the target's items",
             fmt(rec.get("thin_width")) if thin else "none",
             where,
         ],
@@ -429,22 +430,43 @@ def _figure_cells(rec: dict) -> list[list[str]]:
     top_gap = fmt((rec["top1"] or 0) - (rec["top5"] or 0)) if rec.get("top5") is not None else "–"
     return [
         *rows,
-        ["Saturation index (decides the state)", fmt(rec["saturation_index"]), _interval(rec, "saturation_index")],
+        [
+            _decides("The paper's saturation index (sqrt(n) items)", rec, "paper_index"),
+            fmt(rec["saturation_index"]),
+            _interval(rec, "saturation_index"),
+        ],
         ["Band", md(rec.get("band") or "–"), ""],
         [
             "Top tier (models that cannot be told apart from the best)",
             "–" if rec.get("top_tier_size") is None else f"{rec['top_tier_size']} of {rec['n_models']}",
             "",
         ],
-        ["Top-1 minus top-5", top_gap, _interval(rec, "top_gap")],
+        [_decides(_gap_label(rec), rec, "paired", "published_se"), top_gap, _interval(rec, "top_gap")],
         ["Saturation index first reached 0.7", _first_reached(rec), ""],
         ["Best score (s1)", pct(rec["top1"]), ""],
         ["Fifth best (s5)", pct(rec["top5"]), ""],
         ["Top-5 mean", pct(rec["top5_mean"]), ""],
         ["Items solved by at least one model", pct(rec.get("solved_share")), ""],
-        ["State", _state(rec), ""],
+        ["State", _state(rec), md(_state_from(rec))],
         ["Flags", _flags(rec, explained=True), ""],
     ]
+
+
+def _state_from(rec: dict) -> str:
+    """What decided the state, in words, with its figure (``bot.metrics.state_evidence``)."""
+    words = state_evidence(rec)
+    return f"decided {words}" if words else ""
+
+
+def _decides(label: str, rec: dict, *bases: str) -> str:
+    """A figure's label, marked where it is the one that decided the state."""
+    return f"{label} (decides the state)" if rec.get("state_from") in bases else label
+
+
+def _gap_label(rec: dict) -> str:
+    if rec.get("state_from") == "published_se":
+        return "Top-1 minus top-5 (95% interval from the published standard errors)"
+    return "Top-1 minus top-5 (paired 95% interval)" if rec.get("top_gap_lo") is not None else "Top-1 minus top-5"
 
 
 def _other_cells(rec: dict) -> list[list[str]]:
@@ -538,23 +560,35 @@ def item_model_lines(rec: dict) -> dict:
 
 
 def _verdict_rows(rec: dict) -> list[list[str]]:
+    """One row per verdict: its name, the figures it judged under their own names, the level and the verdict."""
     rows = []
-    for key, name in FIGURE_NAMES.items():
+    for key, name in VERDICT_NAMES.items():
         v = (rec.get("verdicts") or {}).get(key)
         if not v:
             continue
         bound = {
             "ddm": f"{fmt(rec.get('ddm_bound_lo'))} – {fmt(rec.get('ddm_bound_hi'))}",
-            "max_gap": f"at most {fmt(rec.get('detection_limit'))}; shown thin: {fmt(rec.get('thin_width'))}",
-            "top5_gap_sum": f"at most {fmt(rec.get('top5_gap_sum_bound_hi'))}; shown thin: {fmt(rec.get('thin_top5'))}",
+            "max_gap": f"Max Gap's bound: an empty stretch of at most {fmt(rec.get('detection_limit'))}; "
+            f"thin stretch (shown to hold too few items): {_thin(rec.get('thin_width'))}",
+            "top5_gap_sum": f"top-5 gap sum's bound: {_bound(rec.get('top5_gap_sum_bound_hi'))}; "
+            f"five thin stretches in all: {_thin(rec.get('thin_top5'))}",
         }[key]
         need = (rec.get("resolve") or {}).get(key) if v["verdict"] == "cannot tell" else None
         decide = md(resolve_line(key, need).split(": ", 1)[-1]) if need else ""
-        rows.append([name[0].upper() + name[1:], bound, fmt(v["level"]), f"**{VERDICT_WORDS[v['verdict']]}**", decide])
+        rows.append([name, bound, fmt(v["level"]), f"**{VERDICT_WORDS[v['verdict']]}**", decide])
     return rows
 
 
-VERDICT_COLUMNS = [("Figure", "l"), ("Bounds, any difficulty distribution", "l"), ("Level", "r"), ("Verdict", "l")]
+def _bound(value: float | None) -> str:
+    """An upper bound, or "no bound with these models" where it is null (it would cover the whole axis)."""
+    return NO_BOUND if value is None else f"at most {fmt(value)}"
+
+
+def _thin(value: float | None) -> str:
+    return "none shown" if not value else f"{fmt(value)} wide"
+
+
+VERDICT_COLUMNS = [("Question", "l"), ("Bounds, any difficulty distribution", "l"), ("Level", "r"), ("Verdict", "l")]
 VERDICT_COLUMNS.append(("What would decide", "l"))
 
 
@@ -845,10 +879,13 @@ def _proposal_bound_rows(proposal: dict) -> list[list[str]]:
     rows = []
     for key, label, fields in (
         ("ddm", "DDM bounds", ("ddm_bound_lo", "ddm_bound_hi")),
-        ("max_gap", "Max Gap, at most", ("detection_limit",)),
-        ("top5_gap_sum", "Top-5 gap sum, at most", ("top5_gap_sum_bound_hi",)),
+        ("max_gap", "Coverage hole: Max Gap's bound; thin stretch", ("detection_limit", "thin_width")),
+        ("top5_gap_sum", "Five coverage holes: top-5 bound; thin in all", ("top5_gap_sum_bound_hi", "thin_top5")),
     ):
-        cells = [" – ".join(fmt(b[f]) for f in fields) + f" ({b['verdicts'].get(key, '–')})" for b in (before, after)]
+        cells = [
+            "; ".join(NO_BOUND if b.get(f) is None else fmt(b[f]) for f in fields) + f" ({b['verdicts'].get(key, '–')})"
+            for b in (before, after)
+        ]
         rows.append([label, *cells])
     return rows
 

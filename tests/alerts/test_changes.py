@@ -25,7 +25,7 @@ def record(state="discriminating", flags=(), revision="r1", **extra) -> dict:
 def test_a_new_benchmark_announces_its_state_and_flags():
     alerts = diff_alerts(None, record("saturated", ["fill"]), "2026-01-01T00:00:00Z")
     assert [(a["kind"], a.get("flag")) for a in alerts] == [("state", None), ("raised", "fill")]
-    assert alerts[0]["title"] == "bench is saturated: its top five are within noise of each other at a mean of 96.5%"
+    assert alerts[0]["title"] == "bench is saturated: its top five are within noise of each other, at a mean of 96.5%"
     assert alerts[0]["from"] is None and alerts[0]["to"] == "saturated"
 
 
@@ -54,7 +54,7 @@ def test_a_changed_verdict_is_one_alert_with_its_words():
     assert [(a["kind"], a["figure"], a["from"], a["to"]) for a in alerts] == [
         ("verdict", "max_gap", "cannot tell", "found")
     ]
-    assert alerts[0]["title"] == "bench: Max Gap is now found (was cannot tell with these models)"
+    assert alerts[0]["title"] == "bench: Coverage hole is now found (was cannot tell with these models)"
     assert alerts[0]["id"] == "bench/verdict-max_gap/r2"
     # a first audit, or a record from before the verdicts, raises none
     assert not [a for a in diff_alerts(record(), new, "t") if a["kind"] == "verdict"]
@@ -89,3 +89,23 @@ def test_a_change_of_the_bounds_path_is_an_alert_that_says_why():
     fresh = [a for a in diff_alerts(None, withheld, "2026-01-05T00:00:00Z") if a["kind"] == "model"]
     assert [(a["from"], a["to"]) for a in fresh] == [(None, "withheld")]
     assert not [a for a in diff_alerts(record(), record(revision="r9"), "2026-01-05T00:00:00Z") if a["kind"] == "model"]
+
+
+def test_a_state_alert_names_the_evidence_that_decided_it():
+    paired = record("saturated", state_from="paired", top_gap_lo=-0.004, top_gap_hi=0.024)
+    title = diff_alerts(None, paired, "2026-01-01T00:00:00Z")[0]["title"]
+    assert "by the paired item-level comparison of the top-1 and top-5 models" in title
+    assert "top-1 minus top-5 1.0 points, 95% interval -0.4 to 2.4," in title
+    paper = diff_alerts(None, record("saturated", state_from="paper_index"), "2026-01-01T00:00:00Z")[0]["title"]
+    assert "by the paper's saturation index (sqrt(n) effective items): 0.95, within noise from 0.7" in paper
+
+
+def test_a_retirement_alert_names_the_rule_that_fired():
+    """On a first snapshot only the history by date can retire a benchmark: the alert says so, not "two
+    consecutive snapshots" (there is one)."""
+    first = record("saturated", ["retire"], saturated_since="2026-03-01", saturation_index_lo=0.8)
+    title = next(a for a in diff_alerts(None, first, "2026-01-01T00:00:00Z") if a.get("flag") == "retire")["title"]
+    assert title == "bench meets the retirement rule: saturated at every publication date since 2026-03-01"
+    again = record("saturated", ["retire"], revision="r2", saturation_index_lo=0.8)
+    title = next(a for a in diff_alerts(record("saturated"), again, "2026-01-02T00:00:00Z") if a.get("flag"))["title"]
+    assert title == "bench meets the retirement rule: saturated on two consecutive snapshots"

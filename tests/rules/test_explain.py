@@ -23,14 +23,15 @@ def test_every_flag_raised_is_explained_by_its_figure_and_threshold():
     assert flags == ["watch", "revise", "fill"]
     why = explain(FIGS, flags)
     assert why[0] == (
-        "stagnant: saturation index 0.82 >= 0.7, the top five's mean 41% more than 5% below the ceiling 100%"
+        "stagnant: its top five are within noise of each other by the paper's saturation index (sqrt(n) effective "
+        "items): 0.82, within noise from 0.7, their mean 41% more than 5% below the ceiling 100%"
     )
     assert why[1].startswith("watch: not yet solved")
     assert why[2] == "revise: DDM: found, at least 0.163 (>= 0.1) for any difficulty distribution"
     # only the figure found is named: the top-5 gap sum (0.214 of 0.3 shown) is not
     assert why[3] == (
-        "fill: Max Gap: found, a stretch 0.214 wide (>= 0.1) shown to hold less than a quarter of the items "
-        "the target puts there"
+        "fill: Coverage hole: found, a thin stretch 0.214 wide (>= 0.1), shown to hold less than a quarter of "
+        "the items the target puts there"
     )
 
 
@@ -45,4 +46,7 @@ def test_a_held_flag_says_it_is_held_at_the_lowered_level():
 
 def test_the_state_alone_when_nothing_is_flagged():
     figs = {"state": "discriminating", "saturation_index": 0.31, "ddm_bound_lo": 0.0, "ddm_bound_hi": 0.05}
-    assert explain(figs, evaluate_flags(figs)) == ["discriminating: saturation index 0.31 < 0.7"]
+    assert explain(figs, evaluate_flags(figs)) == [
+        "discriminating: its top five are told apart by the paper's saturation index (sqrt(n) effective items): "
+        "0.31, within noise from 0.7"
+    ]

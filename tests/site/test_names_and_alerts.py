@@ -47,9 +47,10 @@ def test_a_feed_items_figures_are_a_sentence_in_the_pages_words():
 
     figures = {"saturation_index": 0.9123, "top1": 0.832, "top5": 0.777, "ddm_bound_lo": 0.112, "n": 3, "x": None}
     assert figures_sentence(figures) == (
-        "At this revision: saturation index 0.912, best score 83.2%, fifth-best score 77.7%, DDM at least 0.112."
+        "At this revision: the paper's saturation index 0.912, best score 83.2%, fifth-best score 77.7%, "
+        "DDM at least 0.112."
     )
     assert figures_sentence({}) == ""
     alert = {**_alert("b", "state", "2026-01-02T00:00:00Z", to="stagnant"), "figures": figures}
     feed = rss_feed([alert], title="t", site_url="https://x.org/", page_for={"b": "b/"}, self_path="feed.xml")
-    assert "saturation_index =" not in feed and "At this revision: saturation index 0.912" in feed
+    assert "saturation_index =" not in feed and "At this revision: the paper's saturation index 0.912" in feed
