@@ -147,7 +147,12 @@ def difficulty_svg(
         '<defs><pattern id="benchwatch-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
         f'patternTransform="rotate(45)"><path d="M0 0V6" stroke="{ACCENT}" stroke-width="1.2"/></pattern></defs>'
     )
-    bars = "; bars: shown thin (solid), may be empty (hatched)" if may_be_empty is not None else ""
+    # Nothing the strip contradicts: a stretch "may be empty" is drawn only where no fitted position falls in it
+    # (elsewhere the bound is said in words: the positions are estimates, and the bound allows for their error).
+    covered = may_be_empty is not None and bool(np.any((z > may_be_empty[0]) & (z < may_be_empty[1])))
+    bars = "; bars: shown thin (solid), may be empty (hatched)" if may_be_empty is not None and not covered else ""
+    if covered:
+        bars = f"; Max Gap's bound {may_be_empty[1] - may_be_empty[0]:.3f} (spans items)"
     pic.text(strip.x, 12, f"{len(z)} items (fitted positions); largest gaps shaded{bars}", 11)
     for gap in gaps:
         for panel in (strip, cdf):
@@ -165,7 +170,7 @@ def difficulty_svg(
     bar_y = strip.y + strip.h * 0.8
     for lo, hi in thin or []:
         pic.rect(strip.px(lo), bar_y + 6, strip.px(hi) - strip.px(lo), 5, ACCENT)
-    if may_be_empty is not None:
+    if may_be_empty is not None and not covered:
         lo, hi = may_be_empty
         pic.rect(
             strip.px(lo),

@@ -105,3 +105,15 @@ def test_pictures_keep_their_text_inside_and_escape_upstream_names():
         _texts_inside(svg)
     assert pictures[2].count('<path d="M') >= 50 and pictures[2].count("&lt;script&gt;") == 50
     assert pictures[3].count('target="_top"') == 2
+
+
+def test_a_stretch_that_may_be_empty_is_drawn_only_where_the_strip_shows_no_item():
+    """Issue 38: the plot draws nothing its own strip contradicts. Max Gap's bound over a stretch where fitted
+    positions fall is said in words, not drawn as a bar "may be empty" across those items."""
+    z = np.array([0.05, 0.1, 0.2, 0.3, 0.45, 0.7, 0.9])
+    spec, label = {"kind": "uniform"}, "Uniform(0, 1)"
+    empty = difficulty_svg(z, [], spec, label, (0.46, 0.69))
+    assert "may be empty: 0.230" in empty and "url(#benchwatch-hatch)" in empty.split("</defs>", 1)[1]
+    crossed = difficulty_svg(z, [], spec, label, (0.4, 0.69))  # the item at 0.45 lies inside
+    assert "may be empty" not in crossed and "url(#benchwatch-hatch)" not in crossed.split("</defs>", 1)[1]
+    assert "Max Gap&#x27;s bound 0.290 (spans items)" in crossed
