@@ -47,7 +47,9 @@ def test_the_planted_gap_is_never_called_clear(tmp_path, seed):
     text = html.unescape(re.sub(r"<[^>]+>", " ", page))
     assert "no gap" not in text.lower()
     row = re.search(
-        r"Max Gap\s+at most ([0-9.]+); shown thin: [0-9.]+\s+([0-9.]+)\s+(cannot tell with these models|found)", text
+        r"Coverage hole\s+Max Gap's bound: an empty stretch of at most ([0-9.]+); thin stretch \(shown to hold too few "
+        r"items\): (?:none shown|[0-9.]+ wide)\s+([0-9.]+)\s+(cannot tell with these models|found)",
+        text,
     )
     assert row is not None and float(row.group(1)) >= 0.25
     # what would decide it is named, and the model-based estimate is labelled as such

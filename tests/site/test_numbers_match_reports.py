@@ -17,15 +17,14 @@ BASED = " (model-based: smooth difficulties assumed)"
 ROWS = {
     "Items": ("n_items", "{:d}"),
     "Models": ("n_models", "{:d}"),
-    "Max Gap: at most (the detection limit, the widest stretch these models cannot rule out as empty)": (
+    "Max Gap's bound: an empty stretch of at most (the widest these models cannot rule out as empty)": (
         "detection_limit",
         "{:.3f}",
     ),
-    "Top-5 gap sum: at most": ("top5_gap_sum_bound_hi", "{:.3f}"),
     f"Max Gap{BASED}": ("max_gap", "{:.3f}"),
     f"Top-3 gap sum{BASED}": ("top3_gap_sum", "{:.3f}"),
     f"Top-5 gap sum{BASED}": ("top5_gap_sum", "{:.3f}"),
-    "Saturation index (decides the state)": ("saturation_index", "{:.3f}"),
+    "The paper's saturation index (sqrt(n) items)": ("saturation_index", "{:.3f}"),
     "Saturation index with the paired item-level SE": ("saturation_index_paired", "{:.3f}"),  # in the closed block
 }
 PCT = {"Best score (s1)": "top1", "Fifth best (s5)": "top5", "Top-5 mean": "top5_mean"}
@@ -69,6 +68,9 @@ def test_benchmark_pages_show_the_reported_figures(built):
             continue
         for label, (key, form) in ROWS.items():
             assert cells[label][0] == form.format(rec[key]), (rec["benchmark"], label)
+        top5 = rec["top5_gap_sum_bound_hi"]  # null where it would cover the whole axis: "no bound" (issue 38)
+        top5_cell = cells["Top-5 gap sum's bound: five empty stretches in all"][0]
+        assert top5_cell == ("no bound with these models" if top5 is None else f"at most {top5:.3f}")
         for label, key in PCT.items():
             assert cells[label][0] == f"{100 * rec[key]:.1f}%"
         bounds = next(v for k, v in cells.items() if k.startswith("DDM (W1 to") and k.endswith("bounds"))
@@ -77,8 +79,8 @@ def test_benchmark_pages_show_the_reported_figures(built):
         assert based[0] == f"{rec['ddm']:.3f}" and based[1] == f"{rec['ddm_lo']:.3f} – {rec['ddm_hi']:.3f}"
         assert cells["State"][0] == rec["state"]
         words = {"found": "found", "cannot tell": "cannot tell with these models", "clear": "clear"}
-        for key, label in (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top5_gap_sum", "Top-5 gap sum")):
-            row = cells[label]  # the verdict table, first on the page
+        for key, label in (("ddm", "DDM"), ("max_gap", "Coverage hole"), ("top5_gap_sum", "Five coverage holes")):
+            row = cells[label]  # the verdict table, first on the page: each under its question's name
             assert row[1] == f"{rec['verdicts'][key]['level']:.3f}" and row[2] == words[rec["verdicts"][key]["verdict"]]
 
 
@@ -96,7 +98,8 @@ def test_home_page_rows_show_the_reported_figures(built):
             assert ddm == f"{rec['ddm_bound_lo']:.3f} – {rec['ddm_bound_hi']:.3f}"
             assert gap == f"≤ {rec['detection_limit']:.3f}"
             verdicts = {k: v["verdict"] for k, v in rec["verdicts"].items()}
-            named = [n for k, n in (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top5_gap_sum", "top-5 gap sum"))]
+            named = ["DDM", "Coverage hole", "Five coverage holes"]  # the verdicts' names, not the figures'
+            assert "Max Gap" not in coverage
             found = [
                 n for (k, n) in zip(("ddm", "max_gap", "top5_gap_sum"), named, strict=True) if verdicts[k] == "found"
             ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -40,6 +41,7 @@ def test_strict_site_on_swebench_livecodebench_and_mmlu_pro(shared_data, tmp_pat
         html = (site / benchmark_page(rec["page"]).removesuffix(".md") / "index.html").read_text()
         plot = site / "plots" / f"{benchmark_page(rec['benchmark']).split('/')[1].removesuffix('.md')}-difficulty.svg"
         assert rec["fit_verdict"] in ("fits", "misfit") and "Fit check:" in html
+        assert not re.search(r"Max Gap\W{0,12}(is now )?found", html)  # a gap verdict never carries that name
         if rec["item_model"] == "withheld":  # the item model does not fit: no bound, no verdict, no flag, and why
             assert rec["fit_verdict"] == "misfit" and "Bounds withheld" in html
             assert "detection_limit" not in rec and not rec.get("verdicts")
