@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TextIO
 
 
@@ -64,3 +65,27 @@ def progress(total: int, desc: str, stream: TextIO | None = None) -> Iterator[Pr
         yield bar
     finally:
         bar.close()
+
+
+def kernels_compiled() -> bool:
+    """Whether numba has cached the compiled kernels of ``bot.irt`` (a first run compiles them: up to a minute)."""
+    import bot.irt
+
+    package = Path(bot.irt.__file__).parent
+    places = [package / "__pycache__", Path.home() / ".cache" / "numba"]  # in the tree, else the user's cache
+    if os.environ.get("NUMBA_CACHE_DIR"):  # numba then caches there alone
+        places = [Path(os.environ["NUMBA_CACHE_DIR"])]
+    return any(next(place.rglob("kernels.*.nbi"), None) is not None for place in places if place.is_dir())
+
+
+def first_run_note(stream: TextIO | None = None) -> bool:
+    """Say, before the silent stretch, that the kernels are being compiled when they are; True if it said so."""
+    if os.environ.get("BENCHWATCH_PROGRESS", "") == "0" or kernels_compiled():
+        return False
+    print(
+        "first run: compiling the numerical kernels (numba; about a minute on a busy machine, once; "
+        "later runs reuse them)",
+        file=stream or sys.stderr,
+        flush=True,
+    )
+    return True

@@ -99,7 +99,7 @@ def _text(rec: dict) -> str:
         lines.append(f"  saturation index first reached 0.7 on {rec['first_saturated_date']}")
     if rec.get("saturation_index") is not None:
         lines.append(
-            f"  the paper's saturation index {rec['saturation_index']:.4f} ({rec['band']}), best {rec['top1']:.3f}, "
+            f"  the paper's saturation index {rec['saturation_index']:.3f} ({rec['band']}), best {rec['top1']:.3f}, "
             f"fifth best {rec['top5']:.3f}"
         )
         lines.append(f"  state: {rec['state']}{_evidence(rec)}")

@@ -169,6 +169,9 @@ def handle(args: argparse.Namespace) -> int:
     else:
         loads, fetcher, book, deadline, position, configured = _live_sources(args, cache)
         site_url = site_url or configured
+    from bot.progress import first_run_note
+
+    first_run_note()  # the fits compile their kernels first: a minute with no other line on a busy machine
     try:
         result = pipeline.run_job(
             loads,

@@ -25,7 +25,7 @@ def handle(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(history.rounded(records), indent=2, sort_keys=True) + "\n")
         return 0
     for r in records:
-        index = "n/a" if r["saturation_index"] is None else f"{r['saturation_index']:.4f} ({r['band']})"
+        index = "n/a" if r["saturation_index"] is None else f"{r['saturation_index']:.3f} ({r['band']})"
         top = "" if r["top5"] is None else f", best {r['top1']:.3f}, fifth best {r['top5']:.3f}"
         head = f"{r['benchmark']}: {r['n_models']} models, n = {r['n_items']}"
         print(f"{head}: saturation index {index}{top} -> {r['state']}{_evidence(r)}")

@@ -45,9 +45,37 @@ def read_csv_text(path: str | Path) -> pd.DataFrame:
         raise InputError(str(path), "no such file") from None
     except pd.errors.EmptyDataError:
         raise InputError(str(path), "the file is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise not_utf8(path) from None
+    except pd.errors.ParserError as exc:
         raise InputError(str(path), f"not a readable CSV file: {exc}") from None
     return frame
+
+
+def not_utf8(path: Path) -> InputError:
+    """The error for a file that is not UTF-8: the line and column of the first bad byte, the likely encoding."""
+    data = path.read_bytes()
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return InputError(str(path), "the file is UTF-16, not UTF-8: save it as UTF-8 (CSV UTF-8 in Excel)")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = exc.start
+    else:  # pragma: no cover - pandas saw what Python does not
+        start = 0
+    line = data.count(b"\n", 0, start) + 1
+    column = start - (data.rfind(b"\n", 0, start) + 1) + 1
+    try:
+        data.decode("cp1252")
+        likely = "probably Windows-1252 or Latin-1"
+    except UnicodeDecodeError:
+        likely = "in some other encoding"
+    return InputError(
+        str(path),
+        f"not UTF-8 text: byte 0x{data[start]:02x} at column {column} is not UTF-8 ({likely}); save the file as "
+        "UTF-8 (CSV UTF-8 in Excel, or iconv -f cp1252 -t utf-8)",
+        row=line,
+    )
 
 
 def fetch_csv_file(path: str | Path) -> SourceTable:
@@ -57,6 +85,7 @@ def fetch_csv_file(path: str | Path) -> SourceTable:
     frame = read_csv_text(path)
     if "benchmark" not in frame.columns:
         frame.insert(0, "benchmark", path.stem)
+        frame.attrs["defaulted"] = ("benchmark",)  # from the file name: an error about columns does not name it
     return SourceTable(name=path.name, location=str(path), frame=frame, chance_from=file_chance(frame))
 
 
@@ -64,8 +93,13 @@ def fetch_sample() -> SourceTable:
     """Read the shipped sample file as raw text columns."""
     import pandas as pd
 
+    from bot.sources.sample_universe import LAST_DAY
+
     frame = pd.read_csv(SAMPLE_FILE, dtype=str, keep_default_na=False, na_values=[])
-    return SourceTable(name="sample", location="bundled synthetic sample", frame=frame, synthetic=True)
+    bundled = {"status": "bundled", "bundled": LAST_DAY.strftime("%Y-%m-%d")}  # the day the universe ends
+    return SourceTable(
+        name="sample", location="bundled synthetic sample", frame=frame, synthetic=True, provenance=bundled
+    )
 
 
 def read_input(path: str | Path) -> SourceTable:

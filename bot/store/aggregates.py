@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from bot.errors import InputError
-from bot.store.responses import canonical_names, fail_rows, iso_dates, merged_names
+from bot.store.responses import canonical_names, check_name_length, fail_rows, iso_dates, merged_names
 from bot.store.tables import require_columns
 
 AGGREGATE_COLUMNS = ("benchmark", "model", "score", "n_items")
@@ -15,6 +15,8 @@ def validate_aggregates(raw: pd.DataFrame, source: str, *, percent: bool = False
     """Typed aggregate rows with scores as proportions; one test-set size per benchmark."""
     require_columns(raw, source, AGGREGATE_COLUMNS)
     raw = raw.reset_index(drop=True)
+    for col in ("benchmark", "model"):
+        check_name_length(source, col, raw[col])
     out = pd.DataFrame({"benchmark": canonical_names(raw["benchmark"]), "model": canonical_names(raw["model"])})
     fail_rows(source, out["model"].eq(""), "model", raw["model"], "empty value")
     score = pd.to_numeric(raw["score"], errors="coerce")
@@ -22,6 +24,14 @@ def validate_aggregates(raw: pd.DataFrame, source: str, *, percent: bool = False
     top = 100.0 if percent else 1.0
     hint = "" if percent else " (use --percent for percentages)"
     fail_rows(source, (score < 0) | (score > top), "score", raw["score"], f"score must lie in [0, {top:g}]{hint}")
+    if percent and len(score) and score.max() <= 1:  # proportions read as percentages would all be below 1%
+        shown = ", ".join(f"{v:g}" for v in score.head(3))
+        raise InputError(
+            source,
+            f"--percent, but every score is at most 1 ({shown}{', ...' if len(score) > 3 else ''}): they look like "
+            "proportions already; run without --percent",
+            field="score",
+        )
     out["score"] = score / top
     n = pd.to_numeric(raw["n_items"], errors="coerce")
     fail_rows(

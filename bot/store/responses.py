@@ -17,6 +17,7 @@ REQUIRED_COLUMNS = ("benchmark", "model", "item_id", "score")
 OPTIONAL_COLUMNS = ("date", "trials", "chance")
 KEY = ["benchmark", "model", "item_id"]
 MAX_TRIALS = 1_000_000  # samples behind one score; more is a unit mistake (or an attack), not an evaluation
+MAX_NAME = 1_000  # characters in a benchmark, model or item id: longer is a pasted document, not a name
 
 
 def iso_dates(text: pd.Series) -> pd.Series:
@@ -45,6 +46,23 @@ def fail_rows(source: str, bad: pd.Series, field: str, values: pd.Series, messag
     )
 
 
+def check_name_length(source: str, field: str, values: pd.Series) -> None:
+    """Refuse a name (benchmark, model, item id) longer than MAX_NAME characters, naming the row."""
+    length = values.astype(str).str.len()
+    bad = length > MAX_NAME
+    if bad.any():
+        first = int(np.flatnonzero(bad.to_numpy())[0])
+        more = int(bad.sum()) - 1
+        text = str(values.iloc[first])
+        raise InputError(
+            source,
+            f"{field} is {int(length.iloc[first]):,} characters long, over the limit of {MAX_NAME:,} "
+            f"(starts {text[:40]!r})" + (f"; {more} more row(s) like this" if more else ""),
+            field=field,
+            row=_line(first),
+        )
+
+
 def missing_columns(missing: list[str], found: list[str]) -> str:
     """The error for a table without some required columns: what is missing, what was found, and the likely
     cause where one shows (names in another case, or a file separated by something other than commas)."""
@@ -63,7 +81,8 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     """Check a raw table against the common shape and return it typed and sorted."""
     missing = [c for c in REQUIRED_COLUMNS if c not in raw.columns]
     if missing:
-        raise InputError(source, missing_columns(missing, [str(c) for c in raw.columns]))
+        defaulted = raw.attrs.get("defaulted", ())  # a column the reader filled in is not one the file has
+        raise InputError(source, missing_columns(missing, [str(c) for c in raw.columns if c not in defaulted]))
     if raw.empty:
         raise InputError(source, "no data rows")
     raw = raw.reset_index(drop=True)
@@ -71,6 +90,7 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     for col in ("benchmark", "model", "item_id"):
         text = canonical_names(raw[col])
         fail_rows(source, text.eq("") | raw[col].isna(), col, raw[col], "empty value")
+        check_name_length(source, col, raw[col])
         out[col] = text
 
     score = pd.to_numeric(raw["score"], errors="coerce")

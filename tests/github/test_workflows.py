@@ -109,3 +109,24 @@ def test_when_every_source_fails_the_status_is_still_published_and_the_workflow_
     assert set(verdict["needs"]) == {"merge", "commit", "deploy"} and verdict["if"] == "always()"
     assert verdict["permissions"] == {}
     assert 'if [ "$STATUS" = "1" ]' in verdict["steps"][0]["run"] and "exit 1" in verdict["steps"][0]["run"]
+
+
+@pytest.mark.parametrize("name", ["audit.yml", "ci.yml"])
+def test_every_job_has_a_timeout(name):
+    wf = yaml.safe_load((WORKFLOWS / name).read_text())
+    assert [job for job, spec in wf["jobs"].items() if "timeout-minutes" not in spec] == []
+
+
+def test_download_cache_keys_do_not_grow_with_every_run():
+    text = (WORKFLOWS / "audit.yml").read_text()
+    assert "github.run_id" not in text.split("jobs:", 1)[1].split("merge:", 1)[0]
+    steps = yaml.safe_load(text)["jobs"]["audit"]["steps"]
+    saves = [s for s in steps if s.get("uses", "").startswith("actions/cache/save@")]
+    assert len(saves) == 1 and "steps.content.outputs.key" in saves[0]["with"]["key"]
+    assert "cache-matched-key" in saves[0]["if"]  # an unchanged source saves no new entry
+
+
+def test_ci_script_uses_sudo_when_not_root():
+    text = (ROOT / ".ci" / "run").read_text()
+    assert "id -u" in text and "sudo" in text
+    assert [line for line in text.splitlines() if line.strip().startswith("apt-get")] == []
