@@ -248,7 +248,7 @@ def summary_svg(points: list[dict]) -> str:
     placed += [(strip.px(p["saturation_index"]), strip.py(s)) for p, s in zip(below, spread, strict=True)]
     taken = [(px - 5, py - 5, px + 5, py + 5) for px, py in placed]
     taken.append((main.px(0.7) - 6 - text_width(line_label, 10), main.y, main.px(0.7), main.y + 16))
-    links, labels = [], []
+    links, labels, keyed = [], [], []
     for p, (px, py) in zip([*on_top, *below], placed, strict=True):
         colour = STATE_COLOURS.get(p["state"], INK)
         r = 5
@@ -257,10 +257,12 @@ def summary_svg(points: list[dict]) -> str:
             f'<a xlink:href="{esc(p["url"])}" href="{esc(p["url"])}" target="_top"><title>{esc(p["name"])}</title>'
             f'<path d="{d}" fill="{colour}" stroke="white" stroke-width="0.8"/></a>'
         )
-        label = clip_text(str(p["name"]), 10, 150)
+        label = clip_text(str(p["name"]), 10, 300)  # a whole real name; a numbered key takes what will not fit
         w = text_width(label, 10)
         panel = main if p.get("ddm") is not None else strip
-        for dx, dy, anchor in ((8, 0, "start"), (-8, 0, "end"), (0, -11, "middle"), (0, 12, "middle")):
+        spots = ((8, 0, "start"), (-8, 0, "end"), (0, -11, "middle"), (0, 12, "middle"))
+        spots += tuple((sx * 8, dy, a) for dy in (-12, 12, -24, 24) for sx, a in ((1, "start"), (-1, "end")))
+        for dx, dy, anchor in spots:
             x0 = px + dx if anchor == "start" else px + dx - w if anchor == "end" else px - w / 2
             box = (x0, py + dy - 6, x0 + w, py + dy + 6)
             inside = (
@@ -273,8 +275,28 @@ def summary_svg(points: list[dict]) -> str:
                 taken.append(box)
                 labels.append((px + dx, py + dy, label, anchor))
                 break
+        else:  # no room for the name: a number beside the dot, the name in the key under the picture
+            mark = str(len(keyed) + 1)
+            mw = text_width(mark, 10)
+            for dx, dy in ((7, -7), (-7 - mw, -7), (7, 7), (-7 - mw, 7), (-mw / 2, -12), (-mw / 2, 12)):
+                box = (px + dx, py + dy - 6, px + dx + mw, py + dy + 6)
+                if not any(_boxes_clash(box, t) for t in taken):
+                    break
+            taken.append(box)
+            labels.append((box[0], py + dy, mark, "start"))
+            keyed.append(f"{mark} {p['name']}")
     for lx, ly, label, anchor in labels:
         pic.text(lx, ly, label, 10, anchor=anchor)
+    key_top = strip.y + strip.h + 52
+    rows: list[str] = []
+    for entry in keyed:  # the key, wrapped to the picture's width
+        if rows and text_width(rows[-1] + "; " + entry, 10) <= WIDTH - 20:
+            rows[-1] += "; " + entry
+        else:
+            rows.append(clip_text(entry, 10, WIDTH - 20))
+    for k, row in enumerate(rows):
+        pic.text(10, key_top + 15 * k, row, 10)
+    pic.height += 15 * len(rows) + (8 if rows else 0)
     pic.parts.extend(links)
     pic.y_axis(main, _ticks(nice_ticks(0, main.y1, 5)), "DDM (W1 to target)")
     pic.line(strip.x, strip.y, strip.x, strip.y + strip.h)

@@ -125,3 +125,79 @@ def test_every_model_shows_its_tier_and_rank_interval_and_home_the_top_tier(serv
         browser.close()
     for r in records:
         assert f"{r['top_tier_size']} of {r['n_models']}" in home, r["benchmark"]
+
+
+# Issue 40: the layout on a phone (390 px) and a laptop (1280 px).
+_OVERFLOW = """() => {
+  // elements past the viewport's right edge that no scrolling or clipping container (a table's, a picture's) holds
+  const width = document.documentElement.clientWidth, out = [];
+  const scrolls = e => { for (let a = e.parentElement; a; a = a.parentElement) {
+    if (getComputedStyle(a).overflowX !== 'visible') return true; } return false; };
+  document.querySelectorAll('article *').forEach(e => {
+    const r = e.getBoundingClientRect();
+    if (r.width && r.right > width + 1 && !scrolls(e)) out.push(e.tagName + ' ' + (e.textContent || '').slice(0, 40));
+  });
+  if (document.documentElement.scrollWidth > width + 1) out.push('page ' + document.documentElement.scrollWidth);
+  return out;
+}"""
+_PLOT_TEXT = """() => {
+  // each plot's smallest text as rendered: its font size times the picture's scale (px)
+  const out = [];
+  document.querySelectorAll('article object.benchwatch-plot, article img[src*="plots/"]:not(object img)').forEach(p => {
+    out.push([p.getAttribute('data') || p.getAttribute('src'), p.getBoundingClientRect().width]);
+  });
+  document.querySelectorAll('article object.benchwatch-plot').forEach(o => {
+    const svg = o.contentDocument.documentElement, scale = o.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const sizes = [...svg.querySelectorAll('text')].filter(t => t.getBoundingClientRect().height > 0)
+      .map(t => parseFloat(t.getAttribute('font-size')) * scale);
+    out.push([o.getAttribute('data'), Math.min(...sizes), sizes.length]);
+  });
+  return out;
+}"""
+
+
+def _site_pages(site: Path) -> list[str]:
+    skip = {"404.html", "search"}
+    return sorted(
+        str(p.parent.relative_to(site)).replace(".", "") for p in site.rglob("index.html") if p.parts[-2] not in skip
+    )
+
+
+def test_pages_fit_a_phone_and_a_laptop_and_plot_text_stays_legible(served_site, sample_site):
+    """Issue 40: at 390 and 1280 px no page is wider than the screen outside a scrolling table or picture;
+    at 390 px every picture's text renders at 10 px or more; at 1280 px no figure of the home table wraps."""
+    from playwright.sync_api import sync_playwright
+
+    base, _ = served_site
+    pages = _site_pages(sample_site[2])
+    assert "" in pages and "methodology" in pages and len(pages) > 8
+    wide, small, wrapped = [], [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        for width in (390, 1280):
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            for path in pages:
+                page.goto(base + (path + "/" if path else ""), wait_until="load")
+                wide += [(width, path, e) for e in page.evaluate(_OVERFLOW)]
+                if width == 390:
+                    plots = page.evaluate(_PLOT_TEXT)
+                    # a picture in an img is drawn at 720 px or more (its text 10 px or more), an object's measured
+                    small += [(path, p) for p in plots if (len(p) == 2 and p[1] < 719) or (len(p) == 3 and p[1] < 10)]
+                    if path == "":
+                        assert any(len(p) == 3 and p[2] > 10 for p in plots), plots
+            page.close()
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(base, wait_until="load")
+        wrapped = page.evaluate(
+            """() => [...document.querySelectorAll('article table td[style*="right"]')]
+               .filter(td => td.innerText.trim())
+               .map(td => { const r = document.createRange(); r.selectNodeContents(td);
+                 const tops = new Set([...r.getClientRects()].map(x => Math.round(x.bottom)));
+                 return [td.innerText.trim(), tops.size]; })"""
+        )
+        browser.close()
+    Path(os.environ.get("BW_LAYOUT_OUT", os.devnull)).write_text(repr((wide, small, wrapped)))
+    assert wide == []
+    assert small == []
+    assert any(" – " in text for text, _ in wrapped) and any("≤" in text for text, _ in wrapped), wrapped
+    assert [w for w in wrapped if w[1] != 1] == []
