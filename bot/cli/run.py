@@ -37,7 +37,7 @@ def site_options(parser: argparse.ArgumentParser, configured: str = "") -> None:
         default=None,
         metavar="URL",
         help=f"where the site is published (default: {configured}in GitHub Actions the repository's Pages "
-        "address; else site_url of mkdocs.yml)",
+        "address; else benchwatch serve's, http://127.0.0.1:8000/)",
     )
 
 

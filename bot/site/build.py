@@ -32,6 +32,7 @@ from bot.history import (
 from bot.site.bundle import BUNDLE, bundle_bytes, bundle_tables
 from bot.site.feed import rss_feed
 from bot.site.glossary import append_glossary
+from bot.site.names import page_name, shown_name
 from bot.site.pages import (
     SUMMARY_PLOT,
     alerts_page,
@@ -66,11 +67,6 @@ def _shown(records: dict[str, dict]) -> dict[str, dict]:
     return {name: rec for name, rec in records.items() if not rec.get("rebuilt")}
 
 
-def _page_url(md_path: str) -> str:
-    """The URL path MkDocs gives a page with use_directory_urls."""
-    return md_path.removesuffix(".md") + "/"
-
-
 def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = None) -> int:
     """Write the generated Markdown pages and feeds into ``docs``; returns the number of pages."""
     records = _shown(load_latest(reports))
@@ -85,10 +81,8 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
     changes = load_changelog(reports)
     (docs / "alerts.md").write_text(alerts_page(alerts, records), encoding="utf-8")
     groups = page_groups(records)
-    page_for = {rec["benchmark"]: _page_url(benchmark_page(pid)) for pid, recs in groups.items() for rec in recs}
-    page_for.update({a["benchmark"]: "alerts/" for a in alerts if a["benchmark"] not in page_for})
     (docs / "feed.xml").write_text(
-        rss_feed(alerts, title="benchwatch: all alerts", site_url=site_url, page_for=page_for, self_path="feed.xml"),
+        rss_feed(alerts, title="benchwatch: all alerts", site_url=site_url, self_path="feed.xml", records=records),
         encoding="utf-8",
     )
     per_benchmark: dict[str, dict] = {}
@@ -117,10 +111,10 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
         (docs / benchmark_feed(pid)).write_text(
             rss_feed(
                 mine,
-                title=f"benchwatch: {pid}",
+                title=f"benchwatch: {page_name(pid, recs)}",
                 site_url=site_url,
-                page_for=page_for,
                 self_path=benchmark_feed(pid),
+                records=records,
             ),
             encoding="utf-8",
         )
@@ -129,8 +123,19 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
     (docs / "schema").mkdir(exist_ok=True)
     for name, text in schemas.items():
         (docs / "schema" / name).write_text(text, encoding="utf-8")
-    (docs / BUNDLE).write_bytes(bundle_bytes(bundle_tables(records, history, alerts, per_benchmark), schemas))
+    tables = _named(bundle_tables(records, history, alerts, per_benchmark), records)
+    (docs / BUNDLE).write_bytes(bundle_bytes(tables, schemas))
     return 2 + len(groups)
+
+
+def _named(tables: dict, records: dict[str, dict]) -> dict:
+    """The bundle's tables, each with a ``benchmark`` column followed by ``name``: the name the pages
+    show beside the stable id."""
+    for frame in tables.values():
+        if "benchmark" in frame.columns and "name" not in frame.columns:
+            names = [shown_name(records.get(b) or {"benchmark": str(b)}) for b in frame["benchmark"]]
+            frame.insert(int(frame.columns.get_loc("benchmark")) + 1, "name", names)
+    return tables
 
 
 def published_schemas() -> dict[str, str]:
@@ -217,11 +222,13 @@ def restore_site(out: Path) -> bool:
     return False
 
 
-def _nav(page_ids: list[str]) -> list:
+def _nav(groups: dict[str, list[dict]]) -> list:
+    """The navigation: each benchmark page under its display name (``page_name``), in the order of those names."""
+    named = sorted((page_name(pid, recs).casefold(), page_name(pid, recs), pid) for pid, recs in groups.items())
     return [
         {"Home": "index.md"},
         # MkDocs prints nav titles as they are: an upstream name must arrive already escaped.
-        {"Benchmarks": [{html.escape(name): benchmark_page(name)} for name in sorted(page_ids)]},
+        {"Benchmarks": [{html.escape(name): benchmark_page(pid)} for _, name, pid in named]},
         {"Alerts": "alerts.md"},
         {"Methodology": "methodology.md"},
         {"Reading the data": "data.md"},
@@ -230,6 +237,7 @@ def _nav(page_ids: list[str]) -> list:
 
 
 HOME_REPOSITORY = "https://github.com/benchwatch/benchwatch"
+LOCAL_ADDRESS = "http://127.0.0.1:8000/"  # where ``benchwatch serve`` serves a site built without an address
 
 
 def footer(now: str, environ: dict | None = None) -> str:
@@ -250,7 +258,7 @@ REPOSITORY = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]{1,
 def site_address(explicit: str | None = None, environ: dict | None = None) -> str | None:
     """Where the site is published: ``explicit`` (``--site-url`` or ``[site] url``), else, in GitHub
     Actions, the repository's own Pages address (``GITHUB_REPOSITORY``, so a fork's feeds, canonical links
-    and sitemap point at the fork), else None (the ``site_url`` of mkdocs.yml)."""
+    and sitemap point at the fork), else None (a local build: ``benchwatch serve``'s address, LOCAL_ADDRESS)."""
     if explicit:
         if not re.fullmatch(r"https?://[^\s\"'<>]+", explicit):
             raise InputError("--site-url", f"expected an http(s) address, got {explicit!r}", field="site_url")
@@ -300,8 +308,7 @@ def build_site(
         with tempfile.TemporaryDirectory(prefix="benchwatch-docs-") as tmp:
             docs = Path(tmp) / "docs"
             shutil.copytree(project_dir / "docs", docs)
-            cfg_probe = load_config(config_file=str(project_dir / "mkdocs.yml"))
-            url = site_address(site_url) or cfg_probe["site_url"] or "http://127.0.0.1:8000/"
+            url = site_address(site_url) or LOCAL_ADDRESS  # not mkdocs.yml's: a fork's local build is not there
             n_pages = write_pages(reports, docs, url, now)
             append_glossary(docs)
             config = load_config(
@@ -310,7 +317,7 @@ def build_site(
                 site_dir=str(staging),
                 site_url=url,
                 strict=True,
-                nav=_nav(list(page_groups(_shown(load_latest(reports))))),
+                nav=_nav(page_groups(_shown(load_latest(reports)))),
                 copyright=footer(now),
             )
             config.plugins.on_startup(command="build", dirty=False)

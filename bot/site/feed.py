@@ -7,6 +7,7 @@ from datetime import datetime
 from email.utils import format_datetime
 
 from bot.site.escape import printable
+from bot.site.names import alert_anchor, alert_title
 
 
 def _rfc822(iso: str) -> str:
@@ -37,8 +38,16 @@ def figures_sentence(figures: dict) -> str:
     return f"At this revision: {', '.join(said)}." if said else ""
 
 
-def rss_feed(alerts: list[dict], *, title: str, site_url: str, page_for: dict[str, str], self_path: str) -> str:
-    """An RSS 2.0 document for ``alerts``; ``page_for`` maps a benchmark to its page URL path."""
+ALERTS_PAGE = "alerts/"  # the URL path of the alerts page, where every alert's line has its anchor
+
+
+def rss_feed(
+    alerts: list[dict], *, title: str, site_url: str, self_path: str, records: dict[str, dict] | None = None
+) -> str:
+    """An RSS 2.0 document for ``alerts`` at ``site_url`` (the configured address, or the local one): each item
+    titled as the pages title it (the display name of its benchmark, from its record in ``records``) and linked
+    to its line on the alerts page."""
+    records = records or {}
     base = site_url.rstrip("/") + "/"
     newest = sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True)
     rss = ET.Element("rss", {"version": "2.0", "xmlns:atom": "http://www.w3.org/2005/Atom"})
@@ -53,10 +62,11 @@ def rss_feed(alerts: list[dict], *, title: str, site_url: str, page_for: dict[st
         ET.SubElement(channel, "lastBuildDate").text = _rfc822(newest[0]["raised_at"])
     for alert in newest:
         item = ET.SubElement(channel, "item")
-        ET.SubElement(item, "title").text = printable(alert["title"])
-        ET.SubElement(item, "link").text = base + page_for[alert["benchmark"]]
+        shown = alert_title(alert, records.get(alert["benchmark"]))
+        ET.SubElement(item, "title").text = printable(shown)
+        ET.SubElement(item, "link").text = f"{base}{ALERTS_PAGE}#{alert_anchor(alert)}"
         figures = figures_sentence(alert.get("figures") or {})
-        ET.SubElement(item, "description").text = printable(f"{alert['title'].rstrip('.')}. {figures}".strip())
+        ET.SubElement(item, "description").text = printable(f"{shown.rstrip('.')}. {figures}".strip())
         ET.SubElement(item, "guid", {"isPermaLink": "false"}).text = printable(alert["id"])
         ET.SubElement(item, "pubDate").text = _rfc822(alert["raised_at"])
     ET.indent(rss)

@@ -12,7 +12,7 @@ import pandas as pd
 from bot.metrics import state_evidence
 from bot.rules import NO_BOUND, VERDICT_NAMES, resolve_line
 from bot.site.escape import attribute, md, printable
-from bot.site.names import display_name
+from bot.site.names import alert_anchor, alert_title, page_name, shown_name
 from bot.site.numbers import fmt, pct
 from bot.site.render import EMPTY, render
 from bot.store import safe_slug
@@ -46,7 +46,7 @@ PLAN_COLUMNS.append(("Solve probability", "l"))
 
 def _difficulty_alt(rec: dict) -> str:
     return html.escape(
-        f"Every item of {printable(rec['benchmark'])} on the difficulty axis z, the stretches shown thin and the "
+        f"Every item of {printable(shown_name(rec))} on the difficulty axis z, the stretches shown thin and the "
         "widest one that may be empty marked, and the items' empirical CDF against the target's"
     )
 
@@ -73,8 +73,7 @@ def benchmark_feed(benchmark: str) -> str:
 
 
 def _name(rec: dict) -> str:
-    label = md(display_name(rec))
-    return f"{label} (synthetic)" if rec.get("synthetic") and "synthetic" not in rec["benchmark"] else label
+    return md(shown_name(rec))
 
 
 KNOWN_FLAGS = ("retire", "watch", "revise", "fill")
@@ -155,7 +154,7 @@ def summary_points(records: dict[str, dict]) -> list[dict]:
     """The points of the home page's summary picture, each with its page's address relative to the picture."""
     return [
         {
-            "name": rec["benchmark"],
+            "name": shown_name(rec),  # the name every page shows (issue 40)
             "url": "../" + _page_of(rec).removesuffix(".md") + "/",
             "saturation_index": rec.get("saturation_index"),
             "ddm": None if _withheld(rec) else rec.get("ddm"),  # withheld: on the strip of no coverage figure
@@ -225,13 +224,15 @@ def _source_rows(sources: dict[str, dict], now: str | None) -> list[list[str]]:
         status = (
             "ok" if s.get("status") == "ok" else f"**failed** since {md(s.get('failed_since'))}: {md(s.get('error'))}"
         )
-        since = s.get("data_since")
+        since = md((s.get("data_since") or "–")[:10])
+        if s.get("bundled") and s.get("status") == "ok":  # shipped with benchwatch: never fetched
+            status, since = "bundled (no network)", f"bundled copy of {md(s['bundled'])}"
         rows.append(
             [
                 _source_link(name, s.get("homepage")),
                 status,
                 _as_of_cell(s, now),
-                md((since or "–")[:10]),
+                since,
                 _short_revision(s.get("revision")),
             ]
         )
@@ -347,7 +348,10 @@ def index_page(
         columns=HOME_COLUMNS,
         rows=[_home_row(rec) for rec in _sorted(records)],
         records=_sorted(records),
-        latest_alerts=[(a, _page_of(records.get(a["benchmark"], {"benchmark": a["benchmark"]}))) for a in latest],
+        latest_alerts=[
+            ({**a, "title": alert_title(a, records.get(a["benchmark"]))}, "alerts.md#" + alert_anchor(a))
+            for a in latest
+        ],
         **_sources_context(sources or {}, now),
     )
 
@@ -777,8 +781,8 @@ def _top_rows(rec: dict) -> list[list[str]]:
 
 
 def _mine(rec: dict, alerts: list[dict]) -> list[dict]:
-    """The record's alerts, newest first."""
-    return [a for a in alerts if a["benchmark"] == rec["benchmark"]][::-1]
+    """The record's alerts, newest first, each titled as a person reads it (``alert_title``)."""
+    return [{**a, "title": alert_title(a, rec)} for a in alerts if a["benchmark"] == rec["benchmark"]][::-1]
 
 
 def benchmark_body(
@@ -801,7 +805,8 @@ def benchmark_body(
         rec=rec,
         page_id=page_id,
         feed=benchmark_feed(page_id),
-        title=_name(rec) if page_id == rec["benchmark"] else md(page_id),
+        title=md(page_name(page_id, [rec])),
+        feed_title=page_name(page_id, [rec]),
         left_out=[f"{md(m['model'])} ({md(m['why'])})" for m in rec.get("uninformative") or []],
         # raw HTML is not rewritten by MkDocs: relative to the page's address (benchmarks/SLUG/), not its file
         difficulty_src="../../" + plot_path(rec["benchmark"], "difficulty"),
@@ -851,16 +856,22 @@ def alert_events(alerts: list[dict]) -> list[dict]:
 def alerts_page(alerts: list[dict], records: dict[str, dict] | None = None) -> str:
     """Every alert as one line per event, grouped by benchmark and kind, with filters."""
     records = records or {}
-    rows = [
-        [
-            a["raised_at"][:10],
-            f"[{_name(records.get(a['benchmark'], a))}]({_page_of(records.get(a['benchmark'], a))})",
-            md(a["event_kind"]),
-            md(a["title"]),
-        ]
-        for a in alert_events(alerts)
-    ]
+    rows = []
+    for a in alert_events(alerts):
+        rec = records.get(a["benchmark"], a)
+        # an id for each alert the line stands for (a folded *watch* is its state's line): the feeds link here
+        ids = [alert_anchor(a), *(alert_anchor(x) for x in alerts if _folded_into(x, a))]
+        spans = "".join(f'<span id="{i}"></span>' for i in dict.fromkeys(ids))
+        title = md(alert_title(a, records.get(a["benchmark"])))
+        rows.append([a["raised_at"][:10] + spans, f"[{_name(rec)}]({_page_of(rec)})", md(a["event_kind"]), title])
     return render("alerts.md.j2", _helpers(), any_alerts=bool(alerts), rows=rows)
+
+
+def _folded_into(alert: dict, event: dict) -> bool:
+    """Whether ``alert`` is a *watch* raised that the alerts page shows as ``event``, its move to stagnant."""
+    same = (alert["benchmark"], alert.get("revision")) == (event["benchmark"], event.get("revision"))
+    folded = alert.get("kind") == "raised" and alert.get("flag") == "watch"
+    return same and folded and event.get("kind") == "state" and event.get("to") == "stagnant"
 
 
 def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:

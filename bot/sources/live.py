@@ -116,6 +116,16 @@ def _as_of(cfg: SourceConfig) -> dict:
     return {"upstream_date": when}
 
 
+def _bundled(cfg: SourceConfig) -> str | None:
+    """The date of a bundled copy (``bundled = "YYYY-MM-DD"``: a file shipped with benchwatch, read from disk)."""
+    when = cfg.options.get("bundled")
+    if when is None:
+        return None
+    if not (isinstance(when, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", when)):
+        raise InputError(cfg.name, f"bundled must be a date YYYY-MM-DD, got {when!r}", field="bundled")
+    return when
+
+
 def _homepage(cfg: SourceConfig) -> dict:
     """The leaderboard page a person reads (``homepage`` in the source's table), when it is an http(s) address."""
     page = cfg.options.get("homepage")
@@ -145,11 +155,15 @@ def _load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         {"url": d.url, "status": d.status, "bytes": d.size, "seconds": round(d.seconds, 3)} for d in fetcher.log
     ]
     status = "not-modified" if downloads and all(d["status"] == "not-modified" for d in downloads) else "fetched"
+    bundled = _bundled(cfg)
+    if bundled:  # a copy shipped with benchwatch: read from disk, never fetched
+        status = "bundled"
     provenance = {
         **table.provenance,
         **({"origin": str(cfg.options["origin"])} if cfg.options.get("origin") else {}),
         **_as_of(cfg),
         **_homepage(cfg),
+        **({"bundled": bundled} if bundled else {}),
         **({"chance": float(cfg.options["chance"])} if cfg.options.get("chance") is not None else {}),
         "adapter": cfg.adapter,
         "status": status,

@@ -49,6 +49,7 @@ def snapshot_sources() -> list[SourceConfig]:
                 "origin": "bundled snapshot of LiveCodeBench/livecodebench.github.io @ 83b6481b (2025-04-22), "
                 "CC BY-SA 4.0",
                 "as_of": "2025-04-22",
+                "bundled": "2025-04-22",  # the copy's own date: it never touches a network
             },
         ),
         SourceConfig(
@@ -60,6 +61,7 @@ def snapshot_sources() -> list[SourceConfig]:
                 "homepage": "https://epoch.ai/benchmarks",
                 "origin": "bundled snapshot of Epoch AI, Data on AI Benchmarking (download of 2026-01-20), CC BY 4.0",
                 "as_of": "2026-01-20",
+                "bundled": "2026-01-20",  # the copy's own date: it never touches a network
             },
         ),
         SourceConfig(
@@ -69,6 +71,7 @@ def snapshot_sources() -> list[SourceConfig]:
             {
                 "homepage": "https://evalplus.github.io/leaderboard.html",
                 "origin": "bundled snapshot of evalplus/evalplus.github.io @ 87418456, Apache-2.0",
+                "bundled": "2024-12-26",  # the copy's own date: it never touches a network
             },
         ),
     ]

@@ -40,6 +40,9 @@ def test_a_fork_in_actions_publishes_every_address_on_its_own_pages(tmp_path, mo
     assert sitemap and canonical and feeds
     for url in sitemap + canonical + feed_links + [a for a in alternates if a.startswith("http")]:
         assert url.startswith(FORK), url
+    anchors = set(re.findall(r'id="([^"]+)"', files[next(p for p in files if p.as_posix() == "alerts/index.html")]))
+    items = [u for f in feeds for u in re.findall(r"<item>\s*<title>[^<]*</title>\s*<link>([^<]+)</link>", f)]
+    assert items and all(u.split("#")[0] == FORK + "alerts/" and u.split("#")[1] in anchors for u in items)
 
 
 def test_site_url_option_wins_and_bad_addresses_are_one_line(tmp_path, monkeypatch, capsys):

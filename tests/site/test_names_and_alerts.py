@@ -52,5 +52,5 @@ def test_a_feed_items_figures_are_a_sentence_in_the_pages_words():
     )
     assert figures_sentence({}) == ""
     alert = {**_alert("b", "state", "2026-01-02T00:00:00Z", to="stagnant"), "figures": figures}
-    feed = rss_feed([alert], title="t", site_url="https://x.org/", page_for={"b": "b/"}, self_path="feed.xml")
+    feed = rss_feed([alert], title="t", site_url="https://x.org/", self_path="feed.xml")
     assert "saturation_index =" not in feed and "At this revision: the paper's saturation index 0.912" in feed

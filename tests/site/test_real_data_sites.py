@@ -9,6 +9,7 @@ import pytest
 
 from bot.cli import main
 from bot.site.pages import benchmark_page
+from tests.site.test_readable_names import assert_display_names_everywhere
 
 pytestmark = pytest.mark.slow
 
@@ -63,5 +64,6 @@ def test_strict_site_on_swebench_livecodebench_and_mmlu_pro(shared_data, tmp_pat
         assert ("may be empty" in svg) != ("(spans items)" in svg)
         if "fill" in rec["flags"]:
             assert "found" in {rec["verdicts"][k]["verdict"] for k in ("max_gap", "top5_gap_sum")}
+    assert_display_names_everywhere(site, tmp_path / "r")  # issue 40: titles, navigation, feeds and alerts
     mmlu = next(r for r in latest if r["benchmark"] == "mmlu_pro")
     assert (mmlu["n_models"], mmlu["n_items"]) == (29, 12032)

@@ -20,6 +20,7 @@ import feedparser
 import pytest
 
 from bot.cli import main
+from bot.site.names import shown_name
 from bot.site.pages import benchmark_page
 from tests.site.test_browser import CHROMIUM, FLAGS, _page, _Quiet
 from tests.sources.test_live_run import REAL, SLOW, _shipped_config_on
@@ -59,6 +60,15 @@ def real_site(shipped):
     yield f"http://127.0.0.1:{server.server_address[1]}/", root, swe
     server.shutdown()
     server.server_close()
+
+
+def test_the_shipped_configurations_site_reads_every_benchmark_by_its_display_name(shipped):
+    """Issue 40: the real configuration's titles, navigation, feeds and alert texts name no benchmark by a raw
+    id where it has a display name (Epoch's boards above all)."""
+    from tests.site.test_readable_names import assert_display_names_everywhere
+
+    _, root, _, _, _ = shipped
+    assert assert_display_names_everywhere(root / "site", root / "r") >= 5
 
 
 def test_a_table_sorts_on_click(real_site):
@@ -240,7 +250,7 @@ def test_each_point_of_the_summary_picture_links_to_its_page(real_site):
             }"""
         )
         named = sorted(title for title, *_ in points)
-        assert named == sorted(r["benchmark"] for r in records if r.get("saturation_index") is not None)
+        assert named == sorted(shown_name(r) for r in records if r.get("saturation_index") is not None)
         assert {target for _, target, *_ in points} == {"_top"}
         title, _, x, y = points[0]
         with page.expect_navigation():
