@@ -14,6 +14,7 @@ __all__ = exports(
             "Change",
             "SourceStatus",
             "documented_fields",
+            "field_name",
             "file_schema",
             "schema_of",
         ),

@@ -16,8 +16,7 @@ import zipfile
 
 import pandas as pd
 
-from bot.history import csv_text
-from bot.history.records import Alert, BenchmarkRecord, documented_fields, field_name
+from bot.history import Alert, BenchmarkRecord, csv_text, documented_fields, field_name
 
 BUNDLE = "downloads/benchwatch-data.zip"
 ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # fixed member times: the bundle changes only when its tables do

@@ -136,6 +136,7 @@ def _origin(rec: dict) -> str:
 def _source(rec: dict) -> str:
     """A record's source, its origin (what the data is, exactly) on hover."""
     source = md(rec.get("source_name") or rec["source"])
+    source = source.replace("\\_", "\\_<wbr>")  # a long id may break after its underscores in a narrow column
     origin = printable(rec.get("origin") or "")
     if rec.get("synthetic"):
         origin = "synthetic: " + (origin or "bundled sample universe")
@@ -451,15 +452,15 @@ def _figure_cells(rec: dict) -> list[list[str]]:
         ["Fifth best (s5)", pct(rec["top5"]), ""],
         ["Top-5 mean", pct(rec["top5_mean"]), ""],
         ["Items solved by at least one model", pct(rec.get("solved_share")), ""],
-        ["State", _state(rec), md(_state_from(rec))],
+        ["State", _state(rec), _state_from(rec)],
         ["Flags", _flags(rec, explained=True), ""],
     ]
 
 
 def _state_from(rec: dict) -> str:
     """What decided the state, in words, with its figure (``bot.metrics.state_evidence``)."""
-    words = state_evidence(rec)
-    return f"decided {words}" if words else ""
+    words = state_evidence(rec)  # prose in a column of figures: it wraps where the figures do not
+    return f'<span class="bw-prose">decided {md(words)}</span>' if words else ""
 
 
 def _decides(label: str, rec: dict, *bases: str) -> str:

@@ -276,15 +276,17 @@ def summary_svg(points: list[dict]) -> str:
                 labels.append((px + dx, py + dy, label, anchor))
                 break
         else:  # no room for the name: a number beside the dot, the name in the key under the picture
-            mark = str(len(keyed) + 1)
+            mark = str(sum(entry[0].isdigit() for entry in keyed) + 1)
             mw = text_width(mark, 10)
             for dx, dy in ((7, -7), (-7 - mw, -7), (7, 7), (-7 - mw, 7), (-mw / 2, -12), (-mw / 2, 12)):
                 box = (px + dx, py + dy - 6, px + dx + mw, py + dy + 6)
                 if not any(_boxes_clash(box, t) for t in taken):
+                    taken.append(box)
+                    labels.append((box[0], py + dy, mark, "start"))
+                    keyed.append(f"{mark} {p['name']}")
                     break
-            taken.append(box)
-            labels.append((box[0], py + dy, mark, "start"))
-            keyed.append(f"{mark} {p['name']}")
+            else:  # not even a number fits (a dense cluster): the key places it by its index instead
+                keyed.append(f"{p['name']} (index {p['saturation_index']:.2f})")
     for lx, ly, label, anchor in labels:
         pic.text(lx, ly, label, 10, anchor=anchor)
     key_top = strip.y + strip.h + 52

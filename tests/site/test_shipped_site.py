@@ -272,7 +272,8 @@ def test_every_table_fits_the_text_width(real_site, which):
             """() => Array.from(document.querySelectorAll('article table')).filter(t => t.offsetParent !== null)
                .map(t => [t.scrollWidth, document.querySelector('article').clientWidth])"""
         )
-        assert widths and all(table <= text for table, text in widths), widths
+        wider = [(k, w) for k, w in enumerate(widths) if w[0] > w[1]]
+        assert widths and not wider, wider
         if which == "swe":
             block = page.locator("article details").filter(has_text="older dates")
             assert block.count() == 1 and block.get_attribute("open") is None
@@ -433,8 +434,13 @@ def test_the_summary_pictures_labels_neither_overlap_nor_run_off(real_site, widt
                   if (w > 0.5 && h > 0.5) hits.push(a + ' / ' + b);
                 }
               }
-              const box = o.getBoundingClientRect();
-              return [boxes.length, hits, outside, box.right <= document.documentElement.clientWidth + 0.5];
+              // the picture fits the page, or (a phone: issue 40) scrolls sideways in a box that does, text legible
+              const holder = o.closest('.bw-plot') || o;
+              const box = holder.getBoundingClientRect();
+              const fits = box.right <= document.documentElement.clientWidth + 0.5;
+              const scrolls = holder !== o && getComputedStyle(holder).overflowX === 'auto';
+              const inside = o.getBoundingClientRect().right <= box.right + 0.5;
+              return [boxes.length, hits, outside, fits && (inside || scrolls)];
             }"""
         )
         browser.close()
