@@ -200,4 +200,5 @@ def test_pages_fit_a_phone_and_a_laptop_and_plot_text_stays_legible(served_site,
     assert wide == []
     assert small == []
     assert any(" – " in text for text, _ in wrapped) and any("≤" in text for text, _ in wrapped), wrapped
-    assert [w for w in wrapped if w[1] != 1] == []
+    # the figures, ranges and bounds (a tier's "14 of 40" is words: it may wrap so the table fits the text)
+    assert [w for w in wrapped if w[1] != 1 and " of " not in w[0]] == []

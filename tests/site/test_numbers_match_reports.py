@@ -89,7 +89,8 @@ def test_home_page_rows_show_the_reported_figures(built):
     page = (site / "index.html").read_text()
     cells = _cells(page)
     for rec in records:
-        row = cells[display_name(rec)]  # the name the page shows (Epoch's file ids read as Epoch names them)
+        shown = display_name(rec) + (" (synthetic)" if rec.get("synthetic") else "")  # marked (issue 40)
+        row = cells[shown]  # the name the page shows (Epoch's file ids read as Epoch names them)
         items, models, ddm, gap, coverage, index = row[1:7]
         assert (int(items), int(models)) == (rec["n_items"], rec["n_models"])
         if rec.get("item_model") == "withheld":  # the item model does not fit: the page says so, not a number
