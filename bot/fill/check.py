@@ -40,6 +40,7 @@ from bot.fill.benchmark import Benchmark
 from bot.fill.plan import plan_stretches, target_of
 from bot.irt import cell_loglik, difficulty_b, difficulty_z, uncertain_abilities
 from bot.metrics import coverage
+from bot.pipeline import BOUND_KEYS  # the record's bounds, as the audit repeated here writes them
 
 CHECK_DRAWS = 400
 GRID = np.linspace(-12.0, 12.0, 2401)
@@ -48,16 +49,6 @@ QUANTILES = (0.025, 0.5, 0.975)
 FIGURES = ("ddm", "max_gap", "top5_gap_sum")
 PLACED = 0.95  # a candidate is inside a stretch with at least this posterior probability
 OUTSIDE = 0.05  # and in none below this in every stretch
-BOUND_KEYS = (
-    "detection_limit",
-    "detection_stretch",
-    "top5_gap_sum_bound_hi",
-    "thin_stretches",
-    "thin_width",
-    "thin_top5",
-    "ddm_bound_lo",
-    "ddm_bound_hi",
-)
 
 
 def place(masses: list[float], gaps: list[dict]) -> tuple[str, dict | None, float]:

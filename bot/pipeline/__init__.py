@@ -8,7 +8,7 @@ __all__ = exports(
         ".audit": ("BenchmarkAudit", "audit_benchmark", "measure", "tiers_of", "tiers_of_board"),
         ".files": ("audit_responses", "coverage_only", "leaderboard_saturation"),
         ".job": ("BusyError", "JobResult", "merge_parts", "run_job"),
-        ".repeat": ("repeat_audit",),
+        ".repeat": ("BOUND_KEYS", "repeat_audit"),
         ".schedule": ("DEFAULT_CRON", "JOB_OPTIONS", "add_job", "run_schedule"),
     },
 )
