@@ -500,23 +500,28 @@ def _floor_loglik(
     """``cell_loglik`` with chance floors: the cells grouped by their item's floor (a benchmark has a few distinct
     ones: one over each number of options), each group one pass over its cells per table of log P and log(1 - P)
     on the models x grid (no per-cell exponentials)."""
-    from bot.irt.kernels import rows_add
+    from bot.irt.kernels import rows_add_floors
 
-    trials, successes = np.asarray(trials, float), np.asarray(successes, float)
-    fails = trials - successes
-    out = np.zeros((n_items, eta.shape[1]))
-    cell_floor = floor[item_idx]
+    levels, level = np.unique(floor, return_inverse=True)  # the distinct floors, and each item's
     log_right, log_wrong = log_expit(eta), log_expit(-eta)
-    for c in np.unique(cell_floor):
-        rows = np.flatnonzero(cell_floor == c)
-        if rows.size == 0:
-            continue
-        m, i = model_idx[rows], item_idx[rows]
-        right = log_right if c == 0 else np.logaddexp(np.log(c), np.log1p(-c) + log_right)
-        wrong = log_wrong + (np.log1p(-c) if c > 0 else 0.0)
-        rows_add(out, i, m, successes[rows], right)
-        rows_add(out, i, m, fails[rows], wrong)
-    return out
+    right = np.empty((levels.size, *eta.shape))
+    wrong = np.empty((levels.size, *eta.shape))
+    for k, c in enumerate(levels):
+        right[k] = log_right if c == 0 else np.logaddexp(np.log(c), np.log1p(-c) + log_right)
+        wrong[k] = log_wrong + (np.log1p(-c) if c > 0 else 0.0)
+    out = np.zeros((n_items, eta.shape[1]))
+    # one pass over the cells, each reading its item's floor's tables: no per-cell arrays (38 million cells at the
+    # largest public matrix: the copies by floor cost more memory than the matrix's own codes)
+    return rows_add_floors(
+        out,
+        np.asarray(item_idx),
+        np.asarray(model_idx),
+        np.asarray(trials, float),
+        np.asarray(successes, float),
+        level.ravel().astype(np.int64),
+        right,
+        wrong,
+    )
 
 
 def loglik_posterior(loglik: np.ndarray, grid: np.ndarray, *, prior_uncertainty: bool = True) -> ItemPosterior:

@@ -195,6 +195,30 @@ def rows_add(out, dst, src, weight, table):  # pragma: no cover (compiled)
 
 
 @njit(cache=True, nogil=True)
+def rows_add_floors(out, dst, src, trials, successes, level, right, wrong):  # pragma: no cover (compiled)
+    """``rows_add`` of both halves of a floored likelihood without per-cell arrays: out[i, :] += s right[l_i][m, :]
+    for every cell (item i, model m, trials w, successes s), then out[i, :] += (w - s) wrong[l_i][m, :], l_i the
+    level of item i's chance floor (each row's terms summed in the order of ``rows_add`` per floor)."""
+    for k in range(dst.size):
+        c = successes[k]
+        if c == 0.0:
+            continue
+        row, from_ = dst[k], src[k]
+        lv = level[row]
+        for g in range(out.shape[1]):
+            out[row, g] += c * right[lv, from_, g]
+    for k in range(dst.size):
+        c = trials[k] - successes[k]
+        if c == 0.0:
+            continue
+        row, from_ = dst[k], src[k]
+        lv = level[row]
+        for g in range(out.shape[1]):
+            out[row, g] += c * wrong[lv, from_, g]
+    return out
+
+
+@njit(cache=True, nogil=True)
 def invert_cdf(cdf, pattern, u, grid, out):  # pragma: no cover (compiled)
     """Inverse CDF on a grid, linear within a cell: for each row r of u (draws x items) and item t, the
     value where the CDF row ``pattern[t]`` of ``cdf`` crosses u[r, t] (a binary search per value)."""

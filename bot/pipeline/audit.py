@@ -335,8 +335,12 @@ def _bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale: str
         th, sd = theta, fit.theta_sd
         if share is not None and share != model.floor.share:  # the abilities at that floor: a warm refit
             refit = fit_map(data, floor=floor, init=(fit.theta, fit.b), exact_sd=False)
-            at = cell_patterns(data, floor)
-            th, sd = _abilities(at, refit.theta, _pattern_groups(model, at)), refit.theta_sd
+            th, sd = refit.theta, refit.theta_sd
+            if th.size < MARGINAL_MODELS:  # the patterns only where the marginal abilities read them
+                at = cell_patterns(data, floor)
+                th = _abilities(at, th, _pattern_groups(model, at))
+                del at
+            del refit
         lik = likelihood_from_cells(
             data.model_idx,
             data.item_idx,
