@@ -29,7 +29,7 @@ import pandas as pd
 from scipy.special import expit
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bot"))
 
 
 def rss_gb() -> float:
@@ -79,9 +79,16 @@ def dense_agreement(frame: pd.DataFrame, rec: dict, audit) -> str:
     items matrices instead of the cells, against the audit's: the largest difference over the figures."""
     from scipy.special import log_expit
 
-    from bot.irt import difficulty_b, encode_responses, item_posterior_dense
-    from bot.metrics import UNIFORM, axis_bounds, axis_grid, axis_likelihood, figures_from_draws, posterior_z_draws
-    from bot.metrics.resolution import N_DRAWS, target_reference
+    from benchwatch.irt import difficulty_b, encode_responses, item_posterior_dense
+    from benchwatch.metrics import (
+        UNIFORM,
+        axis_bounds,
+        axis_grid,
+        axis_likelihood,
+        figures_from_draws,
+        posterior_z_draws,
+    )
+    from benchwatch.metrics.resolution import N_DRAWS, target_reference
 
     data = encode_responses(frame)
     theta = audit.models.set_index("model")["theta_axis"].reindex(data.models).to_numpy(float)
@@ -90,7 +97,7 @@ def dense_agreement(frame: pd.DataFrame, rec: dict, audit) -> str:
     draws = posterior_z_draws(theta, "ability-quantile", N_DRAWS, np.random.default_rng(0), post)
     dense = figures_from_draws(draws, UNIFORM, reference=target_reference(data.n_items, UNIFORM))
     model_based = max(abs(dense.median[k] - rec[k]) for k in ("ddm", "max_gap", "top5_gap_sum"))
-    from bot.irt import uncertain_abilities
+    from benchwatch.irt import uncertain_abilities
 
     sd = audit.models.set_index("model")["theta_sd"].reindex(data.models).to_numpy(float)
     abilities = uncertain_abilities(theta, sd)  # each ability's own error, as the audit's bounds take it
@@ -129,13 +136,13 @@ def main() -> None:
     args = parser.parse_args()
     if args.dense_check:  # the dense reference is the open-ended 1PL's
         args.chance = 0.0
-    from bot.irt import encode_responses, fit_item_model, fit_rasch
-    from bot.pipeline.audit import measure, split_uninformative
-    from bot.rules import DEFAULT_THRESHOLDS, recorded_verdicts, threshold_map
-    from bot.store import validate_responses
+    from benchwatch.irt import encode_responses, fit_item_model, fit_rasch
+    from benchwatch.pipeline.audit import measure, split_uninformative
+    from benchwatch.rules import DEFAULT_THRESHOLDS, recorded_verdicts, threshold_map
+    from benchwatch.store import validate_responses
 
     if args.mmlu_pro:
-        from bot.sources import fetch_csv_file
+        from benchwatch.sources import fetch_csv_file
 
         folder = ROOT.parent / "shared" / "data" / "mmlu_pro"
         table = fetch_csv_file(folder / "mmlu_pro.csv")

@@ -4,7 +4,7 @@ The history computes each date's figures over the models published by then, in o
 calibrates only what a date adds and refits every ability when the pool has doubled. Baselines
 measured in the same run, on the whole pool (the last date):
 - ``one fit``: what an audit spends fitting the pool's difficulties from scratch for its published
-  figures (``bot.pipeline.audit.measure`` without the resolution floor): the joint MAP fit, the
+  figures (``benchwatch.pipeline.audit.measure`` without the resolution floor): the joint MAP fit, the
   abilities by marginal likelihood, the items' grid posteriors with the prior's uncertainty, 200 joint
   draws over 20 draws of the prior, the figures with their intervals;
 - ``one date's fit``: the same at the history's own settings (50 draws, the prior at its estimate);
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bot"))
 
 
 def dated_pool(n_models: int, n_items: int, seed: int = 3) -> pd.DataFrame:
@@ -60,11 +60,11 @@ def main() -> None:
     parser.add_argument("--dates", type=int, default=200)
     parser.add_argument("--items", type=int, default=200)
     args = parser.parse_args()
-    from bot.irt import DEFAULT_SCALE, encode_responses, fit_map, item_posterior_dense, marginal_abilities
-    from bot.metrics import UNIFORM, figures_from_draws, posterior_z_draws, target_reference
-    from bot.metrics.resolution import N_DRAWS
-    from bot.pipeline.by_date import BY_DATE_DRAWS, history_by_date
-    from bot.store import validate_responses
+    from benchwatch.irt import DEFAULT_SCALE, encode_responses, fit_map, item_posterior_dense, marginal_abilities
+    from benchwatch.metrics import UNIFORM, figures_from_draws, posterior_z_draws, target_reference
+    from benchwatch.metrics.resolution import N_DRAWS
+    from benchwatch.pipeline.by_date import BY_DATE_DRAWS, history_by_date
+    from benchwatch.store import validate_responses
 
     frame = validate_responses(dated_pool(args.dates, args.items), "sim")
     data = encode_responses(frame)

@@ -6,7 +6,7 @@ of 0.2 and of 0.25, two empty stretches, a two-bump mixture), each model pool (1
 models x 10 samples; 24 binary with 30% of cells missing; 1,000 binary) and each size (40 and 400 items for
 every pool, 4,000 for 24 and 1,000 binary), benchmarks are simulated from a 1PL model (abilities N(0, 1)) and
 audited exactly as a real one is: the MAP fit, the abilities (marginal MAP below 200 models), the bounds,
-the verdicts and flags of ``bot.rules`` at the default thresholds. The truth is each benchmark's own items,
+the verdicts and flags of ``benchwatch.rules`` at the default thresholds. The truth is each benchmark's own items,
 on the pool's true z scale. Reported per cell:
 
 - how often the detection limit lies above the true Max Gap, the top-5 bound above the true top-5 gap sum,
@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, ndtr
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bot"))
 
 POOLS = {  # name: (models, samples per item, share of missing cells)
     "12 binary": (12, 1, 0.0),
@@ -115,7 +115,7 @@ def make_pool(n_models: int, trials: int, seed: int, missing: float = 0.0) -> Po
 
 def simulate(pool: Pool, n_items: int, shape: str, rng: np.random.Generator) -> tuple[np.ndarray, pd.DataFrame]:
     """(true z on the pool's scale, long table) of one benchmark answered by the pool."""
-    from bot.irt import difficulty_b
+    from benchwatch.irt import difficulty_b
 
     z = draw_z(shape, n_items, rng)
     b = difficulty_b(z, pool.theta)
@@ -158,9 +158,9 @@ def audit_one(pool: Pool, frame: pd.DataFrame, seed: int, cache) -> dict | None:
 def _audit(frame: pd.DataFrame, seed: int, cache, *, item_model: bool) -> dict | None:
     """One simulated benchmark through ``measure`` as the pipeline runs it: the 1PL's MAP fit, or the item model
     fitted and checked (``item_model``); None where too few models are informative."""
-    from bot.irt import encode_responses, fit_item_model, fit_rasch
-    from bot.pipeline.audit import measure, split_uninformative, too_few
-    from bot.rules import DEFAULT_THRESHOLDS, evaluate_flags, recorded_verdicts, threshold_map
+    from benchwatch.irt import encode_responses, fit_item_model, fit_rasch
+    from benchwatch.pipeline.audit import measure, split_uninformative, too_few
+    from benchwatch.rules import DEFAULT_THRESHOLDS, evaluate_flags, recorded_verdicts, threshold_map
 
     fitted, _ = split_uninformative(frame)
     if too_few(fitted) is not None:
@@ -187,7 +187,7 @@ def _audit(frame: pd.DataFrame, seed: int, cache, *, item_model: bool) -> dict |
 
 
 def truth(z: np.ndarray) -> dict:
-    from bot.metrics import UNIFORM, coverage, thin_truth
+    from benchwatch.metrics import UNIFORM, coverage, thin_truth
 
     cov = coverage(np.clip(z, 0.0, 1.0), UNIFORM)
     width, top5 = thin_truth(z)
@@ -195,7 +195,7 @@ def truth(z: np.ndarray) -> dict:
 
 
 def _truly_thin(z: np.ndarray, lo: float, hi: float) -> bool:
-    from bot.metrics.bounds import THIN
+    from benchwatch.metrics.bounds import THIN
 
     return np.mean((z >= lo) & (z < hi)) < THIN * (hi - lo)
 
@@ -403,7 +403,7 @@ def simulate_behaviour(
     model and cluster of five items (local dependence); then who answered what: the weakest 60% of the models
     answered only the easiest 40% of the items, or half of each model's wrong answers were recorded as blanks.
     The truth is each item's z from its location b on the true pool."""
-    from bot.irt import difficulty_b
+    from benchwatch.irt import difficulty_b
 
     m = theta.size
     z = draw_item_z(shape, n_items, rng)
@@ -439,7 +439,7 @@ def simulate_behaviour(
 
 def audit_item_model(frame: pd.DataFrame, seed: int, cache) -> dict | None:
     """benchwatch's record, verdicts and flags of one simulated benchmark, its item model fitted and checked as a
-    real benchmark's is (``bot.irt.fit_item_model``)."""
+    real benchmark's is (``benchwatch.irt.fit_item_model``)."""
     return _audit(frame, seed, cache, item_model=True)
 
 

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from bot.metrics import ddm
+from benchwatch.metrics import ddm
 
 
 def grid_ddm(z: np.ndarray, points: int) -> float:

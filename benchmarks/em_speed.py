@@ -1,4 +1,4 @@
-"""The marginal abilities' EM with and without squared extrapolation (``bot.irt.accelerate``), on the pools
+"""The marginal abilities' EM with and without squared extrapolation (``benchwatch.irt.accelerate``), on the pools
 the history by date refits: the first 2, 4, 8, 16 and all models of each benchmark of the bundled sample.
 
 Prints the steps and seconds of each, and how far each stops from the fixed point (the plain iteration run
@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bot"))
 
-from bot.irt import encode_responses, fit_map
-from bot.irt.item_posterior import cell_patterns, marginal_abilities_patterns
-from bot.irt.responses import arrays_from_dense
-from bot.sources.local import SAMPLE_FILE
-from bot.store.responses import validate_responses
+from benchwatch.irt import encode_responses, fit_map
+from benchwatch.irt.item_posterior import cell_patterns, marginal_abilities_patterns
+from benchwatch.irt.responses import arrays_from_dense
+from benchwatch.sources.local import SAMPLE_FILE
+from benchwatch.store.responses import validate_responses
 
 
 def main() -> None:

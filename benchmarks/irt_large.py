@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bot"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from irt_speed import simulate
@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=12000)
     parser.add_argument("--missing", type=float, default=0.3)
     args = parser.parse_args()
-    from bot.irt import fit_map
+    from benchwatch.irt import fit_map
 
     print(f"simulating {args.models:,} x {args.items:,}, {args.missing:.0%} missing ...", flush=True)
     data, truth = simulate(args.models, args.items, args.missing)

@@ -38,7 +38,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 MMLU = ROOT.parent / "shared" / "data" / "mmlu_pro" / "mmlu_pro.csv"
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bot"))
 SD = 1.5
 SIZES = {"60x500": (60, 500, 0.0), "100x5000": (100, 5000, 0.0), "500x5000": (500, 5000, 0.0)}
 SIZES["2000x20000"] = (2000, 20000, 0.5)
@@ -48,7 +48,7 @@ def simulate(n_m: int, n_i: int, missing: float, seed: int = 7):
     """(ResponseArrays, true b) for a simulated 1PL benchmark, built cell by cell (never dense)."""
     from scipy.special import expit
 
-    from bot.irt import ResponseArrays
+    from benchwatch.irt import ResponseArrays
 
     rng = np.random.default_rng(seed)
     theta, b = rng.normal(0, SD, n_m), rng.normal(0, SD, n_i)
@@ -69,9 +69,9 @@ def simulate(n_m: int, n_i: int, missing: float, seed: int = 7):
 
 def load(case: str):
     if case == "mmlu":
-        from bot.irt import encode_responses
-        from bot.sources import fetch_csv_file
-        from bot.store import validate_responses
+        from benchwatch.irt import encode_responses
+        from benchwatch.sources import fetch_csv_file
+        from benchwatch.store import validate_responses
 
         table = fetch_csv_file(MMLU)
         return encode_responses(validate_responses(table.frame, table.location)), None
@@ -81,7 +81,7 @@ def load(case: str):
 def fitter(method: str):
     """A function ResponseArrays -> difficulties, imports done."""
     if method == "map":
-        from bot.irt import fit_map
+        from benchwatch.irt import fit_map
 
         return lambda data: fit_map(data).b
     if method == "girth":
@@ -98,7 +98,7 @@ def fitter(method: str):
 
         return run_girth
     if method == "nuts":
-        from bot.irt import fit_nuts
+        from benchwatch.irt import fit_nuts
 
         return lambda data: fit_nuts(data).b
     if method == "pymc-baseline":

@@ -37,7 +37,7 @@ def byte_compile(python: list[str]) -> Path:
     """Byte-compile the package the command imports (from a folder outside the checkout), as pip does."""
     with tempfile.TemporaryDirectory() as away:
         where = subprocess.run(
-            [*python, "-c", "import bot, os; print(os.path.dirname(bot.__file__))"],
+            [*python, "-c", "import benchwatch, os; print(os.path.dirname(benchwatch.__file__))"],
             cwd=away,
             capture_output=True,
             text=True,
@@ -51,7 +51,7 @@ def main() -> None:
     python = [sys.executable]
     package = byte_compile(python)
     bare = min(timed([*python, "-c", "pass"], ROOT)[0] for _ in range(5))
-    command = [*python, "-m", "bot.cli", "run", "--sample"]
+    command = [*python, "-m", "benchwatch.cli", "run", "--sample"]
     with tempfile.TemporaryDirectory() as cold, tempfile.TemporaryDirectory() as kernels:
         # the very first run after an install: numba compiles every kernel (into an empty cache of its own)
         installed, _ = timed(command, Path(cold), env={**os.environ, "NUMBA_CACHE_DIR": kernels})

@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bot"))
 
-from bot.cli import COMMANDS
+from benchwatch.cli import COMMANDS
 
 TARGET = 0.5
 
@@ -36,7 +36,7 @@ def best(argv: list[str], repeats: int = 5, status: int = 0) -> float:
 
 
 def main() -> None:
-    bw = [sys.executable, "-m", "bot.cli"]
+    bw = [sys.executable, "-m", "benchwatch.cli"]
     bare = best([sys.executable, "-c", "pass"])
     baseline = best([sys.executable, "-c", "import pandas"])
     with tempfile.TemporaryDirectory() as tmp:

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bot"))
 
 from tests.conftest import SHARED  # noqa: E402
 from tests.sources.test_live_run import _shipped_config_on  # noqa: E402
@@ -41,7 +41,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, Upstream(SHARED / "upstream") as server:
         folder = Path(tmp)
         config = _shipped_config_on(server, folder)
-        run = [sys.executable, "-m", "bot.cli", "run", "--config", config, "--reports", str(folder / "r")]
+        run = [sys.executable, "-m", "benchwatch.cli", "run", "--config", config, "--reports", str(folder / "r")]
         run += ["--cache", str(folder / "c")]
         print("first run (fills reports/ and the cache) ...", flush=True)
         first = timed([*run, "--site-out", str(folder / "_site")])

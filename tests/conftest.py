@@ -87,7 +87,7 @@ def fixture_server(tmp_path):
 @pytest.fixture(scope="session")
 def sample_site(tmp_path_factory):
     """One `benchwatch run --sample` for the tests that only read its reports and site (root, reports, site)."""
-    from bot.cli import main
+    from benchwatch.cli import main
 
     root = tmp_path_factory.mktemp("sample-site")
     reports, site = root / "r", root / "s"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.cli import COMMANDS
+from benchwatch.cli import COMMANDS
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from bot.cli import COMMANDS
+from benchwatch.cli import COMMANDS
 
 STAGES = ("sources", "store", "irt", "metrics", "rules", "alerts", "history", "site", "pipeline", "fill")
 HEAVY = ("pandas", "scipy", "matplotlib", "httpx", "numba", "pymc")
@@ -23,13 +23,13 @@ def _loaded_after(code: str) -> set[str]:
 
 @pytest.mark.parametrize("argv", [["--help"], *([c, "--help"] for c in COMMANDS)])
 def test_help_loads_no_numerical_library(argv):
-    code = f"from bot.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"
+    code = f"from benchwatch.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"
     assert _loaded_after(code) == set()
 
 
 def test_an_input_error_about_the_path_loads_no_numerical_library(tmp_path):
     code = (
-        "from bot.cli import main\n"
+        "from benchwatch.cli import main\n"
         f"assert main(['audit', {str(tmp_path / 'none.csv')!r}]) == 2\n"
         f"assert main(['audit', {str(tmp_path)!r}]) == 2\n"
         f"assert main(['run', '--config', {str(tmp_path / 'none.toml')!r}]) == 2"
@@ -39,7 +39,7 @@ def test_an_input_error_about_the_path_loads_no_numerical_library(tmp_path):
 
 @pytest.mark.parametrize("stage", STAGES)
 def test_every_exported_name_resolves_to_what_its_module_defines(stage):
-    package = importlib.import_module(f"bot.{stage}")
+    package = importlib.import_module(f"benchwatch.{stage}")
     for name in package.__all__:
         value = getattr(package, name)
         home = package.__dict__["_exported"][name]
@@ -47,7 +47,8 @@ def test_every_exported_name_resolves_to_what_its_module_defines(stage):
 
 
 @pytest.mark.parametrize(
-    ("module", "name"), [("bot.metrics.coverage", "coverage"), ("bot.irt.item_posterior", "item_posterior")]
+    ("module", "name"),
+    [("benchwatch.metrics.coverage", "coverage"), ("benchwatch.irt.item_posterior", "item_posterior")],
 )
 def test_a_submodule_never_shadows_the_function_of_its_name(module, name):
     """Imported in either order, in a fresh interpreter: the package's attribute stays the function."""

@@ -6,7 +6,7 @@ import io
 
 import pandas as pd
 
-from bot.progress import Progress
+from benchwatch.progress import Progress
 from tests.irt.test_rasch_map import simulate
 
 
@@ -32,14 +32,14 @@ def test_silenced(monkeypatch):
 
 
 def test_a_run_says_which_benchmark_it_is_on_and_what_it_is_doing(tmp_path, monkeypatch, capsys):
-    from bot.pipeline import run_job
-    from bot.sources import SourceTable
+    from benchwatch.pipeline import run_job
+    from benchwatch.sources import SourceTable
 
     monkeypatch.setenv("BENCHWATCH_PROGRESS", "1")
     a, _, _ = simulate(12, 60, seed=61)
     b, _, _ = simulate(12, 60, seed=62)
     data = pd.concat([a, b.assign(benchmark="other")])
-    from bot.pipeline import workers
+    from benchwatch.pipeline import workers
 
     for folder, forked in (("a", False), ("b", True)):
         monkeypatch.setattr(workers, "PARALLEL_CELLS", 10**9 if forked else 0)

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-import bot
+import benchwatch
 
-PACKAGE = Path(bot.__file__).parent
+PACKAGE = Path(benchwatch.__file__).parent
 STAGES = ["sources", "store", "irt", "metrics", "rules", "alerts", "history", "site", "pipeline", "fill", "cli"]
 
 
-@pytest.mark.parametrize("name", ["bot", *(f"bot.{s}" for s in STAGES)])
+@pytest.mark.parametrize("name", ["benchwatch", *(f"benchwatch.{s}" for s in STAGES)])
 def test_every_stage_declares_its_public_names_and_they_exist(name):
     module = importlib.import_module(name)
     exported = getattr(module, "__all__", None)
@@ -42,7 +42,7 @@ def test_stages_use_each_other_only_through_their_public_api():
         own = parts[0] if len(parts) > 1 else None
         for module in _imports(path):
             bits = module.split(".")
-            if bits[0] != "bot" or len(bits) < 3:
+            if bits[0] != "benchwatch" or len(bits) < 3:
                 continue
             if bits[1] != own and bits[1] in STAGES:
                 offenders.append(f"{path.relative_to(PACKAGE)} imports {module}")
@@ -59,7 +59,7 @@ def test_stages_never_reach_back_into_later_stages():
             continue
         for module in _imports(path):
             bits = module.split(".")
-            if bits[0] == "bot" and len(bits) > 1 and bits[1] in order and order[bits[1]] > order[own]:
+            if bits[0] == "benchwatch" and len(bits) > 1 and bits[1] in order and order[bits[1]] > order[own]:
                 offenders.append(f"{own} imports the later stage {module}")
     assert offenders == []
 
@@ -69,9 +69,9 @@ def test_the_command_line_loads_no_numerical_library_until_a_command_runs():
     import sys
 
     probe = (
-        "import sys; from bot.cli import build_parser; build_parser(only='');"
+        "import sys; from benchwatch.cli import build_parser; build_parser(only='');"
         "print(sorted(m for m in ('numpy', 'pandas', 'scipy', 'matplotlib', 'httpx', 'pymc') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=PACKAGE.parent)
     assert done.stdout.strip() == "[]"
-    assert bot.fit_map.__module__.startswith("bot.irt")  # the public names still resolve, on first use
+    assert benchwatch.fit_map.__module__.startswith("benchwatch.irt")  # the public names still resolve, on first use

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.alerts import diff_alerts
+from benchwatch.alerts import diff_alerts
 
 
 def record(state="discriminating", flags=(), revision="r1", **extra) -> dict:

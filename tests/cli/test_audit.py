@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bot.cli import main
-from bot.metrics import ddm, max_gap, top_k_gap_sum
-from bot.store import safe_slug
+from benchwatch.cli import main
+from benchwatch.metrics import ddm, max_gap, top_k_gap_sum
+from benchwatch.store import safe_slug
 from tests.conftest import SHARED
 from tests.irt.test_rasch_map import simulate
 

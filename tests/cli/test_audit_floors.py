@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bot.cli import main
+from benchwatch.cli import main
 from tests.metrics.test_resolution import _calibration
 
 CAL = _calibration()
@@ -59,10 +59,10 @@ def test_audit_prints_the_floors_as_the_readme_shows_them(floored, capsys):
 def test_an_open_ended_benchmark_that_fits_keeps_the_figures_it_had_before_floors(tmp_path):
     """No chance column, complete data, Rasch items: the audit through the item model (floors, groups, the fit
     check) gives the figures of the plain 1PL audit that preceded it, number for number."""
-    from bot.irt import encode_responses, fit_rasch
-    from bot.pipeline.audit import audit_benchmark, measure, split_uninformative
-    from bot.rules import threshold_map
-    from bot.store import validate_responses
+    from benchwatch.irt import encode_responses, fit_rasch
+    from benchwatch.pipeline.audit import audit_benchmark, measure, split_uninformative
+    from benchwatch.rules import threshold_map
+    from benchwatch.store import validate_responses
 
     raw = pd.read_csv(_csv(tmp_path, "Rasch", models=24, items=200), dtype=str, keep_default_na=False)
     frame = validate_responses(raw, "bench.csv")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from bot import __version__
-from bot.cli import main
+from benchwatch import __version__
+from benchwatch.cli import main
 
 
 def test_version(capsys):
@@ -117,7 +117,7 @@ def test_audit_prints_the_flags_a_run_records(tmp_path, capsys):
     """The same file: the flags `audit` prints are the ones `run --input` records (and alerts on)."""
     import json
 
-    from bot.sources.local import SAMPLE_FILE
+    from benchwatch.sources.local import SAMPLE_FILE
 
     sample = pd.read_csv(SAMPLE_FILE)
     path = tmp_path / "easy.csv"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bot.cli import main
+from benchwatch.cli import main
 from tests.irt.test_rasch_map import simulate
 
 

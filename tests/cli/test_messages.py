@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from bot.cli import main
-from bot.store.responses import MAX_NAME
+from benchwatch.cli import main
+from benchwatch.store.responses import MAX_NAME
 
 SCORES = [0.93, 0.91, 0.5, 0.45, 0.4, 0.3]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import feedparser
 import pytest
 
-from bot.cli import main
-from bot.site.names import display_name
+from benchwatch.cli import main
+from benchwatch.site.names import display_name
 
 pytestmark = pytest.mark.slow
 

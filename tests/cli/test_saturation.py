@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bot.cli import main
-from bot.metrics import saturation_index
+from benchwatch.cli import main
+from benchwatch.metrics import saturation_index
 
 BOARD = (
     "benchmark,model,score,n_items,date\n"

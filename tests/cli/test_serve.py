@@ -8,8 +8,8 @@ from urllib.parse import urljoin
 
 import httpx
 
-from bot.cli import main
-from bot.cli.serve import server
+from benchwatch.cli import main
+from benchwatch.cli.serve import server
 
 
 def test_every_navigation_link_of_the_served_site_opens_its_page(sample_site):

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from bot.cli import main
+from benchwatch.cli import main
 
 
 def test_per_item_results_give_tiers_and_rank_intervals(tmp_path, capsys):

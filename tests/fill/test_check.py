@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from bot.fill import Benchmark, check_candidates, fill_plan, place
-from bot.fill.check import OUTSIDE, PLACED
-from bot.irt import difficulty_b, difficulty_z
-from bot.metrics import coverage
+from benchwatch.fill import Benchmark, check_candidates, fill_plan, place
+from benchwatch.fill.check import OUTSIDE, PLACED
+from benchwatch.irt import difficulty_b, difficulty_z
+from benchwatch.metrics import coverage
 
 N_MODELS = 24
 GAP = (0.45, 0.70)

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from bot.cli import main
-from bot.fill import check_candidates, load_benchmark
-from bot.history import Reports, load_latest
-from bot.irt import difficulty_b
+from benchwatch.cli import main
+from benchwatch.fill import check_candidates, load_benchmark
+from benchwatch.history import Reports, load_latest
+from benchwatch.irt import difficulty_b
 from tests.metrics.test_resolution import _calibration
 
 FIGURES = ("ddm", "max_gap", "top5_gap_sum")

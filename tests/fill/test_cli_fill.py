@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from bot.cli import main
+from benchwatch.cli import main
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -78,7 +78,7 @@ def test_plan_then_check_then_record(audited, capsys):
     # the site shows it beside the current figures; the history does not hold it
     history = (reports / "history.csv").read_text()
     site = root / "site"
-    from bot.site import build_site
+    from benchwatch.site import build_site
 
     build_site(reports, site)
     page = next((site / "benchmarks").glob("*/index.html")).read_text()

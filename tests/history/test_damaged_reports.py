@@ -10,7 +10,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from bot.cli import main
+from benchwatch.cli import main
 from tests.irt.test_rasch_map import simulate
 
 

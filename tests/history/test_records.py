@@ -1,4 +1,4 @@
-"""The records of reports/ against their published schemas (bot.history.records): a real run's files validate;
+"""The records of reports/ against their published schemas (benchwatch.history.records): a real run's files validate;
 a wrong type, a missing field or an undeclared one is one line naming the file, the record, the field and the
 value; a file of the older version (today's format without its version) upgrades; the site reads only
 declared fields."""
@@ -14,9 +14,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bot.history import Reports, load_alerts, load_latest, load_sources
-from bot.history.check import check_reports, schema_problems
-from bot.history.records import (
+from benchwatch.history import Reports, load_alerts, load_latest, load_sources
+from benchwatch.history.check import check_reports, schema_problems
+from benchwatch.history.records import (
     FILES,
     SCHEMA_VERSION,
     SUFFIXED,
@@ -114,7 +114,7 @@ def test_the_site_reads_no_field_the_records_schema_does_not_declare():
     (or is one of the suffixed variants it declares by pattern)."""
     declared = set(schema_of(BenchmarkRecord)["properties"])
     read = set()
-    for module in sorted((ROOT / "bot" / "site").glob("*.py")):
+    for module in sorted((ROOT / "bot" / "benchwatch" / "site").glob("*.py")):
         read |= _read_keys(module.read_text(), {"rec", "record"})
     assert len(read) > 40  # the scan finds what the pages read
     undeclared = {k for k in read if k not in declared and not re.match(SUFFIXED, k)}
@@ -138,7 +138,7 @@ def test_the_data_page_documents_fields_a_run_has(sample_site):
 def test_a_rebuilt_record_keeps_a_cell_that_is_not_a_number_and_check_names_it(sample_site, tmp_path):
     """repair rebuilds latest.json from the history; a figure cell that is not a number stays as it is (no
     crash), and check says which record, which field and what value."""
-    from bot.history.check import repair_reports
+    from benchwatch.history.check import repair_reports
 
     _, reports, _ = sample_site
     copy = tmp_path / "r"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.history.reports import page_groups
+from benchwatch.history.reports import page_groups
 
 
 def test_the_per_item_fit_named_as_the_page_leads_it_then_the_other_fits_then_the_boards():

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from filelock import FileLock
 
-from bot.history import Reports, recover
-from bot.pipeline import BusyError, run_job
-from bot.sources import SourceTable
+from benchwatch.history import Reports, recover
+from benchwatch.pipeline import BusyError, run_job
+from benchwatch.sources import SourceTable
 from tests.conftest import ROOT
 from tests.irt.test_rasch_map import simulate
 
@@ -57,9 +57,9 @@ def test_kill_while_writing_leaves_reports_as_they_were(before, tmp_path, writes
         import os, sys
         sys.path.insert(0, {str(ROOT)!r})
         import pandas as pd
-        import bot.history.reports as rep
-        from bot.pipeline import run_job
-        from bot.sources import SourceTable
+        import benchwatch.history.reports as rep
+        from benchwatch.pipeline import run_job
+        from benchwatch.sources import SourceTable
         real, count = rep.atomic_write_bytes, [0]
         def dying(path, text):
             if ".staging" in str(path) and count[0] >= {writes_before_kill}:
@@ -82,7 +82,7 @@ def test_kill_while_writing_leaves_reports_as_they_were(before, tmp_path, writes
 
 def test_a_commit_interrupted_while_swapping_is_completed_by_recovery(before, tmp_path, monkeypatch):
     reports, changed = before
-    import bot.history.reports as rep
+    import benchwatch.history.reports as rep
 
     real, calls = os.replace, [0]
 

@@ -9,7 +9,7 @@ import pandas as pd
 from scipy import optimize, stats
 from scipy.special import expit
 
-from bot.irt import calibrate_items, calibrate_models, encode_responses, fit_map, neg_log_posterior
+from benchwatch.irt import calibrate_items, calibrate_models, encode_responses, fit_map, neg_log_posterior
 from tests.irt.test_rasch_map import simulate
 
 

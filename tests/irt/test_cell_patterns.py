@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.irt import (
+from benchwatch.irt import (
     cell_patterns,
     encode_responses,
     fit_map,
@@ -15,8 +15,8 @@ from bot.irt import (
     marginal_abilities,
     marginal_abilities_patterns,
 )
-from bot.sources import fetch_csv_file, fetch_sample
-from bot.store import validate_responses
+from benchwatch.sources import fetch_csv_file, fetch_sample
+from benchwatch.store import validate_responses
 
 
 def _dense_marginal_abilities(trials, successes, theta, grid_size=200, tol=1e-5, max_iter=300, sd_theta=3.0):

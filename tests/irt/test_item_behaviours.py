@@ -8,7 +8,7 @@ import pytest
 from scipy import integrate
 from scipy.special import expit, log_expit
 
-from bot.irt import (
+from benchwatch.irt import (
     cell_loglik,
     design_groups,
     encode_responses,
@@ -17,11 +17,11 @@ from bot.irt import (
     fit_map,
     integrated_loglik,
 )
-from bot.irt.design import blanks_where_failures
-from bot.irt.fit_check import check_fit, refit, statistics
-from bot.irt.floors import marginal_loglik
-from bot.irt.npmle import em_reference
-from bot.irt.twopl import fit_2pl
+from benchwatch.irt.design import blanks_where_failures
+from benchwatch.irt.fit_check import check_fit, refit, statistics
+from benchwatch.irt.floors import marginal_loglik
+from benchwatch.irt.npmle import em_reference
+from benchwatch.irt.twopl import fit_2pl
 from tests.metrics.test_resolution import _calibration
 
 CAL = _calibration()
@@ -57,7 +57,7 @@ def test_no_floor_is_placed_at_zero_and_a_flat_profile_keeps_the_whole_range():
     rng = np.random.default_rng(3)
     theta, b = rng.normal(3.0, 0.3, 10), rng.normal(-1.0, 1.0, 60)
     y = (rng.random((10, 60)) < expit(theta[:, None] - b[None, :])).astype(float)
-    from bot.irt import arrays_from_dense
+    from benchwatch.irt import arrays_from_dense
 
     flat = arrays_from_dense(np.ones((10, 60)), y)
     est = estimate_floor(flat, np.full(60, 0.25))
@@ -69,7 +69,7 @@ def test_the_marginal_likelihood_is_the_mixing_maximum_found_by_plain_em(floored
     sub = encode_responses(_benchmark("floor 0.4 x nominal 0.25", 30, seed=4, items=60)[2])
     theta = fit_map(sub, floor=0.1 * sub.chance).theta
     got = marginal_loglik(sub, theta, 0.1 * sub.chance)
-    from bot.irt.floors import b_grid
+    from benchwatch.irt.floors import b_grid
 
     rows = cell_loglik(
         sub.model_idx, sub.item_idx, sub.weight, sub.weight * sub.y, theta, b_grid(theta), 60, floor=0.1 * sub.chance
@@ -128,7 +128,7 @@ def test_a_replicates_refit_reaches_the_map_fit():
     data = encode_responses(frame)
     fit = fit_map(data)
     y = np.random.default_rng(8).binomial(1, expit(fit.theta[data.model_idx] - fit.b[data.item_idx])).astype(float)
-    from bot.irt import ResponseArrays
+    from benchwatch.irt import ResponseArrays
 
     sim = ResponseArrays(data.models, data.items, data.model_idx, data.item_idx, y, data.weight)
     th, b = refit(sim, fit.theta, fit.b, np.zeros(data.n_items))
@@ -165,7 +165,7 @@ def test_design_groups_are_who_answered_what_not_blanks_at_random():
     _, _, frame = _benchmark("Rasch", 60, seed=10)
     data = encode_responses(frame)
     drop = (data.item_idx < 100) & (np.random.default_rng(11).random(data.model_idx.size) < 0.05)
-    from bot.irt import ResponseArrays
+    from benchwatch.irt import ResponseArrays
 
     keep = ~drop
     blanks = ResponseArrays(

@@ -7,7 +7,7 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import expit
 
-from bot.irt import (
+from benchwatch.irt import (
     difficulty_b,
     difficulty_z,
     encode_responses,
@@ -15,7 +15,7 @@ from bot.irt import (
     item_posterior_dense,
     marginal_abilities,
 )
-from bot.irt.responses import ResponseArrays
+from benchwatch.irt.responses import ResponseArrays
 
 
 def _arrays(trials: np.ndarray, successes: np.ndarray) -> ResponseArrays:
@@ -109,7 +109,7 @@ def test_difficulty_b_inverts_difficulty_z(scale):
 
 
 def test_pattern_mass_matches_the_log_space_sums_even_where_the_prior_underflows():
-    from bot.irt.item_posterior import _pattern_mass
+    from benchwatch.irt.item_posterior import _pattern_mass
 
     rng = np.random.default_rng(3)
     grid = np.linspace(-12, 12, 200)
@@ -127,7 +127,7 @@ def test_pattern_mass_matches_the_log_space_sums_even_where_the_prior_underflows
 
 
 def test_cells_version_of_marginal_abilities_matches_the_dense_one():
-    from bot.irt import marginal_abilities, marginal_abilities_cells
+    from benchwatch.irt import marginal_abilities, marginal_abilities_cells
     from tests.irt.test_rasch_map import simulate
 
     df, _, _ = simulate(10, 60, seed=21, missing=0.2)
@@ -143,7 +143,7 @@ def test_cells_version_of_marginal_abilities_matches_the_dense_one():
 def test_a_new_model_calibrated_by_moments_equals_the_grid_iteration():
     """One 0/1 cell per item takes the moment path; a weightless extra cell forces the grid path, whose
     answer must be the same (the extra cell adds nothing to the likelihood)."""
-    from bot.irt import cell_loglik, marginal_abilities_cells
+    from benchwatch.irt import cell_loglik, marginal_abilities_cells
     from tests.irt.test_rasch_map import simulate
 
     df, _, _ = simulate(9, 50, seed=8)
@@ -166,9 +166,9 @@ def test_a_new_model_calibrated_by_moments_equals_the_grid_iteration():
 
 
 def test_the_priors_em_reaches_the_fixed_point_of_the_plain_iteration():
-    """``_marginal_ml`` extrapolates its EM (``bot.irt.accelerate``); the plain EM, run here to its fixed
+    """``_marginal_ml`` extrapolates its EM (``benchwatch.irt.accelerate``); the plain EM, run here to its fixed
     point, gives the same prior."""
-    from bot.irt.item_posterior import _marginal_ml, _pattern_mass
+    from benchwatch.irt.item_posterior import _marginal_ml, _pattern_mass
 
     theta, _, w, s = _simulate(6, 400, seed=4)  # few models: broad posteriors, the slow case
     grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, 200)

@@ -7,8 +7,8 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import log_expit
 
-from bot.irt.npmle import em_reference, linear_range
-from bot.irt.npmle import solve_mixing as solve
+from benchwatch.irt.npmle import em_reference, linear_range
+from benchwatch.irt.npmle import solve_mixing as solve
 
 
 def _likelihood(seed: int, n_models: int = 8, n_items: int = 60, grid: int = 40):

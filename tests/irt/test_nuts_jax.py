@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.irt import encode_responses, fit_nuts, fit_rasch
-from bot.irt.rasch_nuts import check_sampler
+from benchwatch.irt import encode_responses, fit_nuts, fit_rasch
+from benchwatch.irt.rasch_nuts import check_sampler
 from tests.irt.test_rasch_map import simulate
 
 

@@ -8,7 +8,7 @@ import pytest
 from scipy import linalg, optimize
 from scipy.special import expit
 
-from bot.irt import ResponseArrays, encode_responses, fit_map, neg_log_posterior
+from benchwatch.irt import ResponseArrays, encode_responses, fit_map, neg_log_posterior
 
 
 def simulate(n_models: int, n_items: int, seed: int, sd: float = 1.5, missing: float = 0.0):
@@ -214,7 +214,7 @@ def test_approximate_sds_track_the_exact_ones_where_both_run():
 
 
 def test_the_passes_split_across_threads_give_the_same_fit(monkeypatch):
-    from bot.irt import kernels
+    from benchwatch.irt import kernels
 
     df, _, _ = simulate(50, 400, seed=5, missing=0.2)
     data = encode_responses(df)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import log_expit
 
-from bot.irt import encode_responses, fit_map
+from benchwatch.irt import encode_responses, fit_map
 from tests.irt.test_rasch_map import simulate
 
 SD_TRUE = 1.5
@@ -46,7 +46,7 @@ def test_map_is_within_001_of_the_oracle(simulated):
 
 @pytest.mark.slow
 def test_nuts_recovers_and_its_90_intervals_cover(simulated):
-    from bot.irt import fit_nuts
+    from benchwatch.irt import fit_nuts
 
     df, _, b, oracle = simulated
     fit = fit_nuts(encode_responses(df), seed=3)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from bot.irt import difficulty_z, uncertain_abilities
+from benchwatch.irt import difficulty_z, uncertain_abilities
 
 
 def test_ability_quantile_is_the_normal_cdf_of_the_standardised_difficulty():

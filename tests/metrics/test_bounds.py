@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy.special import log_expit, ndtri
 
-from bot.irt import solve_mixing as solve
-from bot.metrics import UNIFORM, axis_bounds, axis_grid, axis_likelihood, coverage, thin_truth
-from bot.metrics import bounds as B
+from benchwatch.irt import solve_mixing as solve
+from benchwatch.metrics import UNIFORM, axis_bounds, axis_grid, axis_likelihood, coverage, thin_truth
+from benchwatch.metrics import bounds as B
 
 
 def _likelihood(z: np.ndarray, n_models: int, trials: int, k: int, seed: int = 0):
@@ -34,7 +34,7 @@ def test_a_complete_pool_collapses_to_its_sum_scores():
 def test_with_the_abilities_errors_a_complete_pool_still_collapses():
     """The abilities' own error enters as one slope for the pool, which keeps the 1PL's sufficiency: still at
     most m + 1 patterns (a slope per model would make every item a pattern of its own)."""
-    from bot.metrics import likelihood_from_cells
+    from benchwatch.metrics import likelihood_from_cells
 
     rng = np.random.default_rng(2)
     theta, b = rng.normal(0, 1, 24), rng.normal(0, 1, 300)

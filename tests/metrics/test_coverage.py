@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from bot.metrics import Target, coverage, ddm, largest_gaps, max_gap, spacings, top_k_gap_sum
+from benchwatch.metrics import Target, coverage, ddm, largest_gaps, max_gap, spacings, top_k_gap_sum
 
 
 def brute_w1(z: np.ndarray, cdf) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, ndtri
 
-from bot.metrics import largest_gaps, max_gap
+from benchwatch.metrics import largest_gaps, max_gap
 
 
 def expected_score(z: np.ndarray, theta: float, boost: tuple[float, float] | None, delta: float = 0.3) -> float:

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from bot.metrics import UNIFORM, Target, coverage_draws, ddm, max_gap, target_mass, thin_truth, top_k_gap_sum
-from bot.metrics import bounds as B
-from bot.metrics.coverage import ddm_rows
+from benchwatch.metrics import UNIFORM, Target, coverage_draws, ddm, max_gap, target_mass, thin_truth, top_k_gap_sum
+from benchwatch.metrics import bounds as B
+from benchwatch.metrics.coverage import ddm_rows
 
 
 def test_uniform_rows_equal_the_closed_forms_row_by_row():

@@ -9,7 +9,7 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import expit
 
-from bot.metrics import paired_difference, paired_saturation_index, score_interval
+from benchwatch.metrics import paired_difference, paired_saturation_index, score_interval
 
 
 def test_paired_difference_by_hand():
@@ -71,7 +71,7 @@ def test_pairing_is_tighter_than_the_unpaired_error_when_items_drive_both():
 def test_the_state_follows_the_paired_interval_not_the_papers_index():
     """A top-1 minus top-5 gap the paired comparison separates is not "within noise", whatever the paper's
     sqrt(n) index says; one it cannot separate is, near the ceiling saturated and far from it stagnant."""
-    from bot.metrics import saturation
+    from benchwatch.metrics import saturation
 
     names = np.array([f"m{k}" for k in range(6)])
     far = saturation(names, np.array([0.40, 0.39, 0.38, 0.37, 0.345, 0.1]), 400)

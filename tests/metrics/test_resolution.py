@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from bot.metrics import (
+from benchwatch.metrics import (
     UNIFORM,
     Target,
     binomial_gap_interval,
@@ -22,7 +22,7 @@ from bot.metrics import (
     saturation_index,
     target_reference,
 )
-from bot.metrics.coverage import coverage_draws, ddm, ddm_rows
+from benchwatch.metrics.coverage import coverage_draws, ddm, ddm_rows
 from tests.conftest import ROOT
 
 
@@ -81,7 +81,7 @@ def test_more_models_decide_what_this_pool_cannot():
     """A pool of 12 binary models cannot rule out a 0.15 gap among 300 items; the smallest larger pool that
     would is named, and the same computation on that pool resolves (its detection limit below the level, and
     below that of a pool half its size)."""
-    from bot.metrics import axis_bounds, matched_likelihood
+    from benchwatch.metrics import axis_bounds, matched_likelihood
 
     theta = np.random.default_rng(4).normal(0, 1, 12)
     need = pool_needed(theta, 1.0, 300, UNIFORM, "ability-quantile", {"max_gap": 0.15})["max_gap"]
@@ -157,9 +157,9 @@ def test_a_simulated_pool_answers_as_each_of_its_models_would():
     value, the likelihood is the brute-force one summed model by model (in closed form, from the 1PL)."""
     from scipy.special import expit
 
-    from bot.irt import difficulty_b
-    from bot.metrics import axis_grid, matched_likelihood
-    from bot.metrics.bounds import axis_likelihood
+    from benchwatch.irt import difficulty_b
+    from benchwatch.metrics import axis_grid, matched_likelihood
+    from benchwatch.metrics.bounds import axis_likelihood
 
     class Expected:  # an rng whose binomial draws are their means; the items' positions as a real rng draws them
         def __init__(self, seed):

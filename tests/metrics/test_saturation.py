@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from bot.metrics import band, classify_state, saturation, saturation_index
+from benchwatch.metrics import band, classify_state, saturation, saturation_index
 
 
 def test_worked_examples_of_the_paper():

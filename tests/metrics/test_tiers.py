@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from bot.metrics.saturation import score_interval
-from bot.metrics.tiers import (
+from benchwatch.metrics.saturation import score_interval
+from benchwatch.metrics.tiers import (
     binomial_se,
     holm,
     mcnemar_exact,
@@ -174,9 +174,9 @@ def test_swe_bench_verified_p_values_are_exact_mcnemar(shared_data):
     with SciPy's exact binomial test on the discordant instances."""
     from scipy.stats import binomtest
 
-    from bot.pipeline.audit import tiers_of
-    from bot.sources import fetch_csv_file
-    from bot.store import validate_responses
+    from benchwatch.pipeline.audit import tiers_of
+    from benchwatch.sources import fetch_csv_file
+    from benchwatch.store import validate_responses
 
     table = fetch_csv_file(shared_data / "swebench_verified_bashonly" / "verified.csv")
     rows = validate_responses(table.frame, table.location)
@@ -197,8 +197,8 @@ def test_swe_bench_verified_p_values_are_exact_mcnemar(shared_data):
 
 def _real_records(folder):
     """Every per-item matrix of ../shared/data, as validated responses (one benchmark each)."""
-    from bot.sources import fetch_csv_file
-    from bot.store import validate_responses
+    from benchwatch.sources import fetch_csv_file
+    from benchwatch.store import validate_responses
 
     paths = [folder / "swebench_verified_bashonly" / "verified.csv", folder / "mmlu_pro" / "mmlu_pro.csv"]
     paths += sorted((folder / "livecodebench").glob("codegeneration_v????-??.csv"))
@@ -214,8 +214,8 @@ def test_every_real_record_has_one_procedure_and_one_score_interval(shared_data)
     top models) and Wilson's, computed here with SciPy from the model's own items."""
     from scipy.stats import binomtest
 
-    from bot.metrics import saturation
-    from bot.pipeline.audit import model_scores, paired_figures, tiers_of
+    from benchwatch.metrics import saturation
+    from benchwatch.pipeline.audit import model_scores, paired_figures, tiers_of
 
     seen = 0
     for name, rows in _real_records(shared_data):
@@ -231,7 +231,7 @@ def test_every_real_record_has_one_procedure_and_one_score_interval(shared_data)
         binary = set(rows["score"].unique()) <= {0.0, 1.0}
         for m in t.models[:: max(1, len(t.models) // 6)]:
             mine = rows.loc[rows["model"] == m, "score"].to_numpy()
-            expected = score_interval(mine)  # bot.metrics.saturation's Wilson, a separate implementation
+            expected = score_interval(mine)  # benchwatch.metrics.saturation's Wilson, a separate implementation
             if binary:
                 expected = binomtest(int(mine.sum()), mine.size).proportion_ci(method="wilson")
                 expected = (expected.low, expected.high)

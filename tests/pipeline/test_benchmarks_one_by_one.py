@@ -7,9 +7,9 @@ import json
 import pandas as pd
 import pytest
 
-from bot.cli import main
-from bot.pipeline import run_job
-from bot.sources import SourceTable
+from benchwatch.cli import main
+from benchwatch.pipeline import run_job
+from benchwatch.sources import SourceTable
 from tests.conftest import SHARED
 
 

@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bot.irt import DEFAULT_SCALE, encode_responses, fit_map, item_posterior_dense, marginal_abilities
-from bot.metrics import posterior_z_draws, saturation_index
-from bot.metrics.coverage import coverage_draws
-from bot.pipeline.by_date import BY_DATE_DRAWS, first_saturated, history_by_date, saturation_runs
-from bot.store import validate_responses
+from benchwatch.irt import DEFAULT_SCALE, encode_responses, fit_map, item_posterior_dense, marginal_abilities
+from benchwatch.metrics import posterior_z_draws, saturation_index
+from benchwatch.metrics.coverage import coverage_draws
+from benchwatch.pipeline.by_date import BY_DATE_DRAWS, first_saturated, history_by_date, saturation_runs
+from benchwatch.store import validate_responses
 from tests.irt.test_rasch_map import simulate
 
 
@@ -82,7 +82,7 @@ def test_with_chance_floors_each_date_equals_an_independent_fit_of_its_pool(date
     """Issue 37: with chance floors (four options, guessed at half) the history by date is the same estimator as
     a cold fit of each date's pool: the marginal abilities at the floors (the plain EM of the floored answers,
     ``marginal_abilities_patterns``), each item's exact grid posterior with its floor."""
-    from bot.irt import cell_patterns, item_posterior, marginal_abilities_patterns
+    from benchwatch.irt import cell_patterns, item_posterior, marginal_abilities_patterns
 
     floored = dated.assign(chance=0.25)
     out = history_by_date(floored, refit_growth=1.0, floor_share=0.5)

@@ -1,7 +1,7 @@
 """Fan-out (issue 13): one part per source on its own runner, one merge, the same reports/ as one run.
 
 Sources: a team's per-item CSV (simulated, dated: fits, tables, history by date, snapshots) and the
-bundled EvalPlus file (bot/sources/data/real/evalplus_results.json, the real upstream board: aggregates).
+bundled EvalPlus file (bot/benchwatch/sources/data/real/evalplus_results.json, the real upstream board: aggregates).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from bot.cli import main
-from bot.pipeline.audit import FLOOR_CACHE_ENV
-from bot.pipeline.parts import manifest_digest
-from bot.sources.real_snapshot import EVALPLUS_FILE, REAL_DIR
+from benchwatch.cli import main
+from benchwatch.pipeline.audit import FLOOR_CACHE_ENV
+from benchwatch.pipeline.parts import manifest_digest
+from benchwatch.sources.real_snapshot import EVALPLUS_FILE, REAL_DIR
 
 NOW = "2026-11-30T06:00:00Z"
 LATER = "2026-12-01T06:00:00Z"

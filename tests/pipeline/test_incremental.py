@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bot.irt import calibrate_models, encode_responses, fit_map
-from bot.pipeline.incremental import calibrated_fit, plan_update
-from bot.store import validate_responses
+from benchwatch.irt import calibrate_models, encode_responses, fit_map
+from benchwatch.pipeline.incremental import calibrated_fit, plan_update
+from benchwatch.store import validate_responses
 from tests.irt.test_rasch_map import simulate
 
 

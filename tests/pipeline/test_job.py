@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from bot.pipeline import run_job
-from bot.sources import SourceTable
+from benchwatch.pipeline import run_job
+from benchwatch.sources import SourceTable
 from tests.irt.test_rasch_map import simulate
 
 
@@ -101,7 +101,7 @@ def test_audits_on_both_cores_publish_what_one_at_a_time_does(tmp_path, monkeypa
 
     import pytest
 
-    from bot.pipeline import workers
+    from benchwatch.pipeline import workers
 
     if sys.platform != "linux":
         pytest.skip("audits run on forked workers on Linux only")
@@ -159,7 +159,7 @@ def test_leaderboards_computed_beside_the_audits_publish_what_the_run_alone_does
 
     import pytest
 
-    from bot.pipeline import workers
+    from benchwatch.pipeline import workers
 
     if sys.platform != "linux":
         pytest.skip("work runs on forked workers on Linux only")
@@ -195,7 +195,7 @@ def _fails(**_kwargs):
 def test_a_call_that_raises_raises_where_its_result_is_read():
     import pytest
 
-    from bot.pipeline.workers import AuditPool
+    from benchwatch.pipeline.workers import AuditPool
 
     for forked in (False, True):
         pool = AuditPool(forked=forked)

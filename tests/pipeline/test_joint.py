@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from bot.pipeline import run_job
-from bot.rules import rules_from_config
-from bot.sources import SourceTable
+from benchwatch.pipeline import run_job
+from benchwatch.rules import rules_from_config
+from benchwatch.sources import SourceTable
 
 
 def _responses(name: str, theta: np.ndarray, b: np.ndarray, items: list[str], seed: int) -> pd.DataFrame:

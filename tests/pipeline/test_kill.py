@@ -27,9 +27,9 @@ SCRIPT = textwrap.dedent(
     import os, signal, sys
     sys.path.insert(0, {root!r})
     import pandas as pd
-    import bot.pipeline.job as job
-    import bot.pipeline.phases as phases
-    from bot.sources import SourceTable
+    import benchwatch.pipeline.job as job
+    import benchwatch.pipeline.phases as phases
+    from benchwatch.sources import SourceTable
     kill_at = {kill_at!r}
     def phase(name):
         if name == kill_at:

@@ -7,9 +7,9 @@ import json
 import pandas as pd
 import pytest
 
-from bot.irt.responses import ResponseArrays
-from bot.pipeline import run_job
-from bot.sources import SourceTable
+from benchwatch.irt.responses import ResponseArrays
+from benchwatch.pipeline import run_job
+from benchwatch.sources import SourceTable
 from tests.irt.test_rasch_map import simulate
 
 
@@ -36,7 +36,7 @@ def test_a_whole_run_never_builds_a_dense_array(tmp_path, forbid_dense):
 
 
 def test_an_audit_of_a_file_never_builds_a_dense_array(tmp_path, forbid_dense, capsys):
-    from bot.cli import main
+    from benchwatch.cli import main
 
     df, _, _ = simulate(12, 150, seed=52)
     path = tmp_path / "r.csv"

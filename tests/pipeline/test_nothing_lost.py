@@ -15,13 +15,13 @@ import pandas as pd
 import pytest
 from filelock import FileLock, Timeout
 
-import bot.pipeline.benchmark as benchmark_module
-import bot.pipeline.phases as phases_module
-import bot.pipeline.workers as workers_module
-from bot.cli import main
-from bot.pipeline import BusyError, run_job
-from bot.sources import SourceTable
-from bot.store import safe_slug, slug_collisions
+import benchwatch.pipeline.benchmark as benchmark_module
+import benchwatch.pipeline.phases as phases_module
+import benchwatch.pipeline.workers as workers_module
+from benchwatch.cli import main
+from benchwatch.pipeline import BusyError, run_job
+from benchwatch.sources import SourceTable
+from benchwatch.store import safe_slug, slug_collisions
 from tests.conftest import ROOT
 from tests.irt.test_rasch_map import simulate
 
@@ -73,7 +73,7 @@ def test_a_benchmark_whose_file_name_is_taken_is_refused(tmp_path, monkeypatch):
     _run(tmp_path, [("a", lambda: SourceTable("a", "a.csv", first.astype(str)))], strict=False)
     before = _files(tmp_path / "r")
     monkeypatch.setattr(
-        "bot.pipeline.run_state.slug_collisions", lambda names: [("alpha", "beta")] if "beta" in names else []
+        "benchwatch.pipeline.run_state.slug_collisions", lambda names: [("alpha", "beta")] if "beta" in names else []
     )
     second = _per_item("beta")
     result = _run(tmp_path, [("b", lambda: SourceTable("b", "b.csv", second.astype(str)))], strict=False)
@@ -163,7 +163,7 @@ def test_a_failed_site_build_keeps_the_last_good_site_and_says_why_in_one_line(t
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "docs" / "index.md"))
 
-    monkeypatch.setattr("bot.site.build.write_pages", full)
+    monkeypatch.setattr("benchwatch.site.build.write_pages", full)
     _per_item("sim", flip=20).to_csv(data, index=False)  # new data: the site must be built again
     capsys.readouterr()
     assert main(argv) == 2
@@ -180,7 +180,7 @@ def test_a_read_only_reports_folder_is_one_line(tmp_path, monkeypatch, capsys):
     def read_only(path, data):
         raise PermissionError(errno.EROFS, "Read-only file system", str(path))
 
-    monkeypatch.setattr("bot.history.reports.atomic_write_bytes", read_only)
+    monkeypatch.setattr("benchwatch.history.reports.atomic_write_bytes", read_only)
     argv = ["run", "--input", str(data), "--reports", str(tmp_path / "r"), "--cache", str(tmp_path / "c"), "--no-site"]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -313,8 +313,8 @@ def test_an_item_count_that_more_than_doubles_is_an_alert(tmp_path):
 
 
 def test_max_growth_is_checked():
-    from bot.errors import InputError
-    from bot.rules import rules_from_config
+    from benchwatch.errors import InputError
+    from benchwatch.rules import rules_from_config
 
     assert rules_from_config({"max_growth": 2}).max_growth == 2.0
     with pytest.raises(InputError, match="max_growth"):

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bot.irt import cell_patterns, encode_responses, exchangeable_items
-from bot.pipeline import audit_benchmark
-from bot.pipeline.audit_record import FIGURE_KEYS
+from benchwatch.irt import cell_patterns, encode_responses, exchangeable_items
+from benchwatch.pipeline import audit_benchmark
+from benchwatch.pipeline.audit_record import FIGURE_KEYS
 from tests.irt.test_rasch_map import simulate
 
 N_MODELS, N_ITEMS = 12, 40
@@ -37,12 +37,12 @@ def test_items_the_posterior_cannot_tell_apart_are_those_of_one_total_or_with_fl
 
 @pytest.fixture(scope="module")
 def audits():
-    import bot.irt.fit
+    import benchwatch.irt.fit
 
     df = _benchmark()
-    small = functools.partial(bot.irt.fit.fit_nuts, draws=200, tune=200, chains=2)
+    small = functools.partial(benchwatch.irt.fit.fit_nuts, draws=200, tune=200, chains=2)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bot.irt.fit, "fit_nuts", small)  # a small check: 2 chains of 200 draws
+        patch.setattr(benchwatch.irt.fit, "fit_nuts", small)  # a small check: 2 chains of 200 draws
         nuts = audit_benchmark(df, source="sim.csv", method="nuts")
     return audit_benchmark(df, source="sim.csv", method="map"), nuts
 
@@ -76,8 +76,8 @@ def test_nuts_publishes_the_maps_figures_says_so_and_records_its_check(audits):
 
 @pytest.mark.slow
 def test_the_page_and_the_command_say_the_figures_are_the_maps_and_show_the_check(audits):
-    from bot.cli.audit import _text
-    from bot.site.pages import nuts_check_lines
+    from benchwatch.cli.audit import _text
+    from benchwatch.site.pages import nuts_check_lines
 
     by_map, by_nuts = audits
     rec = by_nuts.figures()

@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.cli import main
-from bot.pipeline import JOB_OPTIONS, add_job
-from bot.pipeline.schedule import JOB_ID
+from benchwatch.cli import main
+from benchwatch.pipeline import JOB_OPTIONS, add_job
+from benchwatch.pipeline.schedule import JOB_ID
 
 
 def test_once_runs_the_job_through_the_scheduler_and_exits(tmp_path, capsys):

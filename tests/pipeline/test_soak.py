@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bot.cli import main
-from bot.history import Reports, load_history, load_latest
-from bot.sources import Fetcher, SourceConfig, load_source
-from bot.store import content_revision, validate_aggregates, validate_responses
+from benchwatch.cli import main
+from benchwatch.history import Reports, load_history, load_latest
+from benchwatch.sources import Fetcher, SourceConfig, load_source
+from benchwatch.store import content_revision, validate_aggregates, validate_responses
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +38,7 @@ def _forked(argv: list[str], kill_at: str | None = None) -> int:
     if pid == 0:  # the child
         code = 99
         try:
-            import bot.pipeline.phases as phases
+            import benchwatch.pipeline.phases as phases
 
             if kill_at is not None:
                 phases.phase = lambda name: os.kill(os.getpid(), signal.SIGKILL) if name == kill_at else None

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from bot.irt import compiled_kernels as irt_kernels
-from bot.metrics import compiled_kernels as metrics_kernels
-from bot.pipeline import workers
+from benchwatch.irt import compiled_kernels as irt_kernels
+from benchwatch.metrics import compiled_kernels as metrics_kernels
+from benchwatch.pipeline import workers
 
 
 def _key(kernel, types) -> tuple[str, str]:
@@ -31,9 +31,9 @@ def test_the_workers_share_every_kernel_once_and_evenly(shares):
 
 _READY_IN_WORKERS = r"""
 import json
-from bot.irt import compiled_kernels as irt_kernels
-from bot.metrics import compiled_kernels as metrics_kernels
-from bot.pipeline import workers
+from benchwatch.irt import compiled_kernels as irt_kernels
+from benchwatch.metrics import compiled_kernels as metrics_kernels
+from benchwatch.pipeline import workers
 
 def ready():  # in a worker: its part, and which of the listed kernels it holds compiled
     held = [[k.py_func.__qualname__, str(tuple(t))] for k, t, _ in [*irt_kernels(), *metrics_kernels()]
@@ -69,18 +69,18 @@ def test_each_forked_worker_starts_with_its_own_part_of_the_kernels_ready(tmp_pa
 
 _AUDIT_COMPILES = r"""
 import json, os, tempfile
-from bot.irt import compiled_kernels as irt_kernels
-from bot.metrics import compiled_kernels as metrics_kernels
-import bot.irt.kernels, bot.irt.npmle, bot.metrics.kernels
+from benchwatch.irt import compiled_kernels as irt_kernels
+from benchwatch.metrics import compiled_kernels as metrics_kernels
+import benchwatch.irt.kernels, benchwatch.irt.npmle, benchwatch.metrics.kernels
 from numba.core.registry import CPUDispatcher
-from bot.pipeline import workers
+from benchwatch.pipeline import workers
 
 listed = [*irt_kernels(), *metrics_kernels()]
 for kernel, types, _ in listed:
     kernel.compile(types)
 def compiled():
     out = {}
-    for mod in (bot.irt.kernels, bot.irt.npmle, bot.metrics.kernels):
+    for mod in (benchwatch.irt.kernels, benchwatch.irt.npmle, benchwatch.metrics.kernels):
         for name, obj in vars(mod).items():
             if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == mod.__name__:
                 out[mod.__name__ + "." + name] = sorted(str(tuple(s)) for s in obj.signatures)
@@ -89,7 +89,7 @@ before = compiled()
 wrong = [k.py_func.__qualname__ for k, t, _ in listed if str(tuple(t)) not in {str(tuple(s)) for s in k.signatures}]
 workers._cores = lambda: 1  # every audit in this process, where its compiles can be seen
 os.chdir(tempfile.mkdtemp())
-from bot.cli import main
+from benchwatch.cli import main
 main(["run", "--sample"])
 after = compiled()
 print(json.dumps({"wrong": wrong, "new": {k: sorted(set(v) - set(before.get(k, []))) for k, v in after.items()}}))

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from bot.errors import InputError
-from bot.pipeline import run_job
-from bot.rules import RuleBook, Thresholds, rules_from_config
-from bot.sources import SourceTable
+from benchwatch.errors import InputError
+from benchwatch.pipeline import run_job
+from benchwatch.rules import RuleBook, Thresholds, rules_from_config
+from benchwatch.sources import SourceTable
 from tests.irt.test_rasch_map import simulate
 
 
@@ -57,8 +57,8 @@ def test_overrides_change_the_figures_and_flags(tmp_path):
 def test_a_display_name_is_configured_per_benchmark_and_changes_no_figure():
     import pytest
 
-    from bot.errors import InputError
-    from bot.rules import rules_from_config
+    from benchwatch.errors import InputError
+    from benchwatch.rules import rules_from_config
 
     plain = rules_from_config({})
     named = rules_from_config({"benchmarks": {"Epoch x_y": {"display_name": "  X and Y  "}}})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.rules import DEFAULT_THRESHOLDS, evaluate_flags, explain
+from benchwatch.rules import DEFAULT_THRESHOLDS, evaluate_flags, explain
 
 FIGS = {
     "state": "stagnant",

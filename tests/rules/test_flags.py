@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.rules import DEFAULT_THRESHOLDS, Thresholds, evaluate_flags, retirement, verdicts
+from benchwatch.rules import DEFAULT_THRESHOLDS, Thresholds, evaluate_flags, retirement, verdicts
 
 
 def run(snapshots: list[dict], thresholds: Thresholds = DEFAULT_THRESHOLDS) -> list[list[str]]:

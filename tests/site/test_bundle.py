@@ -12,8 +12,8 @@ import zipfile
 
 import pandas as pd
 
-from bot.history.records import Alert, BenchmarkRecord
-from bot.site.bundle import BUNDLE, TABLES, UNDEFINED, bundle_bytes, bundle_tables, column_meaning, column_unit
+from benchwatch.history.records import Alert, BenchmarkRecord
+from benchwatch.site.bundle import BUNDLE, TABLES, UNDEFINED, bundle_bytes, bundle_tables, column_meaning, column_unit
 
 
 def _records():
@@ -54,7 +54,7 @@ def test_every_table_as_csv_and_parquet_with_a_dictionary_of_every_column():
 
 
 def test_a_cell_a_spreadsheet_would_run_stays_text():
-    """Upstream names reach the bundle's CSVs as every CSV of the site writes them (bot.history.csv_text)."""
+    """Upstream names reach the bundle's CSVs as every CSV of the site writes them (benchwatch.history.csv_text)."""
     records = {"=HYPERLINK(1)": {"benchmark": "=HYPERLINK(1)", "n_items": 1, "flags": []}}
     tables = bundle_tables(records, pd.DataFrame(), [], {})
     with zipfile.ZipFile(io.BytesIO(bundle_bytes(tables))) as zf:

@@ -7,7 +7,7 @@ import html
 import markdown
 import pytest
 
-from bot.site import md
+from benchwatch.site import md
 
 HOSTILE = [
     "<script>alert(1)</script>",
@@ -35,7 +35,7 @@ def test_rendered_text_is_the_name_itself(name):
 
 @pytest.mark.parametrize("text", ["+cmd|' /C calc'!A0", '<a href="javascript:x">m</a> | `c` *b* [l](u) \\ &amp;'])
 def test_attribute_reads_back_as_the_text_and_holds_nothing_markdown_or_html_would_read(text):
-    from bot.site.escape import attribute
+    from benchwatch.site.escape import attribute
 
     out = attribute(text)
     assert html.unescape(out) == text

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from bot.cli import main
-from bot.site.build import site_address
+from benchwatch.cli import main
+from benchwatch.site.build import site_address
 from tests.irt.test_rasch_map import simulate
 
 FORK = "https://someone.github.io/benchwatch-fork/"

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from scipy.special import expit, ndtri
 
-from bot.cli import main
-from bot.site.pages import benchmark_page
+from benchwatch.cli import main
+from benchwatch.site.pages import benchmark_page
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from bot.cli import main
-from bot.history import load_table
+from benchwatch.cli import main
+from benchwatch.history import load_table
 
 pytestmark = pytest.mark.slow
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.site.names import default_display_name, display_name
-from bot.site.pages import alert_events, alerts_page
+from benchwatch.site.names import default_display_name, display_name
+from benchwatch.site.pages import alert_events, alerts_page
 
 
 def test_epochs_file_ids_read_as_epoch_names_them_and_a_configured_name_wins():
@@ -43,7 +43,7 @@ def test_a_watch_raised_with_its_move_to_stagnant_is_one_event_and_events_group_
 
 
 def test_a_feed_items_figures_are_a_sentence_in_the_pages_words():
-    from bot.site.feed import figures_sentence, rss_feed
+    from benchwatch.site.feed import figures_sentence, rss_feed
 
     figures = {"saturation_index": 0.9123, "top1": 0.832, "top5": 0.777, "ddm_bound_lo": 0.112, "n": 3, "x": None}
     assert figures_sentence(figures) == (

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from bot.site.names import display_name
-from bot.site.pages import benchmark_page
+from benchwatch.site.names import display_name
+from benchwatch.site.pages import benchmark_page
 
 pytestmark = pytest.mark.slow
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from bot.history import page_groups
-from bot.site.build import LOCAL_ADDRESS
-from bot.site.names import display_name, page_name
+from benchwatch.history import page_groups
+from benchwatch.site.build import LOCAL_ADDRESS
+from benchwatch.site.names import display_name, page_name
 
 
 def _text(page: str) -> str:
@@ -104,8 +104,8 @@ def test_feed_items_link_to_their_alert_on_the_configured_site(sample_site):
 
 
 def test_a_feed_takes_its_base_from_the_configured_address():
-    from bot.site.feed import rss_feed
-    from bot.site.names import alert_anchor
+    from benchwatch.site.feed import rss_feed
+    from benchwatch.site.names import alert_anchor
 
     alert = {"id": "Epoch frontiermath/state/r1", "benchmark": "Epoch frontiermath", "figures": {},
              "raised_at": "2026-01-02T00:00:00Z", "title": "Epoch frontiermath separates its top models"}  # fmt: skip

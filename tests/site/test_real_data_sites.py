@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from bot.cli import main
-from bot.site.pages import benchmark_page
+from benchwatch.cli import main
+from benchwatch.site.pages import benchmark_page
 from tests.site.test_readable_names import assert_display_names_everywhere
 
 pytestmark = pytest.mark.slow

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import shutil
 
-import bot.site.build as build_module
-from bot.pipeline import run_job
-from bot.site import build_site
-from bot.sources import SourceTable
+import benchwatch.site.build as build_module
+from benchwatch.pipeline import run_job
+from benchwatch.site import build_site
+from benchwatch.sources import SourceTable
 from tests.irt.test_rasch_map import simulate
 
 

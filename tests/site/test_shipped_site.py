@@ -19,9 +19,9 @@ from pathlib import Path
 import feedparser
 import pytest
 
-from bot.cli import main
-from bot.site.names import shown_name
-from bot.site.pages import benchmark_page
+from benchwatch.cli import main
+from benchwatch.site.names import shown_name
+from benchwatch.site.pages import benchmark_page
 from tests.site.test_browser import CHROMIUM, FLAGS, _page, _Quiet
 from tests.sources.test_live_run import REAL, SLOW, _shipped_config_on
 
@@ -123,7 +123,7 @@ def test_an_item_of_the_difficulty_strip_shows_its_id_on_hover(real_site):
     import pandas as pd
     from playwright.sync_api import sync_playwright
 
-    from bot.store import safe_slug
+    from benchwatch.store import safe_slug
 
     base, root, swe = real_site
     slug = safe_slug("SWE-bench Verified")
@@ -287,14 +287,14 @@ def test_no_page_or_download_names_the_build_machine(real_site):
     import sys
     import tempfile
 
-    import bot
+    import benchwatch
 
     _, root, _ = real_site
     machine = {
         str(Path.home()) + "/",
         tempfile.gettempdir().rstrip("/") + "/",
         "site-packages",
-        str(Path(bot.__file__).resolve().parents[1]) + "/",
+        str(Path(benchwatch.__file__).resolve().parents[2]) + "/",
         sys.prefix + "/",
     }
     found = []
@@ -452,7 +452,7 @@ def test_the_state_column_sorts_by_severity(real_site):
     discriminating (and back), not alphabetically."""
     from playwright.sync_api import sync_playwright
 
-    from bot.site.pages import SEVERITY
+    from benchwatch.site.pages import SEVERITY
 
     base, _, _ = real_site
     with sync_playwright() as pw:
@@ -508,8 +508,8 @@ def test_the_methodology_formulas_are_typeset_offline(real_site):
 def test_check_validates_the_real_runs_reports_against_the_published_schemas(shipped):
     """Issue 28: every JSON file of the real run's reports/ validates against its schema (and check finds
     nothing else); the same schemas are published with the site."""
-    from bot.history.check import check_reports, schema_problems
-    from bot.history.records import FILES, file_schema
+    from benchwatch.history.check import check_reports, schema_problems
+    from benchwatch.history.records import FILES, file_schema
 
     _, root, _, _, _ = shipped
     for name in FILES:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.errors import InputError
-from bot.site.pages import sources_section
-from bot.sources.config import load_config
+from benchwatch.errors import InputError
+from benchwatch.site.pages import sources_section
+from benchwatch.sources.config import load_config
 
 FULL = "sha256:" + "a" * 64 + "+sha256:" + "b" * 64 + "+sha256:" + "c" * 64
 

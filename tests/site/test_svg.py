@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bot.site.plots import difficulty_svg, saturation_svg, summary_svg, tiers_svg
-from bot.site.svg import CHAR, clip_text, date_ticks, nice_ticks
+from benchwatch.site.plots import difficulty_svg, saturation_svg, summary_svg, tiers_svg
+from benchwatch.site.svg import CHAR, clip_text, date_ticks, nice_ticks
 
 
 @pytest.mark.parametrize(("lo", "hi"), [(0, 1), (0.37, 0.93), (0, 0.331), (0.85, 1.0), (0, 47)])

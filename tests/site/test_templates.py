@@ -1,6 +1,6 @@
-"""The page templates (bot/site/templates/, bot.site.render): every record field a template reads is declared in
-the published schema; the page code lays out no Markdown itself; the table macro drops the columns that say
-nothing, as the pages always did."""
+"""The page templates (bot/benchwatch/site/templates/, benchwatch.site.render): every record field a template reads
+is declared in the published schema; the page code lays out no Markdown itself; the table macro drops the columns that
+say nothing, as the pages always did."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import jinja2.nodes as j
 import pytest
 
-from bot.history.records import SUFFIXED, Alert, BenchmarkRecord, SourceStatus, schema_of
-from bot.site.render import TEMPLATES, environment, kept_columns
+from benchwatch.history.records import SUFFIXED, Alert, BenchmarkRecord, SourceStatus, schema_of
+from benchwatch.site.render import TEMPLATES, environment, kept_columns
 
 ROOT = Path(__file__).resolve().parents[2]
 # the names the templates give each kind of record, and the record's class
@@ -73,7 +73,7 @@ def test_an_undeclared_field_in_a_template_is_caught(tmp_path, monkeypatch):
 def test_the_page_code_lays_out_no_markdown():
     """Headings, paragraphs, lists and tables are in the templates: the page code joins no lines and writes no
     heading or table rule."""
-    source = (ROOT / "bot" / "site" / "pages.py").read_text(encoding="utf-8")
+    source = (ROOT / "bot" / "benchwatch" / "site" / "pages.py").read_text(encoding="utf-8")
     strings = [n.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     assert not [s for s in strings if s == "\n" or re.search(r"(^|\n)#{1,3} |\|---|^\?\?\?|^!!!", s)]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.cli import main
+from benchwatch.cli import main
 from tests.sources.test_faults import _board
 
 

@@ -9,8 +9,8 @@ import zipfile
 import pandas as pd
 import pytest
 
-from bot.sources import Fetcher, SourceConfig, load_source
-from bot.store import validate_aggregates, validate_responses
+from benchwatch.sources import Fetcher, SourceConfig, load_source
+from benchwatch.store import validate_aggregates, validate_responses
 
 
 def _load(server, tmp_path, adapter: str, path: str, **options):
@@ -105,7 +105,7 @@ def test_evalarena_the_four_other_files_and_a_second_run_set_kept_apart(shared_u
     an error (never merged into humaneval.jsonl's 49 models); named, it is a benchmark of its own."""
     import pytest
 
-    from bot.errors import InputError
+    from benchwatch.errors import InputError
 
     files = ["humaneval.jsonl", "mbpp.jsonl", "humaneval_hf.jsonl", "cruxeval_input.jsonl"]
     with pytest.raises(InputError, match=r"also that of humaneval\.jsonl"):
@@ -212,7 +212,7 @@ def test_epoch_samples_each_run_checked_against_epochs_published_score(shared_up
         "Epoch samples SWE-bench Verified": {"models": 14, "items": 500},
         "Epoch samples FrontierMath public": {"models": 40, "items": 10},
     }
-    from bot.sources.adapters.epoch_samples import BENCHMARKS
+    from benchwatch.sources.adapters.epoch_samples import BENCHMARKS
 
     runs = pd.read_csv(shared_upstream.root / "epoch_samples" / "benchmarks_runs.csv")
     runs = runs[runs["task"].isin(BENCHMARKS)]

@@ -10,13 +10,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bot.cli import main
-from bot.errors import InputError
-from bot.rules import rules_from_config
-from bot.sources import Fetcher, SourceConfig, configured_chance, load_config, load_source, read_input
-from bot.sources.inspect_logs import table_from_epochs
-from bot.sources.table import LONG_COLUMNS, long_columns, with_chance
-from bot.store import validate_responses
+from benchwatch.cli import main
+from benchwatch.errors import InputError
+from benchwatch.rules import rules_from_config
+from benchwatch.sources import Fetcher, SourceConfig, configured_chance, load_config, load_source, read_input
+from benchwatch.sources.inspect_logs import table_from_epochs
+from benchwatch.sources.table import LONG_COLUMNS, long_columns, with_chance
+from benchwatch.store import validate_responses
 
 SOURCE = '[sources.mine]\nadapter = "csv"\nurl = "scores.csv"\n'
 

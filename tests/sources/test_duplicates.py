@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from bot.errors import InputError
-from bot.sources import Fetcher, SourceConfig, load_source
-from bot.store import content_revision, validate_responses
+from benchwatch.errors import InputError
+from benchwatch.sources import Fetcher, SourceConfig, load_source
+from benchwatch.store import content_revision, validate_responses
 
 
 def _load(server, tmp_path, adapter: str, name: str, body: object, **options):

@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bot.cli import main
-from bot.errors import InputError
-from bot.sources import Fetcher, SourceConfig, load_source, read_input
-from bot.store import eee_records, validate_responses
+from benchwatch.cli import main
+from benchwatch.errors import InputError
+from benchwatch.sources import Fetcher, SourceConfig, load_source, read_input
+from benchwatch.store import eee_records, validate_responses
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -204,7 +204,7 @@ def test_the_long_table_written_out_as_records_reads_back_and_writes_the_same_by
     assert sum(p.name.endswith("_samples.jsonl") for p in written) == 12  # one record a (benchmark, model)
     rows = validate_responses(read_input(LOGS).frame, "logs")
     back = validate_responses(read_input(out).frame, "out")
-    # the records written carry no input.choices (bot/store/eee_records.py), so toy_mc's floors do not come back
+    # the records written carry no input.choices (bot/benchwatch/store/eee_records.py): toy_mc's floors do not return
     assert "chance" in rows.columns and "chance" not in back.columns
     rows = rows.drop(columns="chance")
     pd.testing.assert_frame_equal(back.drop(columns="score"), rows.drop(columns="score"))

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from bot.cli import main
+from benchwatch.cli import main
 
 MODELS = [f"model-{i}" for i in range(7)]
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.sources import Fetcher, load_source
-from bot.sources.config import SourceConfig
-from bot.store import validate_responses
+from benchwatch.sources import Fetcher, load_source
+from benchwatch.sources.config import SourceConfig
+from benchwatch.store import validate_responses
 from tests.sources.upstream_server import Upstream
 
 REAL = Path(__file__).parent / "helm_real"

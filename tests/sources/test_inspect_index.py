@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from bot.sources import Fetcher, SourceConfig, load_source
-from bot.store import validate_responses
+from benchwatch.sources import Fetcher, SourceConfig, load_source
+from benchwatch.store import validate_responses
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 pytest.importorskip("inspect_ai", reason='inspect_ai is the optional extra ".[inspect]" (the dev extra has it)')
@@ -128,8 +128,8 @@ def test_a_log_host_that_answers_with_a_challenge_page_fails_the_source_at_its_f
     asks for no second log, and the last good data stays published."""
     import json
 
-    from bot.pipeline import run_job
-    from bot.sources import load_source as read
+    from benchwatch.pipeline import run_job
+    from benchwatch.sources import load_source as read
     from tests.sources.upstream_server import Upstream
 
     root = tmp_path / "upstream"

@@ -7,11 +7,11 @@ import json
 import pandas as pd
 import pytest
 
-from bot.cli import main
-from bot.errors import InputError
-from bot.sources import read_input
-from bot.sources.inspect_logs import score_value
-from bot.store import validate_responses
+from benchwatch.cli import main
+from benchwatch.errors import InputError
+from benchwatch.sources import read_input
+from benchwatch.sources.inspect_logs import score_value
+from benchwatch.store import validate_responses
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 pytest.importorskip("inspect_ai", reason='inspect_ai is the optional extra ".[inspect]" (the dev extra has it)')

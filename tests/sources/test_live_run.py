@@ -66,8 +66,8 @@ def test_the_shipped_configuration_reaches_80_benchmarks_30_of_them_per_item(sha
     """Every source of benchwatch.toml that has a real copy here, read by its adapter over loopback (no audit):
     the benchmarks they publish (issue 25: at least 80, 30 of them per item), without HELM, the Hub's LiveBench
     export and Epoch's logs, which have no copy here."""
-    from bot.sources import Fetcher, load_config, load_source
-    from bot.store import validate_aggregates, validate_responses
+    from benchwatch.sources import Fetcher, load_config, load_source
+    from benchwatch.store import validate_aggregates, validate_responses
 
     config = load_config(_shipped_config_on(shared_upstream, tmp_path, leave_out=()))
     per_item, boards = set(), set()

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from bot.cli import main
-from bot.errors import InputError
-from bot.sources import read_input
-from bot.store import validate_responses
+from benchwatch.cli import main
+from benchwatch.errors import InputError
+from benchwatch.sources import read_input
+from benchwatch.store import validate_responses
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 pytest.importorskip("lm_eval", reason="lm-evaluation-harness is in the dev extra (it writes the test's files)")

@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("lm_eval", reason="the details are written by lm-evaluation-harness itself (the dev extra)")
 
-from bot.sources import Fetcher, load_source
-from bot.sources.config import SourceConfig
-from bot.sources.local import read_input
+from benchwatch.sources import Fetcher, load_source
+from benchwatch.sources.config import SourceConfig
+from benchwatch.sources.local import read_input
 from tests.sources.evallogs.lm_eval_run import N_DOCS, run_harness
 from tests.sources.upstream_server import Upstream
 
@@ -106,7 +106,7 @@ def test_details_read_back_sample_for_sample_each_task_bbh_as_a_whole_and_mmlu_p
 
 def test_three_runs_with_a_cap_of_two_models_fetch_each_model_once(harness, tmp_path, capsys):
     """Whole scheduled runs: the first two fetch two new models each, the third nothing of the details."""
-    from bot.cli import main
+    from benchwatch.cli import main
 
     _hub(harness, tmp_path / "hub")
     with Upstream(tmp_path / "hub") as server:
@@ -158,7 +158,7 @@ def test_mmlu_pro_of_the_leaderboard_and_tiger_labs_outputs_on_one_page_fitted_t
 ):
     """The toy questions' ids are real MMLU-Pro question ids: TIGER-Lab's two real output files here answer
     them too, so the leaderboard's models and TIGER-Lab's place those items together."""
-    from bot.cli import main
+    from benchwatch.cli import main
 
     hub = shared_upstream.root  # the real MMLU-Pro zips are served from ../shared/upstream
     _hub(harness, tmp_path / "hub")

@@ -7,9 +7,9 @@ import zipfile
 
 import pytest
 
-from bot.sources import fetch_sample
-from bot.sources.real_snapshot import EPOCH_BENCHMARKS, EPOCH_FILE, LCB_FILE, REAL_DIR, build
-from bot.sources.sample_universe import SAMPLE_FILE, generate, to_csv_gz
+from benchwatch.sources import fetch_sample
+from benchwatch.sources.real_snapshot import EPOCH_BENCHMARKS, EPOCH_FILE, LCB_FILE, REAL_DIR, build
+from benchwatch.sources.sample_universe import SAMPLE_FILE, generate, to_csv_gz
 from tests.conftest import SHARED
 
 
@@ -30,7 +30,7 @@ def test_sample_shape():
 
 
 def test_bundled_real_snapshot_is_the_upstream_files():
-    """Each bundled real file is what `python -m bot.sources.real_snapshot ../shared/upstream` makes."""
+    """Each bundled real file is what `python -m benchwatch.sources.real_snapshot ../shared/upstream` makes."""
     upstream = SHARED / "upstream"
     if not upstream.is_dir():
         pytest.skip("../shared/upstream is not here: it exists in CI and on the developers' machines only")

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from bot.cli import main
-from bot.sources import Fetcher, FetchError
+from benchwatch.cli import main
+from benchwatch.sources import Fetcher, FetchError
 from tests.sources.test_faults import _board, _line, _sources
 
 

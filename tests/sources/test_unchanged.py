@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from bot.cli import main
-from bot.sources import ADAPTERS
+from benchwatch.cli import main
+from benchwatch.sources import ADAPTERS
 from tests.sources.conftest import run_argv
 from tests.sources.test_faults import _board, _line
 
@@ -95,8 +95,8 @@ def test_a_local_file_with_the_same_bytes_is_not_parsed_again(reads, tmp_path, c
 def test_the_upstream_date_is_the_newest_last_modified_a_server_sent():
     from pathlib import Path
 
-    from bot.sources.http import Download
-    from bot.sources.parsing import provenance, upstream_date
+    from benchwatch.sources.http import Download
+    from benchwatch.sources.parsing import provenance, upstream_date
 
     def dl(when):
         return Download("u", Path("p"), "fetched", "ab" * 32, 1, "", "2026-12-01T00:00:00Z", 0.0, False, when)

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from bot.store import atomic_write_text, safe_slug
+from benchwatch.store import atomic_write_text, safe_slug
 
 
 @pytest.mark.parametrize("name", ["../../etc/passwd", "<script>alert(1)</script>", "a/b\\c", "..", "", "Ünïcode name"])
@@ -48,7 +48,7 @@ def test_a_full_disk_names_the_file_being_written(tmp_path, monkeypatch, capsys)
     """Issue 27: "No space left on device" alone; now the path, through the command line's one line."""
     import errno
 
-    from bot.cli import describe_os_error
+    from benchwatch.cli import describe_os_error
 
     target = tmp_path / "reports" / "latest.json"
     target.parent.mkdir()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from bot.errors import InputError
-from bot.sources import fetch_csv_file
-from bot.store import content_revision, validate_responses
+from benchwatch.errors import InputError
+from benchwatch.sources import fetch_csv_file
+from benchwatch.store import content_revision, validate_responses
 
 GOOD = "benchmark,model,item_id,score,date,trials\nb,m1,i1,1,2025-01-02,\nb,m1,i2,0.4,2025-01-02,5\n"
 

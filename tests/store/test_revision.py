@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bot.sources import fetch_csv_file, fetch_sample
-from bot.store import content_revision, validate_aggregates, validate_responses
+from benchwatch.sources import fetch_csv_file, fetch_sample
+from benchwatch.store import content_revision, validate_aggregates, validate_responses
 
 
 def _reference(df: pd.DataFrame) -> str:

@@ -1,0 +1,183 @@
+"""Alerts: one per change of state and per flag raised or cleared between two snapshots."""
+
+from __future__ import annotations
+
+from benchwatch.metrics import state_evidence
+from benchwatch.rules import VERDICT_NAMES, retirement
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _by(fig: dict) -> str:
+    words = state_evidence(fig)
+    return f" {words}" if words else ""
+
+
+def _state_title(bench: str, fig: dict) -> str:
+    state = fig["state"]
+    if state == "saturated":
+        return (
+            f"{bench} is saturated: its top five are within noise of each other{_by(fig)}, at a mean of "
+            f"{_pct(fig['top5_mean'])}"
+        )
+    if state == "stagnant":
+        return (
+            f"{bench} is stagnant: its top five are within noise of each other{_by(fig)}, at a mean of "
+            f"{_pct(fig['top5_mean'])}, more than 5 points below the ceiling"
+        )
+    if state == "discriminating":
+        return f"{bench} separates its top models{_by(fig)}"
+    return f"{bench} has too few models to judge saturation"
+
+
+_FLAG_TITLES = {
+    "retire": "meets the retirement rule: {retire}",
+    "watch": "is on watch: not yet solved, yet its leaders are within noise of each other{noise}",
+    "revise": "needs revision: its difficulties are found to miss the target, DDM at least {ddm_bound_lo}",
+    "fill": "has a coverage hole: a thin stretch {thin_width} wide, shown to hold too few items",
+}
+
+
+def _alert(kind: str, bench: str, fig: dict, raised_at: str, title: str, **extra: object) -> dict:
+    key = {
+        "state": "state",
+        "tier": "top-tier",
+        "verdict": f"verdict-{extra.get('figure')}",
+        "model": "item-model",
+    }.get(kind)
+    key = key or f"{extra['flag']}-{kind}"
+    return {
+        "id": f"{bench}/{key}/{fig['revision']}",
+        "benchmark": bench,
+        "kind": kind,
+        **extra,
+        "revision": fig["revision"],
+        "raised_at": raised_at,
+        "title": title,
+        "figures": {
+            k: fig.get(k)
+            for k in (
+                "ddm",
+                "max_gap",
+                "top5_gap_sum",
+                "detection_limit",
+                "ddm_bound_lo",
+                "ddm_bound_hi",
+                "saturation_index",
+                "top1",
+                "top5",
+            )
+        },
+    }
+
+
+def diff_alerts(previous: dict | None, current: dict, raised_at: str) -> list[dict]:
+    """Alerts for the move from ``previous`` (None for a new benchmark) to ``current`` figures."""
+    bench = current["benchmark"]
+    out = []
+    before = previous["state"] if previous else None
+    if current["state"] != before:
+        out.append(
+            _alert(
+                "state",
+                bench,
+                current,
+                raised_at,
+                _state_title(bench, current),
+                **{"from": before, "to": current["state"]},
+            )
+        )
+    old_flags = set(previous.get("flags", [])) if previous else set()
+    new_flags = set(current.get("flags", []))
+    for flag in sorted(new_flags - old_flags):
+        shown = {k: "n/a" if current.get(k) is None else f"{current[k]:.3f}" for k in ("ddm_bound_lo", "thin_width")}
+        shown["noise"] = _by(current)
+        shown["retire"] = retirement(current, before)[1]  # the rule that fired, as the flag's rules word it
+        title = f"{bench} " + _FLAG_TITLES[flag].format(**shown)
+        out.append(_alert("raised", bench, current, raised_at, title, flag=flag))
+    for flag in sorted(old_flags - new_flags):
+        out.append(_alert("cleared", bench, current, raised_at, f"{bench}: the {flag} flag is cleared", flag=flag))
+    out += _model_alerts(previous, current, raised_at)
+    out += _verdict_alerts(previous, current, raised_at)
+    out += _tier_alerts(previous, current, raised_at)
+    return out
+
+
+def _path(record: dict | None) -> str | None:
+    """A per-item record's item model path ("1PL" for one made before the item model was checked)."""
+    if not record or record.get("kind") != "items":
+        return None
+    return record.get("item_model") or "1PL"
+
+
+def _model_alerts(previous: dict | None, current: dict, raised_at: str) -> list[dict]:
+    """An alert when the path of the bounds changes: withheld (the item model does not fit, or blanks stand for
+    failures), a 2PL's, or the 1PL's again; a new benchmark's is news when it is not the 1PL's."""
+    before, now = _path(previous), _path(current)
+    if now is None or before == now or (before is None and now == "1PL"):
+        return []
+    bench = current["benchmark"]
+    title = {
+        "withheld": f"{bench}: its bounds, fill and revise are withheld: {current.get('withheld') or 'misfit'}",
+        "2PL": f"{bench}: its bounds are now a 2PL's: the items' discriminations differ more than a 1PL allows",
+        "1PL": f"{bench}: its bounds are the 1PL's again: the item model fits",
+    }[now]
+    return [_alert("model", bench, current, raised_at, title, **{"from": before, "to": now})]
+
+
+def _names(models: list[str], most: int = 5) -> str:
+    shown = ", ".join(models[:most])
+    return shown + (f" and {len(models) - most} more" if len(models) > most else "")
+
+
+def _tier_alerts(previous: dict | None, current: dict, raised_at: str) -> list[dict]:
+    """An alert when the top tier changes (a model joins or leaves it), where the previous record had one."""
+    before, now = (previous or {}).get("top_tier"), current.get("top_tier")
+    if before is None or now is None or set(before) == set(now):
+        return []
+    joined = [m for m in now if m not in set(before)]
+    left = [m for m in before if m not in set(now)]
+    bench = current["benchmark"]
+    parts = [f"joined: {_names(joined)}" if joined else "", f"left: {_names(left)}" if left else ""]
+    plural = "s" if len(now) != 1 else ""
+    title = f"{bench}: the top tier is now {len(now)} model{plural} ({'; '.join(p for p in parts if p)})"
+    return [_alert("tier", bench, current, raised_at, title, joined=joined, left=left, size=len(now))]
+
+
+_FIGURE_NAMES = VERDICT_NAMES  # a verdict's own name, never the Max Gap figure's
+_VERDICT_WORDS = {"found": "found", "cannot tell": "cannot tell with these models", "clear": "clear"}
+
+
+def _verdict(record: dict | None, figure: str) -> str | None:
+    return ((record or {}).get("verdicts") or {}).get(figure, {}).get("verdict")
+
+
+def _verdict_alerts(previous: dict | None, current: dict, raised_at: str) -> list[dict]:
+    """One alert per coverage verdict that changed (found, cannot tell, clear), where the previous record had
+    verdicts (a new benchmark's verdicts are news of its own: its flags say what matters)."""
+    if not (previous or {}).get("verdicts"):
+        return []
+    bench, out = current["benchmark"], []
+    for figure, name in _FIGURE_NAMES.items():
+        before, now = _verdict(previous, figure), _verdict(current, figure)
+        if before == now or now is None:
+            continue
+        title = f"{bench}: {name} is now {_VERDICT_WORDS[now]} (was {_VERDICT_WORDS.get(before, 'not judged')})"
+        out.append(_alert("verdict", bench, current, raised_at, title, figure=figure, **{"from": before, "to": now}))
+    return out
+
+
+def notice_alert(kind: str, bench: str, revision: str, raised_at: str, title: str) -> dict:
+    """An alert that is not a change of figures: a benchmark ``gone`` upstream, new data ``held`` back, or an
+    item count that ``grew`` past [rules] max_growth."""
+    return {
+        "id": f"{bench}/{kind}/{revision}",
+        "benchmark": bench,
+        "kind": kind,
+        "revision": revision,
+        "raised_at": raised_at,
+        "title": title,
+        "figures": {},
+    }

@@ -1,0 +1,452 @@
+"""Audit one benchmark: fit difficulties, then measure coverage and saturation (``measure``); the record it
+builds is ``benchwatch.pipeline.audit_record``, the scores and tiers ``benchwatch.pipeline.scores``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_limits
+
+from benchwatch.irt import (
+    DEFAULT_SCALE,
+    GRID_SIZE,
+    CellPatterns,
+    ItemModel,
+    RaschFit,
+    cell_patterns,
+    difficulty_b,
+    difficulty_z,
+    encode_responses,
+    fit_item_model,
+    fit_map,
+    integrated_loglik,
+    item_posterior,
+    loglik_posterior,
+    marginal_abilities_patterns,
+    uncertain_abilities,
+)
+from benchwatch.metrics import (
+    UNIFORM,
+    Cache,
+    Target,
+    axis_bounds,
+    axis_grid,
+    axis_likelihood,
+    coverage,
+    figures_from_draws,
+    likelihood_from_cells,
+    no_cache,
+    pool_key,
+    pool_needed,
+    posterior_z_draws,
+    sampling_levels,
+    saturation,
+    target_reference,
+    union_bounds,
+)
+from benchwatch.pipeline.audit_record import FIGURE_KEYS, MARGINAL_MODELS, MIN_MODELS, N_DRAWS, BenchmarkAudit
+from benchwatch.pipeline.by_date import history_by_date
+from benchwatch.pipeline.nuts_check import nuts_check
+from benchwatch.pipeline.scores import (
+    model_scores,
+    paired_figures,
+    scores_only,
+    split_uninformative,
+    state_from_paired,
+    tiers_of,
+    tiers_of_board,
+    too_few,
+    unauditable,
+    with_tiers,
+)
+from benchwatch.store import content_revision, json_memo
+
+__all__ = [
+    "FIGURE_KEYS",
+    "MARGINAL_MODELS",
+    "MIN_MODELS",
+    "N_DRAWS",
+    "BenchmarkAudit",
+    "audit_benchmark",
+    "measure",
+    "scores_only",
+    "split_uninformative",
+    "tiers_of",
+    "tiers_of_board",
+    "too_few",
+    "unauditable",
+    "with_tiers",
+]
+
+
+def measure(
+    responses: pd.DataFrame,
+    fit: RaschFit,
+    *,
+    source: str,
+    synthetic: bool = False,
+    scale: str = DEFAULT_SCALE,
+    target: Target = UNIFORM,
+    ceiling: float = 1.0,
+    by_date: bool = True,
+    cache: Cache | None = None,
+    thresholds: dict[str, float] | None = None,
+    resolve: bool = True,
+    seed: int = 0,
+    revision: str | None = None,
+    pool_rows: pd.DataFrame | None = None,
+    progress: Callable[[str], None] = lambda _text: None,
+    tiered: bool = True,
+    model: ItemModel | None = None,
+) -> BenchmarkAudit:
+    """Coverage and saturation of one benchmark from its responses and a fit of the informative ones.
+
+    The bounds (``benchwatch.metrics.bounds``) say what the pool can and cannot see for any difficulty
+    distribution; the model-based estimates (posterior medians over joint draws of every item's difficulty
+    under a normal prior, ``benchwatch.metrics.resolution``) stand beside them, named as such, with the plug-in
+    figures of the fitted positions (``*_plugin``). ``thresholds`` (figure -> flag threshold) decide which
+    verdicts are "cannot tell", for which the pool that would decide is simulated (unless ``resolve`` is off).
+    Models answering every item alike are in ``responses`` (their scores count) but not in ``fit``.
+    ``revision`` is the responses' content hash when the caller has it (computed otherwise). ``pool_rows``:
+    other benchmarks' responses on these items, in ``fit`` and the figures of the items, not in the scores.
+    ``progress`` hears each stage as it begins; ``tiered`` off skips the tiers (a calibration of the bounds).
+    ``model``: the item model the fit was made under (``benchwatch.irt.fit_item_model``: its floors, design groups, fit
+    check and path); None is the 1PL without floors, one design group, unchecked.
+    """
+    from benchwatch.rules import verdicts
+
+    names = responses["benchmark"].unique()
+    if len(names) != 1:
+        raise ValueError(f"an audit takes one benchmark, got {len(names)}")
+    own, uninformative = split_uninformative(responses)
+    if np.ptp(fit.theta) <= 1e-9 * (1.0 + float(np.abs(fit.theta).max())):
+        # the models' responses tell them apart from no one (the same total on the same items): no spread of
+        # ability to place an item in, whatever the scale; what stands is each model's score
+        reason = "every model that tells items apart has the same ability (scores only, no per-item figure or flag)"
+        return scores_only(
+            responses,
+            reason,
+            source=source,
+            synthetic=synthetic,
+            scale=scale,
+            ceiling=ceiling,
+            uninformative=uninformative,
+        )
+    fitted = own if pool_rows is None else split_uninformative(pd.concat([responses, pool_rows], ignore_index=True))[0]
+    z = difficulty_z(fit.b, fit.theta, scale)
+    items = pd.DataFrame({"item_id": fit.items, "b": fit.b, "b_sd": fit.b_sd, "z": z})
+    per_model = model_scores(responses)
+    models = per_model.join(
+        pd.DataFrame({"model": fit.models, "theta": fit.theta, "theta_sd": fit.theta_sd}).set_index("model")
+    ).reset_index()[["model", "theta", "theta_sd", "score", "n_answered", "date"]]
+    sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), len(fit.items), ceiling)
+    solved = responses.groupby("item_id")["score"].max()
+    paired, top_intervals = paired_figures(responses, sat)
+    sat = state_from_paired(sat, paired)
+    data = encode_responses(fitted)
+    model = model or ItemModel()
+    floors = model.floors()
+    cache = cache or floor_cache()
+    with threadpool_limits(1):  # many small matrix products: BLAS threads only add overhead here
+        # The history by date needs none of what follows: it runs on a thread of its own meanwhile (the bounds'
+        # compiled solver releases the GIL, so the work shares both cores).
+        dated = (
+            _side_pool().submit(
+                history_by_date,
+                own,
+                scale=scale,
+                target=target,
+                ceiling=ceiling,
+                floor_share=None if model is None or model.floor is None else model.floor.share,
+            )
+            if by_date
+            else None
+        )
+        # so do the simulations of n target items (what chance shows on a matched benchmark of this size)
+        chance = _side_pool().submit(_cached_levels, len(fit.items), target, cache)
+        matched = _side_pool().submit(_cached_reference, len(fit.items), target, cache)
+        progress("abilities")
+        patterns = cell_patterns(data, floors)  # over the observed cells: never a models x items array
+        groups = _pattern_groups(model, patterns)
+        theta = _abilities(patterns, fit.theta, groups)
+        lik = None
+        if model.path == "withheld":
+            bounds = None
+        else:
+            progress("bounds, for any difficulty distribution")
+            bounds, lik = _bounds(data, fit, theta, model, scale, target)
+        levels = chance.result()
+        partial = {**(bounds.record_fields() if bounds is not None else {}), **levels}
+        undecided = {
+            k: v["level"] for k, v in verdicts(partial, thresholds or {}).items() if v["verdict"] == "cannot tell"
+        }
+        usual = float(np.median(data.weight)) if data.weight.size else 1.0
+        if resolve and undecided:
+            progress("what would decide: " + ", ".join(undecided))
+        # the simulated larger pools need only the bounds' verdicts: they run beside the model-based figures
+        mean_floor = float(np.mean(floors)) if floors is not None else 0.0
+        deciding = (
+            _side_pool().submit(
+                pool_needed,
+                theta,
+                usual,
+                len(fit.items),
+                target,
+                scale,
+                undecided,
+                cache=cache,
+                seed=seed,
+                floor=mean_floor,
+            )
+            if resolve and model.path == "1PL"
+            else None
+        )
+        progress("item posteriors and model-based figures")
+        if model.path == "2PL":
+            two = model.twopl
+            grid = np.linspace(two.theta.min() - 8.0, two.theta.max() + 8.0, GRID_SIZE)
+            rows = integrated_loglik(data, two.theta, grid, two.mean_log_a, two.spread, floor=floors, log_a=two.log_a)
+            post = loglik_posterior(rows, grid)
+            theta = two.theta
+        else:
+            post = item_posterior(data, theta, patterns=patterns)
+        rng = np.random.default_rng(seed)
+        draws = posterior_z_draws(theta, scale, N_DRAWS, rng, post)
+        reference = matched.result()
+        posterior = figures_from_draws(draws, target, reference=reference)
+        needed = deciding.result() if deciding is not None else {}
+        if by_date:
+            progress("history by date")
+        by_date_table = dated.result() if dated is not None else None
+    models["theta_axis"] = models["model"].map(dict(zip(fit.models, theta, strict=True)))
+    if model.path == "2PL":  # the items' positions on the 2PL's scale (z reads the same from either)
+        z = difficulty_z(model.twopl.b, model.twopl.theta, scale)
+        items = pd.DataFrame(
+            {"item_id": fit.items, "b": model.twopl.b, "b_sd": np.nan, "z": z, "log_a": model.twopl.log_a}
+        )
+    check = None
+    if model.nuts is not None:
+        progress("the nuts check")
+        check = nuts_check(
+            model.nuts,
+            data,
+            floors,
+            z=z,
+            theta=theta,
+            posterior=posterior,
+            scale=scale,
+            target=target,
+            reference=reference,
+        )
+    tiers = None
+    if tiered:
+        progress("tiers")
+        tiers = tiers_of(responses)
+        models = with_tiers(models, tiers)
+    pool = {
+        "response_patterns": int(post.n_patterns),
+        "likelihood_patterns": lik.n_patterns if lik is not None else None,
+        "distinct_z": int(np.unique(np.round(z, 9)).size),
+        "ability_range": [float(theta.min()), float(theta.max())],
+        "difficulty_range": [float(fit.b.min()), float(fit.b.max())],
+        "prior_mean": post.prior_mean,
+        "prior_sd": post.prior_sd,
+        "fitted_models": len(fit.models),
+    }
+    return BenchmarkAudit(
+        benchmark=str(names[0]),
+        revision=revision or content_revision(responses),
+        source=source,
+        synthetic=synthetic,
+        method="nuts" if model.nuts is not None else fit.method,
+        figures_from=fit.method,
+        nuts_check=check,
+        scale=scale,
+        converged=fit.converged,
+        coverage=coverage(z, target),
+        intervals=dict(posterior.interval),
+        saturation=sat,
+        solved_share=float(np.mean(solved.to_numpy() > 0)),
+        items=items,
+        models=models,
+        diagnostics=dict(fit.diagnostics),
+        paired=paired,
+        top_intervals=top_intervals,
+        by_date=by_date_table,
+        target_spec={"kind": target.kind, "a": target.a, "b": target.b},
+        posterior=posterior,
+        bounds=bounds,
+        levels=levels,
+        pool=pool,
+        resolve=needed,
+        uninformative=uninformative,
+        tiers=tiers,
+        model=model,
+    )
+
+
+def _pattern_groups(model: ItemModel, patterns: CellPatterns) -> np.ndarray | None:
+    """Each response pattern's design group (the items of one pattern share their models, hence their group)."""
+    if model.groups is None:
+        return None
+    out = np.zeros(patterns.n_patterns, np.int64)
+    out[patterns.pattern] = model.groups
+    return out
+
+
+def _abilities(patterns: CellPatterns, theta: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
+    """The abilities the bounds and the model-based figures read: the joint MAP's from ``MARGINAL_MODELS`` models
+    (its stretch of the scale falls as 1/models: 0.4% with 200, measured), the marginal MAP's below (the items
+    integrated out, one prior per design group, with the floors of ``patterns``)."""
+    if theta.size >= MARGINAL_MODELS:
+        return theta
+    return marginal_abilities_patterns(patterns, theta, groups=groups)[0]
+
+
+def _bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale: str, target: Target):
+    """The bounds on the item model's path (and the axis likelihood of the last run, for the pool's figures):
+    the 1PL's at each end of the chance floor's interval, their union (``benchwatch.metrics.union_bounds``: they hold
+    whichever floor it is); the 2PL's with each item's discrimination integrated out."""
+    s = data.weight * data.y
+    if model.path == "2PL":
+        two = model.twopl
+        abilities = uncertain_abilities(two.theta, two.theta_sd)
+        z = axis_grid()
+        rows = integrated_loglik(
+            data,
+            abilities.theta,
+            difficulty_b(z, abilities.population, scale),
+            two.mean_log_a,
+            two.spread,
+            floor=model.floors(),
+            slope=abilities.slope,
+            log_a=two.log_a,
+        )
+        lik = axis_likelihood(rows, z, groups=model.groups)
+        return axis_bounds(lik, target), lik
+    runs, lik = [], None
+    for share in model.shares():
+        floor = model.floors(share)
+        th, sd = theta, fit.theta_sd
+        if share is not None and share != model.floor.share:  # the abilities at that floor: a warm refit
+            refit = fit_map(data, floor=floor, init=(fit.theta, fit.b), exact_sd=False)
+            th, sd = refit.theta, refit.theta_sd
+            if th.size < MARGINAL_MODELS:  # the patterns only where the marginal abilities read them
+                at = cell_patterns(data, floor)
+                th = _abilities(at, th, _pattern_groups(model, at))
+                del at
+            del refit
+        lik = likelihood_from_cells(
+            data.model_idx,
+            data.item_idx,
+            data.weight,
+            s,
+            th,
+            data.n_items,
+            scale,
+            theta_sd=sd,  # the abilities' own error: 40 answers place a model to about 0.38 logits
+            floor=floor,
+            groups=model.groups,
+        )
+        runs.append(axis_bounds(lik, target))
+    return union_bounds(runs), lik
+
+
+_side: ThreadPoolExecutor | None = None
+
+
+def _forget_side() -> None:  # a forked child has none of its parent's threads: it starts its own pool
+    global _side
+    _side = None
+
+
+os.register_at_fork(after_in_child=_forget_side)
+
+
+def _side_pool() -> ThreadPoolExecutor:
+    global _side
+    if _side is None:
+        _side = ThreadPoolExecutor(max_workers=4, thread_name_prefix="benchwatch-audit")
+    return _side
+
+
+def _cached_reference(n_items: int, target: Target, cache: Cache) -> dict:
+    """``target_reference`` (pure simulation of n target items), kept by size and target."""
+    if target.kind == "empirical":
+        return target_reference(n_items, target)
+    key = pool_key("target_reference", n_items, target.kind, target.a, target.b)
+    return {k: tuple(v) for k, v in cache(key, lambda: target_reference(n_items, target)).items()}
+
+
+def _cached_levels(n_items: int, target: Target, cache: Cache) -> dict:
+    if target.kind == "empirical":
+        return sampling_levels(n_items, target)
+    key = pool_key("sampling_levels", n_items, target.kind, target.a, target.b)
+    return cache(key, lambda: sampling_levels(n_items, target))
+
+
+FLOOR_CACHE_ENV = "BENCHWATCH_FLOOR_CACHE"
+
+
+def floor_cache(folder: str | Path | None = None) -> Cache:
+    """Where simulations are kept (what n target items show by chance; what pool would decide a verdict):
+    ``folder``, else the folder named by $BENCHWATCH_FLOOR_CACHE, else none.
+
+    Each depends only on the pool, the size, the target, the scale and the level asked, so one folder can
+    serve every reports folder of a machine (the sample, the live run, tests).
+    """
+    folder = folder or os.environ.get(FLOOR_CACHE_ENV)
+    return json_memo(folder) if folder else no_cache
+
+
+def audit_benchmark(
+    responses: pd.DataFrame,
+    *,
+    source: str,
+    method: str = "map",
+    synthetic: bool = False,
+    scale: str = DEFAULT_SCALE,
+    target: Target = UNIFORM,
+    ceiling: float = 1.0,
+    init: tuple[np.ndarray, np.ndarray] | None = None,
+    sampler: str = "auto",
+    thresholds: dict[str, float] | None = None,
+    progress: Callable[[str], None] = lambda _text: None,
+    chance_from: str | None = None,
+) -> BenchmarkAudit:
+    """Fit the item model to one benchmark's informative responses (``benchwatch.irt.fit_item_model``: chance floors
+    where the rows carry a ``chance`` column, ``chance_from`` saying where they came from; the fit check; the
+    path of the bounds) and compute its coverage and saturation (scores only when fewer than ``MIN_MODELS``
+    models tell items apart)."""
+    fitted, uninformative = split_uninformative(responses)
+    reason = too_few(fitted)
+    if reason is not None:
+        return scores_only(
+            responses,
+            reason,
+            source=source,
+            synthetic=synthetic,
+            scale=scale,
+            ceiling=ceiling,
+            uninformative=uninformative,
+        )
+    fit, model = fit_item_model(
+        encode_responses(fitted), method, init=init, sampler=sampler, nominal_from=chance_from, progress=progress
+    )
+    return measure(
+        responses,
+        fit,
+        source=source,
+        synthetic=synthetic,
+        scale=scale,
+        target=target,
+        ceiling=ceiling,
+        thresholds=thresholds,
+        progress=progress,
+        model=model,
+    )

@@ -1,0 +1,35 @@
+"""One benchmark, one page: the records shown together, and how their scores agree where both cover a model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+
+from benchwatch.history import page_groups
+from benchwatch.metrics import compare_scores
+
+LISTED = 50  # compared models listed per board; the counts are always complete
+
+
+def compare_pages(records: dict[str, dict], models_of: Callable[[str], pd.DataFrame | None]) -> None:
+    """Attach to each board that shares a page with a per-item fit its comparison with that fit (in place)."""
+    for recs in page_groups(records).values():
+        fits = [r for r in recs if r.get("kind") != "aggregate"]
+        for rec in recs:
+            rec.pop("comparison", None)
+            if rec.get("kind") != "aggregate" or not fits:
+                continue
+            fit = fits[0]
+            mine, theirs = models_of(rec["benchmark"]), models_of(fit["benchmark"])
+            if mine is None or theirs is None:
+                continue
+            rows = compare_scores(theirs, mine, int(fit["n_items"]), int(rec["n_items"]))
+            rec["comparison"] = {
+                "with": fit["benchmark"],
+                "fit_models": int(fit["n_models"]),
+                "board_models": int(rec["n_models"]),
+                "both": len(rows),
+                "disagreements": sum(r["disagree"] for r in rows),
+                "rows": rows[:LISTED],
+            }

@@ -1,0 +1,118 @@
+"""The audit's own computation repeated on a benchmark's responses, with items added (``benchwatch fill check``).
+
+The item model and the abilities are held as the audit published them (the record's path and chance floor,
+the models table's abilities behind the bounds), and what ``measure`` computes from them is computed again:
+the bounds on the item model's path (``benchwatch.pipeline.audit._bounds``, with the floors over their interval and
+the design groups of the responses given) and their verdicts, and the model-based figures from the items'
+exact posteriors and joint draws. On the audit's own responses it gives the published figures back; with
+candidate items' responses added, the figures the benchmark would have with them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from benchwatch.irt import (
+    FloorEstimate,
+    ItemModel,
+    RaschFit,
+    cell_patterns,
+    design_groups,
+    encode_responses,
+    item_posterior,
+)
+from benchwatch.metrics import Target, figures_from_draws, posterior_z_draws
+from benchwatch.pipeline.audit import N_DRAWS, _bounds, _cached_levels, _cached_reference, floor_cache
+from benchwatch.pipeline.scores import split_uninformative
+
+FIGURES = ("ddm", "max_gap", "top5_gap_sum")
+BOUND_KEYS = (
+    "detection_limit",
+    "detection_stretch",
+    "top5_gap_sum_bound_hi",
+    "thin_stretches",
+    "thin_width",
+    "thin_top5",
+    "ddm_bound_lo",
+    "ddm_bound_hi",
+)
+
+
+def repeat_audit(
+    responses: pd.DataFrame,
+    record: dict,
+    models: pd.DataFrame,
+    items: pd.DataFrame,
+    target: Target,
+    *,
+    extra: pd.DataFrame | None = None,
+    extra_b: pd.Series | None = None,
+    seed: int = 0,
+) -> dict:
+    """The audit's bounds, verdicts and model-based figures of a benchmark's ``responses`` (its snapshot), with
+    ``extra`` rows of other items added (answered by its models; their ids must differ from its items'), the
+    abilities held at the models table's (``theta_axis``, ``theta_sd``) and the item model at the ``record``'s.
+
+    ``extra_b``: the extra items' difficulties, where the floor's other ends refit the abilities (a warm start).
+    Returns ``bounds`` (the bound fields and ``verdicts``; None off the 1PL's path: withheld, or the 2PL's, whose
+    discriminations the reports do not keep), ``figures`` ({figure: lo, value, hi}; None on the 2PL's path) and
+    ``n_items``. The verdicts are those the next audit would record: the record's thresholds, with the
+    hysteresis of the flags it raised."""
+    path = record.get("item_model") or "1PL"
+    if path == "2PL":
+        return {"bounds": None, "figures": None, "n_items": None}
+    fitted = models.dropna(subset=["theta", "theta_axis"]).set_index("model")
+    own, _ = split_uninformative(responses)
+    rows = own[own["model"].isin(fitted.index)]
+    if extra is not None and len(extra):
+        rows = pd.concat([rows, extra[extra["model"].isin(rows["model"].unique())]], ignore_index=True)
+    scale = record.get("scale") or "ability-quantile"
+    data = encode_responses(rows)
+    at = fitted.reindex(data.models)
+    theta = at["theta_axis"].to_numpy(float)
+    b = items.set_index("item_id")["b"].astype(float)
+    if extra_b is not None:
+        b = pd.concat([b, extra_b.astype(float)])
+    fit = RaschFit(
+        models=data.models,
+        items=data.items,
+        theta=at["theta"].to_numpy(float),
+        theta_sd=at["theta_sd"].to_numpy(float),
+        b=b.reindex(data.items).fillna(0.0).to_numpy(float),
+        b_sd=np.full(data.n_items, np.nan),
+        method=record.get("method") or "map",
+        converged=True,
+    )
+    nominal = data.chance if data.chance is not None and np.any(data.chance > 0) else None
+    floor = None
+    if nominal is not None and record.get("floor_share") is not None:
+        floor = FloorEstimate(
+            share=float(record["floor_share"]),
+            lo=float(record["floor_share_lo"]),
+            hi=float(record["floor_share_hi"]),
+            nominal=float(record["chance_nominal"]),
+            items=int(record.get("floor_items") or 0),
+        )
+    model = ItemModel(nominal=nominal, floor=floor, groups=design_groups(data), path=path)
+    cache = floor_cache()
+    bounds = None
+    if path == "1PL":
+        found, _ = _bounds(data, fit, theta, model, scale, target)
+        fields = {k: v for k, v in found.record_fields().items() if k in BOUND_KEYS}
+        levels = _cached_levels(data.n_items, target, cache)
+        bounds = {"n_items": int(data.n_items), **fields, "verdicts": _verdicts({**fields, **levels}, record)}
+    post = item_posterior(data, theta, patterns=cell_patterns(data, model.floors()))
+    draws = posterior_z_draws(theta, scale, N_DRAWS, np.random.default_rng(seed), post)
+    found = figures_from_draws(draws, target, reference=_cached_reference(data.n_items, target, cache))
+    figures = {k: {"lo": found.interval[k][0], "value": found.median[k], "hi": found.interval[k][1]} for k in FIGURES}
+    return {"bounds": bounds, "figures": figures, "n_items": int(data.n_items)}
+
+
+def _verdicts(figures: dict, record: dict) -> dict:
+    from benchwatch.rules import DEFAULT_THRESHOLDS, held_figures, verdicts
+
+    thresholds = {k: v["threshold"] for k, v in (record.get("verdicts") or {}).items()}
+    held = held_figures(set(record.get("flags") or []))
+    found = verdicts(figures, thresholds, held, DEFAULT_THRESHOLDS.hysteresis)
+    return {k: v["verdict"] for k, v in found.items()}

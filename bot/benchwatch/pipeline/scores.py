@@ -1,0 +1,229 @@
+"""Scores, tiers and the models that say nothing: what an audit computes from the responses alone."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from benchwatch.irt import (
+    DEFAULT_SCALE,
+    encode_responses,
+)
+from benchwatch.metrics import (
+    TIERED_MODELS,
+    Saturation,
+    Tiers,
+    band,
+    paired_difference,
+    paired_saturation_index,
+    saturation,
+    score_intervals,
+    tiers_from_items,
+    tiers_from_scores,
+)
+from benchwatch.pipeline.audit_record import MIN_MODELS, BenchmarkAudit
+from benchwatch.store import content_revision
+
+
+def with_tiers(models: pd.DataFrame, tiers: Tiers) -> pd.DataFrame:
+    """A models table with each model's score interval, tier, 95% interval of rank and note (empty beyond the
+    tiered ones)."""
+    table = (
+        pd.DataFrame(tiers.table()).drop(columns="score")
+        if tiers.models
+        else pd.DataFrame(columns=["model", "score_lo", "score_hi", "tier", "rank_lo", "rank_hi", "note"])
+    )
+    table = table.astype({"tier": "Int64", "rank_lo": "Int64", "rank_hi": "Int64"})
+    out = models.assign(model=models["model"].astype(str)).merge(table, on="model", how="left")
+    return out
+
+
+FEW_ITEMS = 0.5  # a model that answered under this share of the benchmark's items is tiered with a note
+
+
+def _per_model(responses: pd.DataFrame) -> pd.DataFrame:
+    """Per model: the lowest and highest score of its answers, and how many items it answered (one row each)."""
+    return responses.groupby("model", sort=True, observed=True)["score"].agg(["min", "max", "size"])
+
+
+def _alike(per_model: pd.DataFrame) -> pd.DataFrame:
+    """The models that answered every item right or every one wrong."""
+    alike = per_model[per_model["min"] == per_model["max"]]
+    return alike[(alike["min"] == 1.0) | (alike["min"] == 0.0)]
+
+
+def _why_alike(row: pd.Series) -> str:
+    return "answered every item right" if row["min"] == 1.0 else "answered every item wrong"
+
+
+def split_uninformative(responses: pd.DataFrame) -> tuple[pd.DataFrame, list[dict]]:
+    """The responses of the models that tell items apart, and the models left out: every item right, or every
+    item wrong, tells nothing about which items are harder (and its ability has no finite estimate). They are
+    left out of the item fit only: their scores count and they are tiered (``model_notes`` says why)."""
+    alike = _alike(_per_model(responses))
+    listed = [{"model": str(m), "items": int(row["size"]), "why": _why_alike(row)} for m, row in alike.iterrows()]
+    if not listed:
+        return responses, []
+    return responses[~responses["model"].isin(alike.index)], listed
+
+
+def model_notes(responses: pd.DataFrame) -> dict[str, str]:
+    """Why a model's tier deserves a word, by model: it answered every item right or every one wrong (left out
+    of the item fit, tiered by its score), or under ``FEW_ITEMS`` of the benchmark's items (compared with each
+    model on the items both answered: hard to tell apart from anyone). The one source of these reasons for
+    ``benchwatch audit``, ``benchwatch tiers`` and the pages."""
+    per_model = _per_model(responses)
+    notes: dict[str, list[str]] = {}
+    for m, row in _alike(per_model).iterrows():
+        notes.setdefault(str(m), []).append(_why_alike(row))  # split_uninformative's reason, word for word
+    n_items = responses["item_id"].nunique()
+    answered = per_model["size"]
+    for m, k in answered[answered < FEW_ITEMS * n_items].items():
+        notes.setdefault(str(m), []).append(f"answered only {k} of {n_items} items")
+    return {m: "; ".join(why) for m, why in notes.items()}
+
+
+def tiers_of(responses: pd.DataFrame) -> Tiers:
+    """Tiers and rank intervals of one benchmark's models from their per-item scores (``benchwatch.metrics.tiers``):
+    the best ``TIERED_MODELS`` by score, compared on the items both answered, with ``model_notes``."""
+    scores = responses.groupby("model", sort=True, observed=True)["score"].mean().sort_values(ascending=False)
+    rows = (
+        responses if len(scores) <= TIERED_MODELS else responses[responses["model"].isin(scores.index[:TIERED_MODELS])]
+    )
+    data = encode_responses(rows)
+    y = np.zeros((data.n_models, data.n_items))
+    answered = np.zeros((data.n_models, data.n_items), bool)
+    y[data.model_idx, data.item_idx] = rows["score"].to_numpy(float)  # the scores as given: the audit's means
+    answered[data.model_idx, data.item_idx] = True
+    binary = bool(np.all(data.weight == 1) and np.all((data.y == 0) | (data.y == 1)))
+    tiers = tiers_from_items(data.models, y, answered, binary)
+    rest = tuple(str(m) for m in scores.index[TIERED_MODELS:])
+    return dataclasses.replace(tiers, untiered=rest or tiers.untiered, notes=model_notes(responses))
+
+
+def tiers_of_board(rows: pd.DataFrame) -> Tiers:
+    """Tiers of a board of published scores, from their standard errors: the source's own (``stderr``) where
+    it gives them, the binomial error of the test-set size otherwise."""
+    n = int(rows["n_items"].iloc[0])
+    scores = rows["score"].to_numpy(float)
+    given = rows["stderr"].to_numpy(float) if "stderr" in rows.columns else np.full(len(rows), np.nan)
+    has = ~np.isnan(given)
+    if has.all():
+        how = "the standard errors the source publishes"
+    elif has.any():
+        how = f"the standard errors the source publishes, or the binomial error of {n:,} items where it gives none"
+    else:
+        how = f"the binomial error of the test-set size ({n:,} items): the source publishes no standard errors"
+    return tiers_from_scores(rows["model"].astype(str).to_numpy(), scores, given, how, n_items=n)
+
+
+def too_few(responses: pd.DataFrame) -> str | None:
+    """Why the informative models of these responses cannot place items, or None."""
+    n = responses["model"].nunique()
+    if n < MIN_MODELS:
+        return (
+            f"too few models to place items: {n} model(s) that tell items apart, at least {MIN_MODELS} are "
+            "needed (scores only, no per-item figure or flag)"
+        )
+    return None
+
+
+def model_scores(responses: pd.DataFrame) -> pd.DataFrame:
+    return responses.groupby("model", sort=True).agg(
+        score=("score", "mean"), n_answered=("score", "size"), date=("date", "min")
+    )
+
+
+def scores_only(
+    responses: pd.DataFrame,
+    reason: str,
+    *,
+    source: str,
+    synthetic: bool = False,
+    scale: str = DEFAULT_SCALE,
+    ceiling: float = 1.0,
+    uninformative: list | None = None,
+) -> BenchmarkAudit:
+    """A benchmark whose per-item data cannot place items: its models' scores and saturation only."""
+    names = responses["benchmark"].unique()
+    models = model_scores(responses).reset_index()
+    n_items = responses["item_id"].nunique()
+    sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), n_items, ceiling)
+    paired, top_intervals = paired_figures(responses, sat)
+    sat = state_from_paired(sat, paired)
+    solved = responses.groupby("item_id")["score"].max()
+    tiers = tiers_of(responses)
+    models = with_tiers(models, tiers)
+    return BenchmarkAudit(
+        benchmark=str(names[0]),
+        revision=content_revision(responses),
+        source=source,
+        synthetic=synthetic,
+        method=None,
+        scale=scale,
+        converged=None,
+        coverage=None,
+        intervals={},
+        saturation=sat,
+        solved_share=float(np.mean(solved.to_numpy() > 0)),
+        items=pd.DataFrame({"item_id": sorted(responses["item_id"].unique())}),
+        models=models,
+        paired=paired,
+        top_intervals=top_intervals,
+        uninformative=list(uninformative or []),
+        unplaced=reason,
+        tiers=tiers,
+    )
+
+
+def _score_interval(y: np.ndarray) -> tuple[float, float]:
+    """A model's 95% score interval from its item scores: ``score_intervals``, the tiers' own."""
+    lo, hi = score_intervals(float(np.mean(y)), y.size)
+    return float(lo), float(hi)
+
+
+def paired_figures(responses: pd.DataFrame, sat: Saturation) -> tuple[dict, dict]:
+    """The index with the paired item-level SE of top-1 minus top-5, and each top model's 95% interval."""
+    names = [m for m, _ in sat.top_models]
+    if not names:
+        return {}, {}
+    wide = responses[responses["model"].isin(names)].pivot(index="item_id", columns="model", values="score")
+    intervals = {m: _score_interval(wide[m].dropna().to_numpy()) for m in names}
+    if len(names) < 5:
+        return {}, intervals
+    both = wide[[names[0], names[4]]].dropna()
+    if len(both) < 2:
+        return {}, intervals
+    diff = paired_difference(both[names[0]].to_numpy(), both[names[4]].to_numpy())
+    index = paired_saturation_index(diff["difference"], diff["se"])
+    return {
+        "saturation_index_paired": index,
+        "band_paired": band(index),
+        "top_gap_se_paired": diff["se"],
+        "top_gap_lo": diff["lo"],
+        "top_gap_hi": diff["hi"],
+        "shared_items_top1_top5": diff["n"],
+    }, intervals
+
+
+def state_from_paired(sat: Saturation, paired: dict) -> Saturation:
+    """The saturation with its state decided by the paired item-level comparison of top-1 and top-5 where the
+    items allow one (``paired_figures``), the better measure of the noise than the paper's sqrt(n) index."""
+    if "top_gap_lo" not in paired:
+        return sat
+    return sat.decided_by("paired", paired["top_gap_lo"], paired["top_gap_hi"], paired["saturation_index_paired"])
+
+
+def unauditable(responses: pd.DataFrame) -> str | None:
+    """Why one benchmark's responses cannot be audited (one model, one item, no variance), or None."""
+    models = responses["model"].unique()
+    if len(models) < 2:
+        return f"only one model ({models[0]}): difficulties need at least two models to compare"
+    if responses["item_id"].nunique() < 2:
+        return "only one item: there is no difficulty axis to cover"
+    scores = responses["score"].unique()
+    if len(scores) == 1:
+        return f"no variance: every response scores {scores[0]:g}, so no item is harder than another"
+    return None

@@ -1,0 +1,170 @@
+"""The run's audits on both cores: two forked workers for the whole run (Linux), across sources: a source's
+audits run while the run goes on to the next source, and each source publishes its results in order once they
+are all in (``benchwatch.pipeline.gather``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+from benchwatch.errors import InputError
+from benchwatch.pipeline import benchmark
+from benchwatch.progress import Progress
+
+AUDIT_ERRORS = (InputError, ValueError, ArithmeticError)  # a benchmark that cannot be audited is skipped
+PARALLEL_CELLS = 20_000_000  # a job with more cells than half this runs alone, in the run's own process (memory)
+WARM_WAIT = 120.0  # seconds a worker waits for the others to ready their part of the compiled kernels
+
+
+def _die_with_parent() -> None:
+    """A worker ends when its run does, even killed (-9): it holds a copy of the run's lock file, which would
+    otherwise stay locked until the worker finished on its own (Linux's parent-death signal)."""
+    import contextlib
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):  # no prctl: the worker ends at its next read of the pipe
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+
+
+def _my_kernels(share: int, shares: int) -> list[tuple]:
+    """This worker's part of the compiled kernels: the longest compiles first, each to the least loaded part."""
+    from benchwatch.irt import compiled_kernels as irt_kernels
+    from benchwatch.metrics import compiled_kernels as metrics_kernels
+
+    load = [0.0] * shares
+    mine = []
+    for kernel, types, seconds in sorted([*irt_kernels(), *metrics_kernels()], key=lambda k: -k[2]):
+        part = load.index(min(load))
+        load[part] += seconds
+        if part == share:
+            mine.append((kernel, types))
+    return mine
+
+
+_share: int | None = None  # this worker's part of the kernels (None outside a forked worker)
+
+
+def _start_worker(counter, barrier) -> None:
+    """A worker's start: it ends with its run (``_die_with_parent``) and readies its part of the compiled
+    kernels, then waits for the others. On the first run after an install numba compiles them (about 12 s of
+    one core, which each worker would otherwise spend on every kernel); the workers share the compiling and
+    load the others' parts from numba's cache when first called. Later runs load their part from the cache."""
+    import contextlib
+    import threading
+
+    global _share
+    _die_with_parent()
+    with counter.get_lock():
+        share, counter.value = counter.value, counter.value + 1
+    _share = share
+    for kernel, types in _my_kernels(share % barrier.parties, barrier.parties):
+        with contextlib.suppress(Exception):  # one that cannot be compiled here fails where it is called, named
+            kernel.compile(types)
+    with contextlib.suppress(threading.BrokenBarrierError):  # a worker that died: the pool reports it
+        barrier.wait(timeout=WARM_WAIT)
+
+
+def _audit(job: dict, progress=None) -> tuple:
+    """(audit, how) or None, the error that stopped it, and its seconds."""
+    start = time.perf_counter()
+    try:
+        extra = {} if progress is None else {"progress": progress}
+        done = benchmark.audit_with_history(**job, **extra)
+    except AUDIT_ERRORS as exc:
+        return None, str(exc), 0.0
+    return done, None, time.perf_counter() - start
+
+
+def _pickled_audit(job: dict) -> tuple:  # pragma: no cover (runs in a worker)
+    """A worker's audit: the job came pickled (its rows, not its source's whole table)."""
+    return _audit(job)
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class TableRef:
+    """What an audit reads of its source's table: where it came from, and whether it is synthetic."""
+
+    location: str
+    synthetic: bool
+
+
+class AuditPool:
+    """Audits by ticket. Forked (Linux, two cores or more): two workers for the whole run (their compiled
+    kernels loaded once each), each job pickled to them without its source's table; otherwise, and for a job
+    too large to hold twice, in the run's own process."""
+
+    def __init__(self, forked: bool | None = None) -> None:
+        self.slots = min(2, _cores())
+        self.forked = (sys.platform == "linux" and self.slots >= 2) if forked is None else forked
+        self.futures: dict[int, tuple] = {}  # ticket -> (future, job's name, bar)
+        self.done: dict[int, tuple] = {}
+        self.failed: dict[int, Exception] = {}
+        self._executor = None
+        self._next = 0
+
+    def submit(self, job: dict, bar: Progress) -> int:
+        ticket, self._next = self._next, self._next + 1
+        name = job["rows"]["benchmark"].iloc[0]
+        if not self.forked or len(job["rows"]) > PARALLEL_CELLS // 2:
+            self._drain()  # a large job alone: what runs beside it would hold its memory twice
+            bar.note(f"auditing {name}")
+            self.done[ticket] = _audit(job, bar.note)
+            return ticket
+        light = {**job, "table": TableRef(job["table"].location, bool(job["table"].synthetic))}
+        self.futures[ticket] = (self._pool().submit(_pickled_audit, light), name, bar)
+        return ticket
+
+    def call(self, fn, /, **kwargs) -> int:
+        """Any other pure function of the run's work (a module-level one: it is pickled by name), beside the
+        audits; its ticket gives its return value, or raises what it raised."""
+        ticket, self._next = self._next, self._next + 1
+        if not self.forked:
+            try:
+                self.done[ticket] = fn(**kwargs)
+            except Exception as exc:  # raised where the result is read, as from a worker
+                self.failed[ticket] = exc
+            return ticket
+        self.futures[ticket] = (self._pool().submit(fn, **kwargs), None, None)
+        return ticket
+
+    def result(self, ticket: int) -> tuple:
+        """The job's result, waiting for it; an audit that raised something else fails its source here."""
+        if ticket in self.failed:
+            raise self.failed.pop(ticket)
+        if ticket in self.done:
+            return self.done.pop(ticket)
+        future, name, bar = self.futures.pop(ticket)
+        out = future.result()
+        if bar is not None:
+            bar.note(f"audited {name}")
+        return out
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+    def _pool(self):
+        if self._executor is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            fork = multiprocessing.get_context("fork")
+            self._executor = ProcessPoolExecutor(
+                self.slots,
+                mp_context=fork,
+                initializer=_start_worker,
+                initargs=(fork.Value("i", 0), fork.Barrier(self.slots)),
+            )
+        return self._executor
+
+    def _drain(self) -> None:
+        for future, _, _ in self.futures.values():
+            future.exception()  # waits; the result stays for its ticket

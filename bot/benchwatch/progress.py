@@ -1,0 +1,92 @@
+"""Progress of long work: a tqdm bar on a terminal, one plain line per step anywhere else (a CI log, a pipe).
+
+Everything goes to standard error, so that what a command prints on standard output (a table, JSON) stays
+clean. ``BENCHWATCH_PROGRESS=0`` silences it, ``=1`` forces the plain lines.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+
+class Progress:
+    """Steps of one piece of work: ``step(label)`` as each begins, ``note(text)`` for what happens inside it."""
+
+    def __init__(self, total: int, desc: str, stream: TextIO | None = None):
+        self.total, self.desc, self.stream = total, desc, stream or sys.stderr
+        self.done = 0
+        self.started = time.perf_counter()
+        mode = os.environ.get("BENCHWATCH_PROGRESS", "")
+        self.quiet = mode == "0"
+        self.bar = None
+        if not self.quiet and mode != "1" and getattr(self.stream, "isatty", lambda: False)():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, file=self.stream, leave=False, dynamic_ncols=True)
+
+    def step(self, label: str) -> None:
+        """The next step begins."""
+        if self.quiet:
+            return
+        if self.bar is not None:
+            if self.done:
+                self.bar.update(1)
+            self.bar.set_postfix_str(label, refresh=True)
+        else:
+            print(f"  {self.desc} [{self.done + 1}/{self.total}] {label}", file=self.stream, flush=True)
+        self.done += 1
+
+    def note(self, text: str) -> None:
+        """What the current step is doing now (a stage of a long audit)."""
+        if self.quiet:
+            return
+        if self.bar is not None:
+            self.bar.set_postfix_str(text, refresh=True)
+        else:
+            print(f"    {text} ({time.perf_counter() - self.started:.1f} s)", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.update(self.total - self.bar.n)
+            self.bar.close()
+
+
+@contextmanager
+def progress(total: int, desc: str, stream: TextIO | None = None) -> Iterator[Progress]:
+    """A ``Progress`` for the duration of a block."""
+    bar = Progress(total, desc, stream)
+    try:
+        yield bar
+    finally:
+        bar.close()
+
+
+def kernels_compiled() -> bool:
+    """Whether numba has cached the compiled kernels of ``benchwatch.irt`` (a first run compiles them: up to a
+    minute)."""
+    import benchwatch.irt
+
+    package = Path(benchwatch.irt.__file__).parent
+    places = [package / "__pycache__", Path.home() / ".cache" / "numba"]  # in the tree, else the user's cache
+    if os.environ.get("NUMBA_CACHE_DIR"):  # numba then caches there alone
+        places = [Path(os.environ["NUMBA_CACHE_DIR"])]
+    return any(next(place.rglob("kernels.*.nbi"), None) is not None for place in places if place.is_dir())
+
+
+def first_run_note(stream: TextIO | None = None) -> bool:
+    """Say, before the silent stretch, that the kernels are being compiled when they are; True if it said so."""
+    if os.environ.get("BENCHWATCH_PROGRESS", "") == "0" or kernels_compiled():
+        return False
+    print(
+        "first run: compiling the numerical kernels (numba; about a minute on a busy machine, once; "
+        "later runs reuse them)",
+        file=stream or sys.stderr,
+        flush=True,
+    )
+    return True

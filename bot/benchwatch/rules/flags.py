@@ -1,0 +1,263 @@
+"""Retirement and revision flags, with hysteresis so that a figure at a threshold does not flap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchwatch.metrics import CEILING_MARGIN, state_evidence
+
+FLAGS = ("retire", "watch", "revise", "fill")
+SATURATION_LINE = 0.7
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Raising thresholds; a raised flag clears only below ``hysteresis`` times its threshold."""
+
+    revise_ddm: float = 0.10
+    fill_max_gap: float = 0.10
+    fill_top5_gap_sum: float = 0.30
+    hysteresis: float = 0.9
+
+
+DEFAULT_THRESHOLDS = Thresholds()
+
+
+VERDICTS = ("found", "cannot tell", "clear")
+# figure: (threshold field, upper bound, lower bound, sampling level of the upper, sampling level of the lower)
+_VERDICT_KEYS = {
+    "ddm": ("revise_ddm", "ddm_bound_hi", "ddm_bound_lo", "ddm_sampling_p95", "ddm_sampling_p95"),
+    "max_gap": ("fill_max_gap", "detection_limit", "thin_width", "max_gap_sampling_p95", "thin_width_sampling_p95"),
+    "top5_gap_sum": (
+        "fill_top5_gap_sum",
+        "top5_gap_sum_bound_hi",
+        "thin_top5",
+        "top5_gap_sum_sampling_p95",
+        "thin_top5_sampling_p95",
+    ),
+}
+FLAG_OF = {"ddm": "revise", "max_gap": "fill", "top5_gap_sum": "fill"}
+
+
+def threshold_map(thresholds: Thresholds = DEFAULT_THRESHOLDS) -> dict[str, float]:
+    """The flag thresholds by figure, against which the verdicts are read."""
+    return {figure: getattr(thresholds, keys[0]) for figure, keys in _VERDICT_KEYS.items()}
+
+
+def _threshold(thresholds: Thresholds | dict, figure: str) -> float | None:
+    if isinstance(thresholds, Thresholds):
+        return getattr(thresholds, _VERDICT_KEYS[figure][0])
+    return thresholds.get(figure)
+
+
+def verdicts(
+    figures: dict,
+    thresholds: Thresholds | dict = DEFAULT_THRESHOLDS,
+    held: frozenset[str] | set[str] = frozenset(),
+    hysteresis: float | None = None,
+) -> dict[str, dict]:
+    """For each coverage figure with bounds: found, cannot tell or clear, against its flag's threshold.
+
+    The level is the threshold, raised to what the benchmark's number of items drawn from the target shows
+    by chance (its 95th percentile) where that is higher. "found": the lower bound (for the gaps: the widest
+    stretch shown to hold less than a quarter of the target's items, or the five widest together; for DDM
+    its lower bound) reaches the level; "clear": the upper bound (the detection limit, the top-5 bound, DDM's
+    upper bound) is below it; "cannot tell" otherwise. A raised flag (``held``: figures whose flag was raised
+    on the previous snapshot) stays found down to ``hysteresis`` times its level.
+    """
+    hysteresis = thresholds.hysteresis if hysteresis is None and isinstance(thresholds, Thresholds) else hysteresis
+    out = {}
+    for figure, (_field, upper_key, lower_key, level_key, found_key) in _VERDICT_KEYS.items():
+        threshold = _threshold(thresholds, figure)
+        upper, lower = figures.get(upper_key), figures.get(lower_key)
+        if upper is None and lower is not None and upper_key == "top5_gap_sum_bound_hi":
+            upper = 1.0  # null: no bound with these models (the whole axis), so never clear
+        if threshold is None or upper is None or lower is None or upper != upper or lower != lower:
+            continue
+        level = max(threshold, figures.get(level_key) or 0.0)
+        found_level = max(threshold, figures.get(found_key) or 0.0)
+        if figure in held and hysteresis:
+            found_level *= hysteresis
+        if lower >= found_level:
+            verdict = "found"
+        elif upper < level:
+            verdict = "clear"
+        else:
+            verdict = "cannot tell"
+        out[figure] = {
+            "verdict": verdict,
+            "threshold": threshold,
+            "level": level,
+            "found_level": found_level,
+            "lower": lower,
+            "upper": upper,
+        }
+    return out
+
+
+def retirement(figures: dict, previous_state: str | None) -> tuple[bool, str]:
+    """Whether a benchmark meets the retirement rule, and the evidence (or what holds it back), in words.
+
+    The rule: the state is ``saturated`` now and was on the previous snapshot, or on the last two or more
+    publication dates of the history by date (``saturated_since``); and the saturation index's 95% interval
+    stays at or above 0.7.
+    """
+    if figures.get("state") != "saturated":
+        return False, ""
+    since = figures.get("saturated_since")
+    if previous_state == "saturated":
+        evidence = "saturated on two consecutive snapshots"
+    elif since:
+        evidence = f"saturated at every publication date since {since}"
+    else:
+        return False, "saturated on this snapshot only: retirement needs a second snapshot or two dates in a row"
+    low = figures.get("saturation_index_lo")
+    if low is not None and low < SATURATION_LINE:
+        return False, f"{evidence}, but the index's 95% interval still reaches {low:.2f} < {SATURATION_LINE}"
+    return True, evidence
+
+
+def held_figures(previous_flags: frozenset[str] | set[str]) -> set[str]:
+    """The figures whose flag was raised on the previous snapshot (their found level has the hysteresis)."""
+    return {fig for fig, flag in FLAG_OF.items() if flag in previous_flags}
+
+
+def evaluate_flags(
+    figures: dict,
+    previous_flags: frozenset[str] | set[str] = frozenset(),
+    previous_state: str | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> list[str]:
+    """The flags of a snapshot given its figures and the previous snapshot's flags and state: ``revise`` and
+    ``fill`` only where their figure's verdict is "found" (``verdicts``)."""
+    flags = []
+    if retirement(figures, previous_state)[0]:
+        flags.append("retire")
+    if figures.get("state") == "stagnant":
+        flags.append("watch")
+    now = verdicts(figures, thresholds, held_figures(previous_flags))
+    found = {k for k, v in now.items() if v["verdict"] == "found"}
+    if "ddm" in found:
+        flags.append("revise")
+    if found & {"max_gap", "top5_gap_sum"}:
+        flags.append("fill")
+    return flags
+
+
+def recorded_verdicts(
+    figures: dict, thresholds: Thresholds = DEFAULT_THRESHOLDS, previous_flags: frozenset[str] | set[str] = frozenset()
+) -> dict[str, dict]:
+    """The verdicts as a record keeps them: per figure its verdict, threshold, level and found level (the
+    bounds themselves are the record's own fields)."""
+    return {
+        k: {key: v[key] for key in ("verdict", "threshold", "level", "found_level")}
+        for k, v in verdicts(figures, thresholds, held_figures(previous_flags)).items()
+    }
+
+
+# One name per claim. A verdict asks whether the items leave a hole in the axis at least the level wide (one
+# stretch, or five together): "found" rests on a *thin stretch* (shown to hold less than a quarter of the items
+# the target puts there), "clear" on *Max Gap's bound* (no empty stretch can be wider). Neither is the Max Gap
+# figure (the widest spacing of the fitted positions), so a verdict never carries that figure's name.
+VERDICT_NAMES = {"ddm": "DDM", "max_gap": "Coverage hole", "top5_gap_sum": "Five coverage holes"}
+BOUND_NAMES = {
+    "detection_limit": "Max Gap's bound (an empty stretch of at most)",
+    "thin_width": "thin stretch (shown to hold too few items)",
+    "top5_gap_sum_bound_hi": "top-5 gap sum's bound (five empty stretches of at most, in all)",
+    "thin_top5": "five thin stretches (in all)",
+}
+NO_BOUND = "no bound with these models"
+_NAMES = VERDICT_NAMES
+
+
+def bound_text(value: float | None) -> str:
+    """A bound in words: the number, or "no bound with these models" where it is null (the whole axis)."""
+    return NO_BOUND if value is None else f"{value:.3f}"
+
+
+def resolve_line(figure: str, need: dict) -> str:
+    """What more data would decide a "cannot tell", in words (``pool_needed``'s answer for one figure)."""
+    name = _NAMES[figure]
+    parts = []
+    if need.get("models"):
+        parts.append(f"about {need['models']} models answering every item")
+    if need.get("samples"):
+        parts.append(f"{need['samples']} samples per item from these models")
+    if not parts:
+        tried = need.get("largest_tried")
+        return f"{name}: not even {tried} models answering every item would decide it" if tried else ""
+    return f"{name}: with {' or '.join(parts)}, a benchmark of this size without the flaw would be told clear"
+
+
+def verdict_line(figure: str, v: dict) -> str:
+    """One verdict in words, beside the figure it judged (a thin stretch, or Max Gap's bound)."""
+    name = _NAMES[figure]
+    level = v["found_level"] if v["verdict"] == "found" else v["level"]
+    if figure == "ddm":
+        if v["verdict"] == "found":
+            return f"{name}: found, at least {v['lower']:.3f} (>= {level:.3g}) for any difficulty distribution"
+        if v["verdict"] == "clear":
+            return f"{name}: clear, at most {v['upper']:.3f} (< {level:.3g}) for any difficulty distribution"
+        return (
+            f"{name}: cannot tell with these models, between {v['lower']:.3f} and {v['upper']:.3f} (level {level:.3g})"
+        )
+    one = figure == "max_gap"
+    if v["verdict"] == "found":
+        which = "a thin stretch" if one else "five thin stretches"
+        return (
+            f"{name}: found, {which} {v['lower']:.3f} wide{'' if one else ' in all'} (>= {level:.3g}), shown to "
+            "hold less than a quarter of the items the target puts there"
+        )
+    bound = "Max Gap's bound" if one else "the top-5 gap sum's bound"
+    upper = None if v["upper"] >= 1.0 else v["upper"]
+    if v["verdict"] == "clear":
+        return f"{name}: clear, {bound} {bound_text(upper)} (< {level:.3g}) for any difficulty distribution"
+    what = "an empty stretch" if one else "five empty stretches in all"
+    ruled = f"{what} up to {upper:.3f} wide cannot be ruled out" if upper is not None else f"{bound}: {NO_BOUND}"
+    return f"{name}: cannot tell with these models, {ruled}; no thin stretch of {level:.3g} is shown"
+
+
+def explain(
+    figures: dict,
+    flags: list[str],
+    previous_flags: frozenset[str] | set[str] = frozenset(),
+    previous_state: str | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> list[str]:
+    """Why the state and each flag are what they are: the figure that crossed which threshold, in words
+    (one line each, the state first), for the home page."""
+    state, index, top5 = figures.get("state"), figures.get("saturation_index"), figures.get("top5_mean")
+    ceiling = figures.get("ceiling", 1.0)
+    evidence = state_evidence({**figures, "state_from": figures.get("state_from") or "paper_index"})
+    if state == "unknown" or index is None:
+        out = ["unknown: fewer than five models, no saturation index"]
+    elif state == "discriminating":
+        out = [f"discriminating: its top five are told apart {evidence}"]
+    else:
+        where = "within" if state == "saturated" else "more than"
+        out = [
+            f"{state}: its top five are within noise of each other {evidence}, their mean "
+            f"{top5:.0%} {where} {CEILING_MARGIN:.0%} {'of' if state == 'saturated' else 'below'} the ceiling "
+            f"{ceiling:.0%}"
+        ]
+    if figures.get("unplaced"):
+        out.append(figures["unplaced"])
+    found = verdicts(figures, thresholds, held_figures(previous_flags))
+    for flag in flags:
+        if flag == "retire":
+            out.append(f"retire: {retirement(figures, previous_state)[1]}")
+        elif flag == "watch":
+            out.append(
+                "watch: not yet solved, yet its leaders are within noise of each other: more items, or harder ones, "
+                "would tell them apart"
+            )
+        elif flag == "revise":
+            out.append("revise: " + verdict_line("ddm", found["ddm"]))
+        elif flag == "fill":
+            parts = [
+                verdict_line(k, found[k])
+                for k in ("max_gap", "top5_gap_sum")
+                if found.get(k, {}).get("verdict") == "found"
+            ]
+            out.append("fill: " + "; ".join(parts))
+    return out

@@ -1,0 +1,340 @@
+"""Assemble the MkDocs project (hand-written pages + generated ones) and build it with --strict."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import importlib.metadata
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from benchwatch.errors import InputError
+from benchwatch.history import (
+    Reports,
+    csv_text,
+    load_alerts,
+    load_changelog,
+    load_history,
+    load_latest,
+    load_proposal,
+    load_sources,
+    load_table,
+    page_groups,
+    to_json,
+)
+from benchwatch.site.bundle import BUNDLE, bundle_bytes, bundle_tables
+from benchwatch.site.feed import rss_feed
+from benchwatch.site.glossary import append_glossary
+from benchwatch.site.names import page_name, shown_name
+from benchwatch.site.pages import (
+    SUMMARY_PLOT,
+    alerts_page,
+    also_section,
+    benchmark_body,
+    benchmark_feed,
+    benchmark_page,
+    index_page,
+    plot_path,
+    proposal_section,
+    summary_points,
+)
+from benchwatch.site.plots import difficulty_svg, saturation_svg, summary_svg, tiers_svg
+from benchwatch.site.render import TEMPLATES
+from benchwatch.store import safe_slug
+
+PACKAGED_PROJECT = Path(__file__).resolve().parents[1] / "site_project"
+CHECKOUT_PROJECT = Path(__file__).resolve().parents[3] / "site"
+
+
+def find_site_project(explicit: str | Path | None = None) -> Path:
+    """The MkDocs project folder: explicit, ./site, the copy in the package, or the source checkout."""
+    candidates = [Path(explicit)] if explicit else [Path("site"), PACKAGED_PROJECT, CHECKOUT_PROJECT]
+    for folder in candidates:
+        if (folder / "mkdocs.yml").is_file():
+            return folder.resolve()
+    raise InputError(str(candidates[0]), "no MkDocs project here (site/mkdocs.yml not found)")
+
+
+def _shown(records: dict[str, dict]) -> dict[str, dict]:
+    """The records with figures to show (not the bare ones ``benchwatch repair`` rebuilt until their refit)."""
+    return {name: rec for name, rec in records.items() if not rec.get("rebuilt")}
+
+
+def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = None) -> int:
+    """Write the generated Markdown pages and feeds into ``docs``; returns the number of pages."""
+    records = _shown(load_latest(reports))
+    alerts = load_alerts(reports)
+    history = load_history(reports)
+    (docs / "benchmarks").mkdir(parents=True, exist_ok=True)
+    sources = load_sources(reports)
+    now = now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    (docs / "index.md").write_text(index_page(records, alerts, sources, now), encoding="utf-8")
+    (docs / "plots").mkdir(exist_ok=True)
+    (docs / SUMMARY_PLOT).write_text(summary_svg(summary_points(records)), encoding="utf-8")
+    changes = load_changelog(reports)
+    (docs / "alerts.md").write_text(alerts_page(alerts, records), encoding="utf-8")
+    groups = page_groups(records)
+    (docs / "feed.xml").write_text(
+        rss_feed(alerts, title="benchwatch: all alerts", site_url=site_url, self_path="feed.xml", records=records),
+        encoding="utf-8",
+    )
+    per_benchmark: dict[str, dict] = {}
+    for pid, recs in groups.items():
+        sections = []
+        for k, rec in enumerate(recs):
+            name = rec["benchmark"]
+            by_date = load_table(reports.by_date(name))
+            items = load_table(reports.items(name))
+            models = load_table(reports.models(name))
+            per_benchmark[name] = {"items": items, "models": models, "by_date": by_date}
+            if k == 0:
+                plan = _fill_plan(rec, items, models)
+                sections.append(
+                    benchmark_body(rec, history, alerts, by_date, changes, items, page_id=pid, plan=plan, models=models)
+                )
+            else:
+                sections.append(also_section(rec, history, alerts))
+            proposal = load_proposal(reports, name)
+            if proposal is not None:
+                sections.append(proposal_section(proposal, rec))
+            _write_assets(docs, name, rec, items, by_date, models)
+        (docs / benchmark_page(pid)).write_text("\n".join(sections), encoding="utf-8")
+        names = {rec["benchmark"] for rec in recs}
+        mine = [a for a in alerts if a["benchmark"] in names]
+        (docs / benchmark_feed(pid)).write_text(
+            rss_feed(
+                mine,
+                title=f"benchwatch: {page_name(pid, recs)}",
+                site_url=site_url,
+                self_path=benchmark_feed(pid),
+                records=records,
+            ),
+            encoding="utf-8",
+        )
+    (docs / "downloads").mkdir(exist_ok=True)
+    schemas = published_schemas()
+    (docs / "schema").mkdir(exist_ok=True)
+    for name, text in schemas.items():
+        (docs / "schema" / name).write_text(text, encoding="utf-8")
+    tables = _named(bundle_tables(records, history, alerts, per_benchmark), records)
+    (docs / BUNDLE).write_bytes(bundle_bytes(tables, schemas))
+    return 2 + len(groups)
+
+
+def _named(tables: dict, records: dict[str, dict]) -> dict:
+    """The bundle's tables, each with a ``benchmark`` column followed by ``name``: the name the pages
+    show beside the stable id."""
+    for frame in tables.values():
+        if "benchmark" in frame.columns and "name" not in frame.columns:
+            names = [shown_name(records.get(b) or {"benchmark": str(b)}) for b in frame["benchmark"]]
+            frame.insert(int(frame.columns.get_loc("benchmark")) + 1, "name", names)
+    return tables
+
+
+def published_schemas() -> dict[str, str]:
+    """The JSON Schema of every JSON file of reports/, by its published file name."""
+    from benchwatch.history import FILES, file_schema
+
+    return {name.replace(".json", ".schema.json"): to_json(file_schema(name)) for name in FILES}
+
+
+def _fill_plan(rec: dict, items, models) -> list[dict] | None:
+    """The fill plan of a per-item benchmark (``benchwatch fill plan``), or None without abilities."""
+    if items is None or models is None or "theta" not in models.columns or rec.get("kind") == "aggregate":
+        return None
+    from benchwatch.fill import Benchmark, fill_plan
+
+    return fill_plan(Benchmark(rec, items, models))
+
+
+def _write_assets(docs: Path, name: str, rec: dict, items, by_date, models=None) -> None:
+    """Pictures and downloads of one benchmark."""
+    slug = safe_slug(name)
+    (docs / "plots").mkdir(exist_ok=True)
+    (docs / "downloads").mkdir(exist_ok=True)
+    (docs / "downloads" / f"{slug}.json").write_text(to_json(rec), encoding="utf-8")
+    if items is not None:
+        (docs / "downloads" / f"{slug}-items.csv").write_text(csv_text(items), encoding="utf-8")
+        (docs / "downloads" / f"{slug}-items.json").write_text(
+            to_json(items.to_dict(orient="records")), encoding="utf-8"
+        )
+        (docs / plot_path(name, "difficulty")).write_text(
+            difficulty_svg(
+                items["z"].to_numpy(),
+                rec["gaps"],
+                rec.get("target_spec") or {},
+                rec.get("target") or "",
+                rec.get("detection_stretch"),
+                items["item_id"].astype(str).tolist(),
+                rec.get("thin_stretches"),
+            ),
+            encoding="utf-8",
+        )
+    if models is not None and "tier" in models.columns and rec.get("tier_method"):
+        (docs / "downloads" / f"{slug}-models.csv").write_text(csv_text(models), encoding="utf-8")
+        (docs / plot_path(name, "tiers")).write_text(tiers_svg(models, rec["tier_method"]), encoding="utf-8")
+    if by_date is not None and not by_date.empty:
+        (docs / "downloads" / f"{slug}-by-date.csv").write_text(csv_text(by_date), encoding="utf-8")
+        (docs / plot_path(name, "saturation")).write_text(saturation_svg(by_date, rec["top_models"]), encoding="utf-8")
+
+
+STAMP = ".benchwatch-inputs.json"  # in the built site: the digest of what it was built from
+
+
+def inputs_digest(reports_root: Path, project_dir: Path, site_url: str | None, now: str) -> str:
+    """A digest of everything a build reads: the reports it shows (not the run log or the snapshots), the
+    MkDocs project, the site code and its templates, the URL and the day (pages show the age of the data in days)."""
+    digest = hashlib.sha256()
+    for base in (reports_root, project_dir):
+        for path in sorted(base.rglob("*")):
+            rel = path.relative_to(base)
+            hidden = any(part.startswith(".") for part in rel.parts)
+            if not path.is_file() or hidden or rel.parts[0] == "snapshots" or rel.as_posix() == "runs.csv":
+                continue
+            digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in [*sorted(Path(__file__).parent.glob("*.py")), *sorted(TEMPLATES.glob("*.j2"))]:
+        digest.update(path.read_bytes())
+    versions = [importlib.metadata.version(p) for p in ("mkdocs", "mkdocs-material")]
+    digest.update(json.dumps([site_url, now[:10], versions]).encode())
+    return digest.hexdigest()
+
+
+def _stamp(out: Path) -> dict | None:
+    try:
+        return json.loads((out / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def restore_site(out: Path) -> bool:
+    """Put the last good site back when a run died in the middle of swapping it; True if it did."""
+    old = out.parent / f".{out.name}.old"
+    if old.is_dir() and not out.exists():
+        old.rename(out)
+        return True
+    return False
+
+
+def _nav(groups: dict[str, list[dict]]) -> list:
+    """The navigation: each benchmark page under its display name (``page_name``), in the order of those names."""
+    named = sorted((page_name(pid, recs).casefold(), page_name(pid, recs), pid) for pid, recs in groups.items())
+    return [
+        {"Home": "index.md"},
+        # MkDocs prints nav titles as they are: an upstream name must arrive already escaped.
+        {"Benchmarks": [{html.escape(name): benchmark_page(pid)} for _, name, pid in named]},
+        {"Alerts": "alerts.md"},
+        {"Methodology": "methodology.md"},
+        {"Reading the data": "data.md"},
+        {"About": "about.md"},
+    ]
+
+
+HOME_REPOSITORY = "https://github.com/benchwatch/benchwatch"
+LOCAL_ADDRESS = "http://127.0.0.1:8000/"  # where ``benchwatch serve`` serves a site built without an address
+
+
+def footer(now: str, environ: dict | None = None) -> str:
+    """Every page's footer: the version that built the site, the build date, the code and how to cite it (the
+    repository of this build in GitHub Actions, a fork's own)."""
+    repo = (os.environ if environ is None else environ).get("GITHUB_REPOSITORY", "")
+    home = f"https://github.com/{repo}" if REPOSITORY.fullmatch(repo) else HOME_REPOSITORY
+    version = importlib.metadata.version("benchwatch")
+    return (
+        f"Built by benchwatch {html.escape(version)} on {html.escape(now[:10])} · "
+        f'<a href="{home}">source code</a> · <a href="{home}/blob/main/CITATION.cff">cite this</a>'
+    )
+
+
+REPOSITORY = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]{1,100})")
+
+
+def site_address(explicit: str | None = None, environ: dict | None = None) -> str | None:
+    """Where the site is published: ``explicit`` (``--site-url`` or ``[site] url``), else, in GitHub
+    Actions, the repository's own Pages address (``GITHUB_REPOSITORY``, so a fork's feeds, canonical links
+    and sitemap point at the fork), else None (a local build: ``benchwatch serve``'s address, LOCAL_ADDRESS)."""
+    if explicit:
+        if not re.fullmatch(r"https?://[^\s\"'<>]+", explicit):
+            raise InputError("--site-url", f"expected an http(s) address, got {explicit!r}", field="site_url")
+        return explicit.rstrip("/") + "/"
+    repo = (os.environ if environ is None else environ).get("GITHUB_REPOSITORY", "")
+    found = REPOSITORY.fullmatch(repo)
+    if not found:
+        return None
+    owner, name = found.group(1).lower(), found.group(2)
+    if name.lower() == f"{owner}.github.io":
+        return f"https://{owner}.github.io/"
+    return f"https://{owner}.github.io/{name}/"
+
+
+def build_site(
+    reports_dir: str | Path,
+    out_dir: str | Path,
+    *,
+    project: str | Path | None = None,
+    site_url: str | None = None,
+    now: str | None = None,
+    phase: Callable[[str], None] = lambda name: None,
+) -> int:
+    """Build the site from a reports folder into ``out_dir``, replaced only when the build succeeded.
+
+    The new site is built beside the old one and swapped in with two renames; a run that dies between
+    them leaves the old site under ``.NAME.old``, put back by the next build (or ``benchwatch repair``).
+    """
+    project_dir = find_site_project(project)
+    reports = Reports(Path(reports_dir))
+    out = Path(out_dir).resolve()
+    restore_site(out)
+    now = now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    digest = inputs_digest(reports.root, project_dir, site_address(site_url), now)
+    built = _stamp(out)
+    if built is not None and built.get("inputs") == digest:
+        return int(built["pages"])  # nothing the site shows has changed: the built one stands
+    from mkdocs.commands.build import build  # only once a build is needed: an unchanged site loads no MkDocs
+    from mkdocs.config import load_config
+
+    staging = out.parent / f".{out.name}.building"
+    shutil.rmtree(staging, ignore_errors=True)
+    mkdocs_log = logging.getLogger("mkdocs")
+    level = mkdocs_log.level
+    mkdocs_log.setLevel(logging.WARNING)
+    try:
+        with tempfile.TemporaryDirectory(prefix="benchwatch-docs-") as tmp:
+            docs = Path(tmp) / "docs"
+            shutil.copytree(project_dir / "docs", docs)
+            url = site_address(site_url) or LOCAL_ADDRESS  # not mkdocs.yml's: a fork's local build is not there
+            n_pages = write_pages(reports, docs, url, now)
+            append_glossary(docs)
+            config = load_config(
+                config_file=str(project_dir / "mkdocs.yml"),
+                docs_dir=str(docs),
+                site_dir=str(staging),
+                site_url=url,
+                strict=True,
+                nav=_nav(page_groups(_shown(load_latest(reports)))),
+                copyright=footer(now),
+            )
+            config.plugins.on_startup(command="build", dirty=False)
+            try:
+                build(config)
+            finally:
+                config.plugins.on_shutdown()
+        (staging / STAMP).write_text(json.dumps({"inputs": digest, "pages": n_pages}) + "\n", encoding="utf-8")
+        phase("site build")
+        old = out.parent / f".{out.name}.old"
+        shutil.rmtree(old, ignore_errors=True)
+        if out.exists():
+            out.rename(old)
+        phase("site swap")
+        staging.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        mkdocs_log.setLevel(level)
+        shutil.rmtree(staging, ignore_errors=True)
+    return n_pages

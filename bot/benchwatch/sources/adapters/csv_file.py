@@ -1,0 +1,32 @@
+"""Any URL or local path holding the long format, for a team's private evaluation sets.
+
+Every column is kept as the file has it: an optional ``chance`` column (each item's floor, one over its number
+of options) reaches validation with the rest.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from urllib.parse import urlparse
+
+import pandas as pd
+
+from benchwatch.errors import InputError
+from benchwatch.sources.config import SourceConfig
+from benchwatch.sources.http import Fetcher
+from benchwatch.sources.local import file_chance
+from benchwatch.sources.parsing import provenance, where
+from benchwatch.sources.table import SourceTable
+
+
+def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
+    """Fetch the CSV; ``benchmark`` defaults to the option of that name, else the file's stem."""
+    dl = fetcher.get(cfg.url, source=cfg.name)
+    try:
+        frame = pd.read_csv(dl.path, dtype=str, keep_default_na=False, na_values=[])
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(where(cfg.name, cfg.url), f"not a readable CSV file: {exc}") from None
+    if "benchmark" not in frame.columns:
+        stem = PurePosixPath(urlparse(cfg.url).path).stem
+        frame.insert(0, "benchmark", str(cfg.options.get("benchmark", stem)))
+    return SourceTable(cfg.name, cfg.url, frame, provenance=provenance(cfg.url, [dl]), chance_from=file_chance(frame))

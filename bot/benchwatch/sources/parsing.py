@@ -1,0 +1,164 @@
+"""Parsing helpers for adapters: errors name the source, the URL, the field and the value."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Mapping
+from datetime import UTC
+from typing import Any
+
+from benchwatch.errors import InputError
+from benchwatch.sources.config import SourceConfig
+from benchwatch.sources.http import Download, Fetcher
+
+
+def where(source: str, url: str) -> str:
+    """How an error names its origin."""
+    return f"{source} ({url})"
+
+
+def read_bytes(download: Download, source: str) -> bytes:
+    """A download's body, decompressed when it is gzip (a bundled snapshot, a mirror's ``.gz``)."""
+    body = download.path.read_bytes()
+    if body[:2] != b"\x1f\x8b":
+        return body
+    try:
+        return gzip.decompress(body)
+    except (OSError, EOFError) as exc:
+        raise InputError(where(source, download.url), f"a damaged gzip body ({exc})") from None
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str, first: Any, second: Any):
+        super().__init__(key)
+        self.key, self.first, self.second = key, first, second
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """An object's members; a key given twice must have one value (the JSON standard leaves it undefined,
+    and Python's reader silently keeps the last)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out and out[key] != value:
+            raise _DuplicateKey(key, out[key], value)
+        out[key] = value
+    return out
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def read_json(download: Download, source: str) -> Any:
+    """The JSON document of a download; truncated or invalid JSON, or an object with one key given twice with
+    two values, is an InputError."""
+    try:
+        return json.loads(read_bytes(download, source), object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise InputError(
+            where(source, download.url),
+            f"the key {exc.key!r} appears twice in one object, with two values ({_short(exc.first)} and "
+            f"{_short(exc.second)}): which is meant cannot be told",
+            field=exc.key,
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            where(source, download.url),
+            f"invalid or truncated JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+        ) from None
+    except UnicodeDecodeError:
+        raise InputError(where(source, download.url), "the body is not UTF-8 text") from None
+
+
+def require(obj: Any, key: str, kind: type | tuple[type, ...], source: str, url: str, context: str = "") -> Any:
+    """obj[key], which must exist and be of ``kind``."""
+    label = f"{context}.{key}" if context else key
+    if not isinstance(obj, Mapping) or key not in obj:
+        raise InputError(where(source, url), "missing field", field=label)
+    value = obj[key]
+    if not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise InputError(where(source, url), f"expected {names}", field=label, value=_short(value))
+    return value
+
+
+def proportion(value: Any, source: str, url: str, label: str, *, percent: bool) -> float:
+    """A score as a proportion in [0, 1]; out of range or not a number is an InputError."""
+    top = 100.0 if percent else 1.0
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(where(source, url), "score is not a number", field=label, value=_short(value)) from None
+    if not 0.0 <= number <= top:
+        raise InputError(where(source, url), f"score must lie in [0, {top:g}]", field=label, value=number)
+    return number / top
+
+
+def _short(value: Any) -> Any:
+    text = repr(value)
+    return value if len(text) <= 80 else text[:77] + "..."
+
+
+def fetch_files(fetcher: Fetcher, cfg: SourceConfig) -> list[Download]:
+    """Every file of a source: ``url`` itself, or each of the option ``files`` joined to it."""
+    files = cfg.options.get("files")
+    urls = [cfg.url + f for f in files] if files else [cfg.url]
+    return [fetcher.get(url, source=cfg.name) for url in urls]
+
+
+def upstream_date(downloads: list[Download]) -> str | None:
+    """The newest date (YYYY-MM-DD, UTC) the servers say these bodies were last modified, or None when none
+    says (a local file, a server without Last-Modified)."""
+    from email.utils import parsedate_to_datetime
+
+    dates = []
+    for d in downloads:
+        try:
+            when = parsedate_to_datetime(d.last_modified) if d.last_modified else None
+        except (TypeError, ValueError):
+            when = None
+        if when is not None:
+            dates.append(when.astimezone(UTC).strftime("%Y-%m-%d") if when.tzinfo else when.strftime("%Y-%m-%d"))
+    return max(dates, default=None)
+
+
+def provenance(url: str, downloads: list[Download]) -> dict:
+    """Where a source's data came from: its URL, the content hashes, the fetch time and the upstream's own date."""
+    out = {
+        "url": url,
+        "revision": "+".join(d.sha256[:12] for d in downloads),
+        "fetched_at": max((d.fetched_at for d in downloads), default=""),
+    }
+    date = upstream_date(downloads)
+    if date is not None:
+        out["upstream_date"] = date
+    return out
+
+
+class NewDownloads:
+    """At most ``cap`` new downloads a run for the sources whose files never change once written (logs, records,
+    details): a file already in the cache is always allowed, a new one while the cap lasts; the rest wait for
+    later runs (``waiting``), and the source says so (``note``)."""
+
+    def __init__(self, fetcher: Fetcher, cap: int, what: str, option: str) -> None:
+        self.fetcher, self.cap, self.what, self.option = fetcher, cap, what, option
+        self.fetched = self.waiting = 0
+
+    def allow(self, url: str) -> bool:
+        if self.fetcher.has(url):
+            return True
+        if self.fetched >= self.cap:
+            self.waiting += 1
+            return False
+        self.fetched += 1
+        return True
+
+    def note(self) -> str | None:
+        if not self.waiting:
+            return None
+        return (
+            f"{self.waiting} {self.what}(s) not fetched yet: at most {self.cap} new {self.what}s a run "
+            f"({self.option}); later runs fetch them"
+        )
