@@ -37,6 +37,11 @@ def test_an_input_error_about_the_path_loads_no_numerical_library(tmp_path):
     assert _loaded_after(code) == set()
 
 
+def test_the_python_api_loads_no_numerical_library_until_it_runs():
+    code = "import benchwatch\nbenchwatch.audit, benchwatch.audit_each, benchwatch.run, benchwatch.AuditResult"
+    assert _loaded_after(code) == set()
+
+
 @pytest.mark.parametrize("stage", STAGES)
 def test_every_exported_name_resolves_to_what_its_module_defines(stage):
     package = importlib.import_module(f"benchwatch.{stage}")

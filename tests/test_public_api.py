@@ -74,4 +74,30 @@ def test_the_command_line_loads_no_numerical_library_until_a_command_runs():
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=PACKAGE.parent)
     assert done.stdout.strip() == "[]"
-    assert benchwatch.fit_map.__module__.startswith("benchwatch.irt")  # the public names still resolve, on first use
+    assert benchwatch.coverage.__module__.startswith("benchwatch.metrics")  # the public names resolve on first use
+    assert benchwatch.audit.__module__ == "benchwatch.api"
+
+
+def test_the_package_exports_a_small_documented_api_and_no_test_oracle():
+    assert set(benchwatch.__all__) == {
+        "__version__",
+        "AuditResult",
+        "InputError",
+        "Target",
+        "Thresholds",
+        "audit",
+        "audit_each",
+        "coverage",
+        "ddm",
+        "max_gap",
+        "run",
+        "saturation",
+        "saturation_index",
+        "top_k_gap_sum",
+    }
+    undocumented = [name for name in benchwatch.__all__[1:] if f"``{name}" not in benchwatch.__doc__]
+    assert undocumented == []
+    assert (PACKAGE / "py.typed").is_file()  # the annotations are part of the API (PEP 561)
+    irt = importlib.import_module("benchwatch.irt")
+    assert "em_reference" not in irt.__all__  # the slow EM oracle lives with the tests that use it
+    assert not hasattr(importlib.import_module("benchwatch.irt.npmle"), "em_reference")

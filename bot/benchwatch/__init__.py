@@ -1,8 +1,22 @@
 """benchwatch: audits of public AI benchmarks (difficulty coverage and saturation), over time.
 
+The Python API (``benchwatch.api``; the command line is a thin layer over it):
+
+- ``audit(frame, *, source="python", method="map", thresholds=None, ...)``: audit the one benchmark of a DataFrame
+  of per-item scores (columns benchmark, model, item_id, score; date, trials and chance optional) and return an
+  ``AuditResult``: ``.record`` (as ``benchwatch audit --json`` publishes it), ``.verdicts``, ``.flags``,
+  ``.items``, ``.models``, ``.by_date``. A frame of several benchmarks is an ``InputError``;
+  ``audit_each(frame)`` returns one result per benchmark, by name.
+- ``run(config="benchwatch.toml", **options)``: the whole job, as ``benchwatch run`` does it.
+- ``InputError``: bad input, naming the source, the line, the column and the value; ``Target``: a difficulty
+  distribution to cover; ``Thresholds``: the flags' thresholds.
+- Figures of your own arrays: ``coverage``, ``ddm``, ``max_gap``, ``top_k_gap_sum`` (of item difficulties on z),
+  ``saturation``, ``saturation_index`` (of model scores).
+
 The package is a pipeline of stages, each a subpackage with its own public API:
 sources -> store -> irt -> metrics -> rules/alerts -> history -> site, run in order by ``pipeline``.
-The names below are imported on first use, so that ``benchwatch --help`` does not load the numerical stack.
+The names above are imported on first use, so that ``import benchwatch`` and ``benchwatch --help`` do not load
+the numerical stack.
 """
 
 from __future__ import annotations
@@ -12,21 +26,19 @@ import importlib
 __version__ = "0.1.0"
 
 _HOMES = {
+    "AuditResult": "benchwatch.api",
     "InputError": "benchwatch.errors",
     "Target": "benchwatch.metrics",
-    "audit_benchmark": "benchwatch.pipeline",
-    "build_site": "benchwatch.site",
+    "Thresholds": "benchwatch.rules",
+    "audit": "benchwatch.api",
+    "audit_each": "benchwatch.api",
     "coverage": "benchwatch.metrics",
     "ddm": "benchwatch.metrics",
-    "difficulty_z": "benchwatch.irt",
-    "encode_responses": "benchwatch.irt",
-    "fit_map": "benchwatch.irt",
     "max_gap": "benchwatch.metrics",
-    "run_job": "benchwatch.pipeline",
+    "run": "benchwatch.api",
     "saturation": "benchwatch.metrics",
     "saturation_index": "benchwatch.metrics",
     "top_k_gap_sum": "benchwatch.metrics",
-    "validate_responses": "benchwatch.store",
 }
 
 __all__ = ["__version__", *sorted(_HOMES)]

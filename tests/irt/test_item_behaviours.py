@@ -20,8 +20,8 @@ from benchwatch.irt import (
 from benchwatch.irt.design import blanks_where_failures
 from benchwatch.irt.fit_check import check_fit, refit, statistics
 from benchwatch.irt.floors import marginal_loglik
-from benchwatch.irt.npmle import em_reference
 from benchwatch.irt.twopl import fit_2pl
+from tests.irt.em_oracle import em_reference
 from tests.metrics.test_resolution import _calibration
 
 CAL = _calibration()

@@ -7,8 +7,9 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import log_expit
 
-from benchwatch.irt.npmle import em_reference, linear_range
+from benchwatch.irt import linear_range
 from benchwatch.irt.npmle import solve_mixing as solve
+from tests.irt.em_oracle import em_reference
 
 
 def _likelihood(seed: int, n_models: int = 8, n_items: int = 60, grid: int = 40):

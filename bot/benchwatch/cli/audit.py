@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from benchwatch import history, pipeline, rules, sources, store  # stages: their names load when the command runs
+from benchwatch import api, history, pipeline, rules, sources, store  # stages: their names load when the command runs
 from benchwatch.errors import InputError
 from benchwatch.irt import METHODS, SAMPLERS, SCALES
 
@@ -164,18 +164,15 @@ def handle(args: argparse.Namespace) -> int:
         rows = store.validate_responses(table.frame, table.location)
         if args.eee_out:
             store.write_eee_records(rows, args.eee_out, source=Path(args.file).name)
-        audits = pipeline.audit_responses(
-            args.file,
+        audits = api.audit_rows(
+            rows,
+            source=args.file,
             method=args.method,
             scale=args.scale,
             sampler=args.sampler,
-            rows=rows,
             chance_from=table.chance_from,
         )
-        records = [a.figures() for a in audits]
-        for rec in records:  # the default rules: a file has no configuration of its own
-            rec["verdicts"] = rules.recorded_verdicts(rec)
-            rec["flags"] = rules.evaluate_flags(rec)
+        records = [a.record for a in audits]
         import pandas as pd
 
         items = pd.concat([a.items.assign(benchmark=a.benchmark) for a in audits], ignore_index=True)

@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import re
-import time
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-from benchwatch import pipeline, rules, sources, store  # stages: their names load when the command runs
-from benchwatch.errors import InputError
+from benchwatch import api
+from benchwatch.api import INPUT_REPORTS, INPUT_SITE, SAMPLE_CACHE, SAMPLE_REPORTS
 from benchwatch.irt import METHODS, SAMPLERS
 from benchwatch.sources import DEFAULT_CONFIG
 from benchwatch.words import count
-
-if TYPE_CHECKING:
-    from benchwatch.rules import RuleBook
-    from benchwatch.sources import Fetcher
-
-NOW = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
-SAMPLE_REPORTS = "_sample/reports"
-SAMPLE_CACHE = "_sample/cache"
-INPUT_REPORTS = "_input/reports"  # your own files: kept apart from the live history in reports/
-INPUT_CACHE = "_input/cache"
-INPUT_SITE = "_input/site"  # a site of your own files does not replace the sample's in _site
 
 
 def site_options(parser: argparse.ArgumentParser, configured: str = "") -> None:
@@ -112,87 +97,25 @@ def register(parser: argparse.ArgumentParser, scheduled: bool = False) -> None:
     )
 
 
-def _live_sources(args: argparse.Namespace, cache: str) -> tuple[list, Fetcher, RuleBook, float | None, int, str]:
-    config = sources.load_config(args.config)  # a missing or malformed file answers before any adapter loads
-    book = rules.rules_from_config(config.rules, str(config.path), config.benchmarks)
-    chosen = list(config.sources)
-    if args.sources:
-        chosen = [s.strip() for s in args.sources.split(",") if s.strip()]
-        unknown = [s for s in chosen if s not in config.sources]
-        if unknown:
-            raise InputError(str(config.path), f"no such source(s) {', '.join(unknown)}", field="--sources")
-    config.check_adapters(sources.ADAPTERS)
-    http = config.http
-    deadline = args.deadline if args.deadline is not None else http.get("run_deadline")
-    deadline = None if deadline is None else float(deadline)
-    fetcher = sources.Fetcher(
-        Path(cache),
-        connect_timeout=float(http.get("connect_timeout", 10)),
-        read_timeout=float(http.get("read_timeout", 60)),
-        retries=int(http.get("retries", 3)),
-        backoff=float(http.get("backoff", 1.0)),
-        max_bytes=int(http.get("max_bytes", 512 * 1024 * 1024)),
-        deadline=float(http.get("deadline", sources.DEADLINE)),
-        stop_at=None if deadline is None else time.monotonic() + deadline,
-    )
-    loads = [(name, lambda cfg=config.sources[name]: sources.load_source(fetcher, cfg)) for name in chosen]
-    order = list(config.sources)
-    position = min((order.index(name) for name in chosen), default=0)  # a part's place in a merge
-    return loads, fetcher, book, deadline, position, config.site.get("url")
-
-
 def handle(args: argparse.Namespace) -> int:
     """Run the job and return the exit status (live: 0 if any source succeeded, 1 if all failed)."""
-    local = args.sample or args.input
-    reports = args.reports or (SAMPLE_REPORTS if args.sample else INPUT_REPORTS if args.input else "reports")
-    cache = args.cache or (SAMPLE_CACHE if args.sample else INPUT_CACHE if args.input else ".cache")
-    if getattr(args, "site_out", None) is None:
-        args.site_out = INPUT_SITE if args.input and not args.sample else "_site"
-    fetcher, book, deadline, position, site_url = None, None, args.deadline, 0, args.site_url
-    if args.now is not None and not NOW.fullmatch(args.now):
-        raise InputError("--now", f"expected a UTC time like 2026-01-31T06:00:00Z, got {args.now!r}", field="--now")
-    if local:
-        loads = []
-        if args.sample:
-            fetcher = sources.Fetcher(Path(cache))
-            loads += [
-                (cfg.name, lambda cfg=cfg: sources.load_source(fetcher, cfg)) for cfg in sources.snapshot_sources()
-            ]
-            loads.append(("sample", sources.fetch_sample))
-        for path in args.input:  # read and checked before the job's libraries load: a bad file answers at once
-            table = sources.read_input(path)
-            if len(table.frame) or table.aggregates is None:  # board rows alone (Every Eval Ever) are a board
-                store.validate_responses(table.frame, table.location)
-            else:
-                store.validate_aggregates(table.aggregates, table.location)
-            loads.append((Path(path).name, lambda table=table: table))
-    else:
-        loads, fetcher, book, deadline, position, configured = _live_sources(args, cache)
-        site_url = site_url or configured
-    from benchwatch.progress import first_run_note
-
-    first_run_note()  # the fits compile their kernels first: a minute with no other line on a busy machine
-    try:
-        result = pipeline.run_job(
-            loads,
-            reports_dir=reports,
-            site_out=None if args.no_site else args.site_out,
-            force=args.force,
-            method=args.method,
-            sampler=args.sampler,
-            cache_dir=cache,
-            strict=bool(local),
-            rules=book or rules.RuleBook(),
-            lock_timeout=args.lock_timeout,
-            deadline=deadline,
-            now=args.now,
-            part_out=args.reports_out,
-            position=position,
-            site_url=site_url,
-        )
-    finally:
-        if fetcher is not None:
-            fetcher.close()
+    options = {"sample": args.sample, "inputs": args.input, "reports": args.reports, "cache": args.cache}
+    reports, _, site_out = api.run_folders(**options, site_out=getattr(args, "site_out", None))
+    result = api.run(
+        args.config,
+        **options,
+        sources=args.sources,
+        site_out=site_out,
+        site=not args.no_site,
+        site_url=args.site_url,
+        force=args.force,
+        method=args.method,
+        sampler=args.sampler,
+        lock_timeout=args.lock_timeout,
+        deadline=args.deadline,
+        now=args.now,
+        reports_out=args.reports_out,
+    )
     if args.reports_out:
         print(
             f"done: {count(result.benchmarks, 'benchmark')}, {count(result.new_snapshots, 'new snapshot')}; "
@@ -202,7 +125,7 @@ def handle(args: argparse.Namespace) -> int:
         print(
             f"done: {count(result.benchmarks, 'benchmark')}, {count(result.new_snapshots, 'new snapshot')}, "
             f"{count(result.alerts, 'alert')}; reports in {reports}"
-            + ("" if args.no_site else f", site in {args.site_out}/index.html")
+            + ("" if args.no_site else f", site in {site_out}/index.html")
         )
     if result.sources_failed and not result.sources_ok:
         return 1

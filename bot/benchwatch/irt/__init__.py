@@ -28,7 +28,7 @@ __all__ = exports(
             "marginal_abilities_cells",
             "marginal_abilities_patterns",
         ),
-        ".npmle": ("MixingFit", "em_reference", "linear_range", "mixture_loglik", "solve_mixing"),
+        ".npmle": ("MixingFit", "linear_range", "mixture_loglik", "solve_mixing"),
         ".rasch_map": ("RaschFit", "fit_map", "neg_log_posterior"),
         ".rasch_nuts": ("exchangeable_items", "fit_nuts", "nutpie_available", "pooled_positions"),
         ".responses": ("ResponseArrays", "arrays_from_dense", "encode_responses"),

@@ -466,15 +466,3 @@ def _segment(like: np.ndarray, counts: np.ndarray, inside: np.ndarray, outside: 
         else:
             bad = t
     return (1 - ok) * inside + ok * outside
-
-
-def em_reference(
-    like: np.ndarray, counts: np.ndarray, free: np.ndarray | None = None, iterations: int = 20000
-) -> tuple[np.ndarray, float]:
-    """The plain EM fixed point (w_k <- w_k * grad_k / N): slow, simple, independent of ``solve_mixing``; for tests."""
-    free = np.ones(like.shape[1], bool) if free is None else free
-    w = np.where(free, 1.0, 0.0) / free.sum()
-    total = counts.sum()
-    for _ in range(iterations):
-        w = w * (like.T @ (counts / (like @ w))) / total
-    return w, mixture_loglik(like, counts, w)

@@ -65,9 +65,11 @@ def audit_responses(
     sampler: str = "auto",
     rows: pd.DataFrame | None = None,
     chance_from: str | None = None,
+    thresholds: dict[str, float] | None = None,
 ) -> list[BenchmarkAudit]:
     """Full audits of each benchmark in a long-format responses file (``rows``: its table, already
-    validated by ``validate_responses``; ``chance_from``: where its chance floors came from, in words)."""
+    validated by ``validate_responses``; ``chance_from``: where its chance floors came from, in words;
+    ``thresholds``: the flag thresholds by figure, ``benchwatch.rules.threshold_map``'s, default the rules')."""
     location = str(path)
     chance_from = chance_from or "a chance column in the file"
     if rows is None:
@@ -91,7 +93,7 @@ def audit_responses(
                         scale=scale,
                         target=target,
                         sampler=sampler,
-                        thresholds=threshold_map(),
+                        thresholds=threshold_map() if thresholds is None else thresholds,
                         progress=bar.note,
                         chance_from=chance_from if "chance" in rows and rows["chance"].notna().any() else None,
                     )

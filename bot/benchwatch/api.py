@@ -1,0 +1,299 @@
+"""benchwatch's Python API: audit a DataFrame of per-item scores (``audit``), or run the whole job (``run``).
+
+``benchwatch audit`` and ``benchwatch run`` are thin layers over these functions: what they print or write is
+what these return. Only the standard library loads with this module; the stages load when a function runs.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchwatch import pipeline, rules, store
+from benchwatch import sources as stage_sources
+from benchwatch.errors import InputError
+from benchwatch.irt import DEFAULT_SCALE
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from benchwatch.metrics import Target
+    from benchwatch.pipeline import BenchmarkAudit, JobResult
+    from benchwatch.rules import RuleBook, Thresholds
+    from benchwatch.sources import Fetcher
+
+__all__ = ["AuditResult", "audit", "audit_each", "audit_rows", "run", "run_folders"]
+
+FRAME_CHANCE = "a chance column of the frame"  # where a frame's chance floors came from, in the record's words
+
+
+@dataclass(frozen=True, eq=False)
+class AuditResult:
+    """One benchmark's audit.
+
+    ``record``: the record as ``benchwatch audit --json`` and the pipeline publish it (a JSON-ready dict, before
+    ``benchwatch.history.rounded``); ``verdicts`` and ``flags``: the rules applied to it (also under those keys
+    of ``record``): per coverage figure "found", "cannot tell" or "clear" with its threshold and level, and the
+    raised flags (``retire``, ``watch``, ``revise``, ``fill``); ``items``: item_id, b, b_sd, z per item (just
+    item_id where no item could be placed); ``models``: each model's ability, score and tier; ``by_date``: the
+    figures at each model publication date (None without dates).
+    """
+
+    benchmark: str
+    record: dict[str, Any]
+    verdicts: dict[str, dict[str, Any]]
+    flags: list[str]
+    items: pd.DataFrame
+    models: pd.DataFrame
+    by_date: pd.DataFrame | None = None
+
+
+def audit(
+    frame: pd.DataFrame,
+    *,
+    source: str = "python",
+    method: str = "map",
+    thresholds: Thresholds | Mapping[str, float] | None = None,
+    scale: str = DEFAULT_SCALE,
+    target: Target | None = None,
+    sampler: str = "auto",
+    chance_from: str | None = None,
+) -> AuditResult:
+    """Audit the one benchmark of ``frame``: its item difficulties, coverage, saturation, verdicts and flags.
+
+    ``frame`` has the columns benchmark, model, item_id, score (in [0, 1]); date, trials and chance are optional.
+    It is checked as ``benchwatch audit`` checks a file (an ``InputError`` names ``source``, the line and the
+    column at fault). A frame of several benchmarks is an ``InputError`` naming them: ``audit_each`` audits each.
+    ``method``: "map" (default), "mcmc" or "nuts" (``sampler`` picks NUTS's); ``thresholds``: a
+    ``benchwatch.rules.Thresholds``, or a mapping of its fields to change (``{"fill_max_gap": 0.2}``), default the
+    CLI's; ``scale``: the difficulty scale; ``target``: the difficulty distribution covered (default uniform);
+    ``chance_from``: where a chance column's floors came from, in words.
+    """
+    rows = _checked(frame, source)
+    names = sorted(rows["benchmark"].unique())
+    if len(names) != 1:
+        shown = ", ".join(repr(str(n)) for n in names[:10]) + (", ..." if len(names) > 10 else "")
+        raise InputError(
+            source,
+            f"holds {len(names)} benchmarks ({shown}): audit() takes one; audit_each() audits each",
+            field="benchmark",
+        )
+    args = {"method": method, "thresholds": thresholds, "scale": scale, "target": target, "sampler": sampler}
+    return audit_rows(rows, source=source, chance_from=chance_from or FRAME_CHANCE, **args)[0]
+
+
+def audit_each(
+    frame: pd.DataFrame,
+    *,
+    source: str = "python",
+    method: str = "map",
+    thresholds: Thresholds | Mapping[str, float] | None = None,
+    scale: str = DEFAULT_SCALE,
+    target: Target | None = None,
+    sampler: str = "auto",
+    chance_from: str | None = None,
+) -> dict[str, AuditResult]:
+    """``audit`` of every benchmark in ``frame``, by benchmark name (in sorted order), as ``benchwatch audit``
+    audits a file of several."""
+    rows = _checked(frame, source)
+    args = {"method": method, "thresholds": thresholds, "scale": scale, "target": target, "sampler": sampler}
+    found = audit_rows(rows, source=source, chance_from=chance_from or FRAME_CHANCE, **args)
+    return {r.benchmark: r for r in found}
+
+
+def audit_rows(
+    rows: pd.DataFrame,
+    *,
+    source: str,
+    method: str = "map",
+    thresholds: Thresholds | Mapping[str, float] | None = None,
+    scale: str = DEFAULT_SCALE,
+    target: Target | None = None,
+    sampler: str = "auto",
+    chance_from: str | None = None,
+) -> list[AuditResult]:
+    """The audits of ``rows``, a table already checked by ``benchwatch.store.validate_responses`` (what
+    ``benchwatch audit`` reads from a file), one per benchmark in sorted order."""
+    limits = _thresholds(thresholds)
+    audits = pipeline.audit_responses(
+        source,
+        method=method,
+        scale=scale,
+        sampler=sampler,
+        rows=rows,
+        chance_from=chance_from,
+        thresholds=rules.threshold_map(limits),
+        **({} if target is None else {"target": target}),
+    )
+    return [_result(a, limits) for a in audits]
+
+
+def _checked(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"expected a pandas DataFrame, got {type(frame).__name__}")
+    return store.validate_responses(frame, source)
+
+
+def _thresholds(given: Thresholds | Mapping[str, float] | None) -> Thresholds:
+    if given is None:
+        return rules.DEFAULT_THRESHOLDS
+    if isinstance(given, Mapping):
+        return rules.Thresholds(**given)
+    return given
+
+
+def _result(done: BenchmarkAudit, limits: Thresholds) -> AuditResult:
+    """The record with the rules applied (a file has no configuration of its own: no previous flags or state)."""
+    rec = done.figures()
+    rec["verdicts"] = rules.recorded_verdicts(rec, limits)
+    rec["flags"] = rules.evaluate_flags(rec, thresholds=limits)
+    return AuditResult(
+        benchmark=done.benchmark,
+        record=rec,
+        verdicts=rec["verdicts"],
+        flags=rec["flags"],
+        items=done.items,
+        models=done.models,
+        by_date=done.by_date,
+    )
+
+
+NOW = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+SAMPLE_REPORTS = "_sample/reports"
+SAMPLE_CACHE = "_sample/cache"
+INPUT_REPORTS = "_input/reports"  # your own files: kept apart from the live history in reports/
+INPUT_CACHE = "_input/cache"
+INPUT_SITE = "_input/site"  # a site of your own files does not replace the sample's in _site
+
+
+def run_folders(
+    *,
+    sample: bool = False,
+    inputs: Sequence[str | Path] = (),
+    reports: str | Path | None = None,
+    cache: str | Path | None = None,
+    site_out: str | Path | None = None,
+) -> tuple[str, str, str]:
+    """The reports, cache and site folders ``run`` uses: those given, else the defaults for the run's kind (the
+    sample's and your own files' apart from the live run's)."""
+    reports = reports or (SAMPLE_REPORTS if sample else INPUT_REPORTS if inputs else "reports")
+    cache = cache or (SAMPLE_CACHE if sample else INPUT_CACHE if inputs else ".cache")
+    site_out = site_out or (INPUT_SITE if inputs and not sample else "_site")
+    return str(reports), str(cache), str(site_out)
+
+
+def run(
+    config: str | Path = stage_sources.DEFAULT_CONFIG,
+    *,
+    sample: bool = False,
+    inputs: Sequence[str | Path] = (),
+    sources: str | Sequence[str] | None = None,
+    reports: str | Path | None = None,
+    cache: str | Path | None = None,
+    site_out: str | Path | None = None,
+    site: bool = True,
+    site_url: str | None = None,
+    force: bool = False,
+    method: str = "map",
+    sampler: str = "auto",
+    lock_timeout: float = 600.0,
+    deadline: float | None = None,
+    now: str | None = None,
+    reports_out: str | Path | None = None,
+) -> JobResult:
+    """The job, as ``benchwatch run`` does it: audit every benchmark, update the reports, build the site.
+
+    ``sample``: the bundled sample; ``inputs``: local files (CSV of responses, evaluation logs); neither: the
+    live sources of ``config`` (``sources``: only these, names or a comma-separated string). The folders default
+    as ``run_folders`` says; ``site`` off skips the site; ``reports_out``: a fan-out part's folder; ``now``: the
+    run's UTC timestamp (YYYY-MM-DDTHH:MM:SSZ). Returns the pipeline's ``JobResult`` (benchmarks, new snapshots,
+    alerts, sources ok and failed). Bad input is an ``InputError``, raised before any source is fetched.
+    """
+    local = bool(sample or inputs)
+    reports, cache, site_out = run_folders(
+        sample=sample, inputs=inputs, reports=reports, cache=cache, site_out=site_out
+    )
+    fetcher, book, position = None, None, 0
+    if now is not None and not NOW.fullmatch(now):
+        raise InputError("--now", f"expected a UTC time like 2026-01-31T06:00:00Z, got {now!r}", field="--now")
+    if local:
+        loads = []
+        if sample:
+            fetcher = stage_sources.Fetcher(Path(cache))
+            loads += [
+                (cfg.name, lambda cfg=cfg: stage_sources.load_source(fetcher, cfg))
+                for cfg in stage_sources.snapshot_sources()
+            ]
+            loads.append(("sample", stage_sources.fetch_sample))
+        for path in inputs:  # read and checked before the job's libraries load: a bad file answers at once
+            table = stage_sources.read_input(path)
+            if len(table.frame) or table.aggregates is None:  # board rows alone (Every Eval Ever) are a board
+                store.validate_responses(table.frame, table.location)
+            else:
+                store.validate_aggregates(table.aggregates, table.location)
+            loads.append((Path(path).name, lambda table=table: table))
+    else:
+        loads, fetcher, book, deadline, position, configured = _live_sources(config, sources, deadline, cache)
+        site_url = site_url or configured
+    from benchwatch.progress import first_run_note
+
+    first_run_note()  # the fits compile their kernels first: a minute with no other line on a busy machine
+    try:
+        return pipeline.run_job(
+            loads,
+            reports_dir=reports,
+            site_out=site_out if site else None,
+            force=force,
+            method=method,
+            sampler=sampler,
+            cache_dir=cache,
+            strict=local,
+            rules=book or rules.RuleBook(),
+            lock_timeout=lock_timeout,
+            deadline=deadline,
+            now=now,
+            part_out=reports_out,
+            position=position,
+            site_url=site_url,
+        )
+    finally:
+        if fetcher is not None:
+            fetcher.close()
+
+
+def _live_sources(
+    config: str | Path, only: str | Sequence[str] | None, deadline: float | None, cache: str
+) -> tuple[list, Fetcher, RuleBook, float | None, int, str]:
+    loaded = stage_sources.load_config(config)  # a missing or malformed file answers before any adapter loads
+    book = rules.rules_from_config(loaded.rules, str(loaded.path), loaded.benchmarks)
+    chosen = list(loaded.sources)
+    if only:
+        names = only.split(",") if isinstance(only, str) else only
+        chosen = [s.strip() for s in names if s.strip()]
+        unknown = [s for s in chosen if s not in loaded.sources]
+        if unknown:
+            raise InputError(str(loaded.path), f"no such source(s) {', '.join(unknown)}", field="--sources")
+    loaded.check_adapters(stage_sources.ADAPTERS)
+    http = loaded.http
+    deadline = deadline if deadline is not None else http.get("run_deadline")
+    deadline = None if deadline is None else float(deadline)
+    fetcher = stage_sources.Fetcher(
+        Path(cache),
+        connect_timeout=float(http.get("connect_timeout", 10)),
+        read_timeout=float(http.get("read_timeout", 60)),
+        retries=int(http.get("retries", 3)),
+        backoff=float(http.get("backoff", 1.0)),
+        max_bytes=int(http.get("max_bytes", 512 * 1024 * 1024)),
+        deadline=float(http.get("deadline", stage_sources.DEADLINE)),
+        stop_at=None if deadline is None else time.monotonic() + deadline,
+    )
+    loads = [(name, lambda cfg=loaded.sources[name]: stage_sources.load_source(fetcher, cfg)) for name in chosen]
+    order = list(loaded.sources)
+    position = min((order.index(name) for name in chosen), default=0)  # a part's place in a merge
+    return loads, fetcher, book, deadline, position, loaded.site.get("url")
