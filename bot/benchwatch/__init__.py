@@ -22,6 +22,7 @@ the numerical stack.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
@@ -55,3 +56,19 @@ def __getattr__(name: str) -> object:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_HOMES})
+
+
+if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported on first use
+    from benchwatch.api import AuditResult as AuditResult
+    from benchwatch.api import audit as audit
+    from benchwatch.api import audit_each as audit_each
+    from benchwatch.api import run as run
+    from benchwatch.errors import InputError as InputError
+    from benchwatch.metrics import Target as Target
+    from benchwatch.metrics import coverage as coverage
+    from benchwatch.metrics import ddm as ddm
+    from benchwatch.metrics import max_gap as max_gap
+    from benchwatch.metrics import saturation as saturation
+    from benchwatch.metrics import saturation_index as saturation_index
+    from benchwatch.metrics import top_k_gap_sum as top_k_gap_sum
+    from benchwatch.rules import Thresholds as Thresholds

@@ -1,5 +1,7 @@
 """Stage 3: item difficulties from a 1PL (Rasch) fit, and their place on the z axis."""
 
+from typing import TYPE_CHECKING
+
 from benchwatch.lazy import exports
 
 __all__ = exports(
@@ -35,3 +37,56 @@ __all__ = exports(
         ".scale": ("UncertainAbilities", "difficulty_b", "difficulty_z", "uncertain_abilities"),
     },
 )
+
+if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported on first use
+    from benchwatch.irt.calibrate import calibrate_items as calibrate_items
+    from benchwatch.irt.calibrate import calibrate_models as calibrate_models
+    from benchwatch.irt.choices import DEFAULT_SCALE as DEFAULT_SCALE
+    from benchwatch.irt.choices import METHODS as METHODS
+    from benchwatch.irt.choices import SAMPLERS as SAMPLERS
+    from benchwatch.irt.choices import SCALES as SCALES
+    from benchwatch.irt.design import blanks_where_failures as blanks_where_failures
+    from benchwatch.irt.design import design_groups as design_groups
+    from benchwatch.irt.fit import fit_rasch as fit_rasch
+    from benchwatch.irt.fit_check import FitCheck as FitCheck
+    from benchwatch.irt.fit_check import check_fit as check_fit
+    from benchwatch.irt.floors import FloorEstimate as FloorEstimate
+    from benchwatch.irt.floors import estimate_floor as estimate_floor
+    from benchwatch.irt.item_model import PATHS as PATHS
+    from benchwatch.irt.item_model import ItemModel as ItemModel
+    from benchwatch.irt.item_model import fit_item_model as fit_item_model
+    from benchwatch.irt.item_model import judge as judge
+    from benchwatch.irt.item_posterior import GRID_SIZE as GRID_SIZE
+    from benchwatch.irt.item_posterior import CellPatterns as CellPatterns
+    from benchwatch.irt.item_posterior import ItemPosterior as ItemPosterior
+    from benchwatch.irt.item_posterior import cell_loglik as cell_loglik
+    from benchwatch.irt.item_posterior import cell_patterns as cell_patterns
+    from benchwatch.irt.item_posterior import grid_posterior as grid_posterior
+    from benchwatch.irt.item_posterior import item_posterior as item_posterior
+    from benchwatch.irt.item_posterior import item_posterior_dense as item_posterior_dense
+    from benchwatch.irt.item_posterior import loglik_posterior as loglik_posterior
+    from benchwatch.irt.item_posterior import marginal_abilities as marginal_abilities
+    from benchwatch.irt.item_posterior import marginal_abilities_cells as marginal_abilities_cells
+    from benchwatch.irt.item_posterior import marginal_abilities_patterns as marginal_abilities_patterns
+    from benchwatch.irt.kernels import compiled_kernels as compiled_kernels
+    from benchwatch.irt.npmle import MixingFit as MixingFit
+    from benchwatch.irt.npmle import linear_range as linear_range
+    from benchwatch.irt.npmle import mixture_loglik as mixture_loglik
+    from benchwatch.irt.npmle import solve_mixing as solve_mixing
+    from benchwatch.irt.rasch_map import RaschFit as RaschFit
+    from benchwatch.irt.rasch_map import fit_map as fit_map
+    from benchwatch.irt.rasch_map import neg_log_posterior as neg_log_posterior
+    from benchwatch.irt.rasch_nuts import exchangeable_items as exchangeable_items
+    from benchwatch.irt.rasch_nuts import fit_nuts as fit_nuts
+    from benchwatch.irt.rasch_nuts import nutpie_available as nutpie_available
+    from benchwatch.irt.rasch_nuts import pooled_positions as pooled_positions
+    from benchwatch.irt.responses import ResponseArrays as ResponseArrays
+    from benchwatch.irt.responses import arrays_from_dense as arrays_from_dense
+    from benchwatch.irt.responses import encode_responses as encode_responses
+    from benchwatch.irt.scale import UncertainAbilities as UncertainAbilities
+    from benchwatch.irt.scale import difficulty_b as difficulty_b
+    from benchwatch.irt.scale import difficulty_z as difficulty_z
+    from benchwatch.irt.scale import uncertain_abilities as uncertain_abilities
+    from benchwatch.irt.twopl import TwoPLFit as TwoPLFit
+    from benchwatch.irt.twopl import fit_2pl as fit_2pl
+    from benchwatch.irt.twopl import integrated_loglik as integrated_loglik

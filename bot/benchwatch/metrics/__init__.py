@@ -1,5 +1,7 @@
 """Stage 4: coverage of the difficulty axis and saturation of the leaderboard."""
 
+from typing import TYPE_CHECKING
+
 from benchwatch.lazy import exports
 
 __all__ = exports(
@@ -76,3 +78,65 @@ __all__ = exports(
         ),
     },
 )
+
+if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported on first use
+    from benchwatch.metrics.agreement import compare_scores as compare_scores
+    from benchwatch.metrics.agreement import model_key as model_key
+    from benchwatch.metrics.bounds import AxisLikelihood as AxisLikelihood
+    from benchwatch.metrics.bounds import Bounds as Bounds
+    from benchwatch.metrics.bounds import axis_bounds as axis_bounds
+    from benchwatch.metrics.bounds import axis_grid as axis_grid
+    from benchwatch.metrics.bounds import axis_likelihood as axis_likelihood
+    from benchwatch.metrics.bounds import likelihood_from_cells as likelihood_from_cells
+    from benchwatch.metrics.bounds import target_mass as target_mass
+    from benchwatch.metrics.bounds import thin_truth as thin_truth
+    from benchwatch.metrics.bounds import union_bounds as union_bounds
+    from benchwatch.metrics.coverage import UNIFORM as UNIFORM
+    from benchwatch.metrics.coverage import Coverage as Coverage
+    from benchwatch.metrics.coverage import Gap as Gap
+    from benchwatch.metrics.coverage import Target as Target
+    from benchwatch.metrics.coverage import coverage as coverage
+    from benchwatch.metrics.coverage import coverage_draws as coverage_draws
+    from benchwatch.metrics.coverage import ddm as ddm
+    from benchwatch.metrics.coverage import largest_gaps as largest_gaps
+    from benchwatch.metrics.coverage import max_gap as max_gap
+    from benchwatch.metrics.coverage import spacings as spacings
+    from benchwatch.metrics.coverage import top_k_gap_sum as top_k_gap_sum
+    from benchwatch.metrics.kernels import compiled_kernels as compiled_kernels
+    from benchwatch.metrics.resolution import Cache as Cache
+    from benchwatch.metrics.resolution import PosteriorFigures as PosteriorFigures
+    from benchwatch.metrics.resolution import figures_from_draws as figures_from_draws
+    from benchwatch.metrics.resolution import matched_likelihood as matched_likelihood
+    from benchwatch.metrics.resolution import no_cache as no_cache
+    from benchwatch.metrics.resolution import pool_key as pool_key
+    from benchwatch.metrics.resolution import pool_needed as pool_needed
+    from benchwatch.metrics.resolution import posterior_z_draws as posterior_z_draws
+    from benchwatch.metrics.resolution import sampling_levels as sampling_levels
+    from benchwatch.metrics.resolution import target_reference as target_reference
+    from benchwatch.metrics.saturation import BANDS as BANDS
+    from benchwatch.metrics.saturation import CEILING_MARGIN as CEILING_MARGIN
+    from benchwatch.metrics.saturation import SATURATION_THRESHOLD as SATURATION_THRESHOLD
+    from benchwatch.metrics.saturation import STATE_FROM as STATE_FROM
+    from benchwatch.metrics.saturation import STATES as STATES
+    from benchwatch.metrics.saturation import Saturation as Saturation
+    from benchwatch.metrics.saturation import band as band
+    from benchwatch.metrics.saturation import binomial_gap_interval as binomial_gap_interval
+    from benchwatch.metrics.saturation import classify_state as classify_state
+    from benchwatch.metrics.saturation import index_interval as index_interval
+    from benchwatch.metrics.saturation import paired_difference as paired_difference
+    from benchwatch.metrics.saturation import paired_saturation_index as paired_saturation_index
+    from benchwatch.metrics.saturation import saturation as saturation
+    from benchwatch.metrics.saturation import saturation_index as saturation_index
+    from benchwatch.metrics.saturation import score_interval as score_interval
+    from benchwatch.metrics.saturation import state_evidence as state_evidence
+    from benchwatch.metrics.saturation import within_noise_state as within_noise_state
+    from benchwatch.metrics.tiers import ALPHA as ALPHA
+    from benchwatch.metrics.tiers import TIERED_MODELS as TIERED_MODELS
+    from benchwatch.metrics.tiers import Tiers as Tiers
+    from benchwatch.metrics.tiers import binomial_se as binomial_se
+    from benchwatch.metrics.tiers import holm as holm
+    from benchwatch.metrics.tiers import mcnemar_exact as mcnemar_exact
+    from benchwatch.metrics.tiers import score_intervals as score_intervals
+    from benchwatch.metrics.tiers import significantly_better as significantly_better
+    from benchwatch.metrics.tiers import tiers_from_items as tiers_from_items
+    from benchwatch.metrics.tiers import tiers_from_scores as tiers_from_scores

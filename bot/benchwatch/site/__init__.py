@@ -1,5 +1,7 @@
 """Stage 7: the static audit site (MkDocs Material) and its RSS feeds."""
 
+from typing import TYPE_CHECKING
+
 from benchwatch.lazy import exports
 
 __all__ = exports(
@@ -10,3 +12,10 @@ __all__ = exports(
         ".feed": ("rss_feed",),
     },
 )
+
+if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported on first use
+    from benchwatch.site.build import build_site as build_site
+    from benchwatch.site.build import find_site_project as find_site_project
+    from benchwatch.site.build import restore_site as restore_site
+    from benchwatch.site.escape import md as md
+    from benchwatch.site.feed import rss_feed as rss_feed

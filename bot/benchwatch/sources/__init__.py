@@ -1,5 +1,7 @@
 """Stage 1: sources of leaderboard results, each turned into raw long-format or aggregate rows."""
 
+from typing import TYPE_CHECKING
+
 from benchwatch.lazy import exports
 
 __all__ = exports(
@@ -15,3 +17,27 @@ __all__ = exports(
         ".table": ("AGGREGATE_COLUMNS", "LONG_COLUMNS", "SourceTable", "configured_chance"),
     },
 )
+
+if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported on first use
+    from benchwatch.sources.adapters import ADAPTERS as ADAPTERS
+    from benchwatch.sources.config import DEFAULT_CONFIG as DEFAULT_CONFIG
+    from benchwatch.sources.config import Config as Config
+    from benchwatch.sources.config import SourceConfig as SourceConfig
+    from benchwatch.sources.config import load_config as load_config
+    from benchwatch.sources.eee import read_eee as read_eee
+    from benchwatch.sources.eee import validate_eee_record as validate_eee_record
+    from benchwatch.sources.http import DEADLINE as DEADLINE
+    from benchwatch.sources.http import USER_AGENT as USER_AGENT
+    from benchwatch.sources.http import Download as Download
+    from benchwatch.sources.http import Fetcher as Fetcher
+    from benchwatch.sources.http import FetchError as FetchError
+    from benchwatch.sources.live import load_source as load_source
+    from benchwatch.sources.local import fetch_csv_file as fetch_csv_file
+    from benchwatch.sources.local import fetch_sample as fetch_sample
+    from benchwatch.sources.local import read_csv_text as read_csv_text
+    from benchwatch.sources.local import read_input as read_input
+    from benchwatch.sources.real_snapshot import snapshot_sources as snapshot_sources
+    from benchwatch.sources.table import AGGREGATE_COLUMNS as AGGREGATE_COLUMNS
+    from benchwatch.sources.table import LONG_COLUMNS as LONG_COLUMNS
+    from benchwatch.sources.table import SourceTable as SourceTable
+    from benchwatch.sources.table import configured_chance as configured_chance
