@@ -101,9 +101,8 @@ def _short(value: Any) -> Any:
     return value if len(text) <= 80 else text[:77] + "..."
 
 
-def fetch_files(fetcher: Fetcher, cfg: SourceConfig) -> list[Download]:
-    """Every file of a source: ``url`` itself, or each of the option ``files`` joined to it."""
-    files = cfg.options.get("files")
+def fetch_files(fetcher: Fetcher, cfg: SourceConfig, files: list[str]) -> list[Download]:
+    """Every file of a source: ``url`` itself, or each of ``files`` (its option of that name) joined to it."""
     urls = [cfg.url + f for f in files] if files else [cfg.url]
     return [fetcher.get(url, source=cfg.name) for url in urls]
 

@@ -1,4 +1,16 @@
-"""One module per upstream source; each has ``load(fetcher, config) -> SourceTable``."""
+"""The source catalog: one module per upstream source, each registered here once with its options class.
+
+Each module has ``load(fetcher, cfg) -> SourceTable`` and ``Options``, a subclass of
+``benchwatch.sources.options.SourceOptions`` declaring every option its ``load`` reads, typed, with its default;
+``load`` reads them by attribute from ``Options.of(cfg)``. ``load_config`` checks every source's options against
+its adapter's class before anything is fetched, so an unknown or mistyped key is an error naming the source,
+the key and the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from benchwatch.sources.adapters import (
     alpaca_eval,
@@ -17,23 +29,43 @@ from benchwatch.sources.adapters import (
     open_llm,
     swebench,
 )
+from benchwatch.sources.config import SourceConfig
+from benchwatch.sources.http import Fetcher
+from benchwatch.sources.options import SourceOptions
+from benchwatch.sources.table import SourceTable
 
-ADAPTERS = {
-    "swebench": swebench.load,
-    "livecodebench": livecodebench.load,
-    "evalarena": evalarena.load,
-    "livebench": livebench.load,
-    "livebench_site": livebench_site.load,
-    "helm": helm.load,
-    "epoch": epoch.load,
-    "epoch_samples": epoch_samples.load,
-    "evalplus": evalplus.load,
-    "mmlu_pro": mmlu_pro.load,
-    "inspect_index": inspect_index.load,
-    "csv": csv_file.load,
-    "alpaca_eval": alpaca_eval.load,
-    "eee": eee.load,
-    "open_llm": open_llm.load,
+
+@dataclass(frozen=True)
+class Adapter:
+    """One registered adapter: the name a source's ``adapter`` gives, its reader and its options class."""
+
+    name: str
+    load: Callable[[Fetcher, SourceConfig], SourceTable]
+    options: type[SourceOptions]
+
+
+CATALOG: dict[str, Adapter] = {
+    a.name: a
+    for a in (
+        Adapter("swebench", swebench.load, swebench.Options),
+        Adapter("livecodebench", livecodebench.load, livecodebench.Options),
+        Adapter("evalarena", evalarena.load, evalarena.Options),
+        Adapter("livebench", livebench.load, livebench.Options),
+        Adapter("livebench_site", livebench_site.load, livebench_site.Options),
+        Adapter("helm", helm.load, helm.Options),
+        Adapter("epoch", epoch.load, epoch.Options),
+        Adapter("epoch_samples", epoch_samples.load, epoch_samples.Options),
+        Adapter("evalplus", evalplus.load, evalplus.Options),
+        Adapter("mmlu_pro", mmlu_pro.load, mmlu_pro.Options),
+        Adapter("inspect_index", inspect_index.load, inspect_index.Options),
+        Adapter("csv", csv_file.load, csv_file.Options),
+        Adapter("alpaca_eval", alpaca_eval.load, alpaca_eval.Options),
+        Adapter("eee", eee.load, eee.Options),
+        Adapter("open_llm", open_llm.load, open_llm.Options),
+    )
 }
 
-__all__ = ["ADAPTERS"]
+# Each adapter's reader by name, as the run calls it (derived from the catalog, never edited by hand).
+ADAPTERS = {name: a.load for name, a in CATALOG.items()}
+
+__all__ = ["ADAPTERS", "CATALOG", "Adapter"]

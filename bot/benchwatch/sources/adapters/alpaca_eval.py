@@ -24,10 +24,12 @@ import hashlib
 import io
 
 import pandas as pd
+from pydantic import Field
 
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import provenance, read_bytes, read_json, where
 from benchwatch.sources.table import AGGREGATE_COLUMNS, LONG_COLUMNS, SourceTable
 
@@ -36,6 +38,15 @@ LEADERBOARD = "src/alpaca_eval/leaderboards/data_AlpacaEval_2/weighted_alpaca_ev
 BENCHMARK = "AlpacaEval 2"
 BOARD = "AlpacaEval 2 (published win rates)"
 TOLERANCE = 0.01  # percentage points
+
+
+class Options(SourceOptions):
+    """AlpacaEval's options."""
+
+    models: list[str] = Field(default_factory=list)  # the results folders to read
+    annotator: str = ANNOTATOR  # the judge whose annotations are read
+    tolerance: float = TOLERANCE  # recomputed vs published win rate, percentage points
+    leaderboard: str = LEADERBOARD  # the leaderboard CSV, under url
 
 
 def _item(record: dict) -> str:
@@ -66,12 +77,11 @@ def _scores(records: object, model: str, src: str, url: str) -> tuple[list[tuple
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch the leaderboard and each configured model's annotations."""
     src, root = cfg.name, cfg.url if cfg.url.endswith("/") else cfg.url + "/"
-    models = [str(m) for m in cfg.options.get("models", [])]
+    opts = Options.of(cfg)
+    models = list(opts.models)
     if not models:
         raise InputError(src, "no models configured: list their results folders in `models`", field="models")
-    annotator = str(cfg.options.get("annotator", ANNOTATOR))
-    tolerance = float(cfg.options.get("tolerance", TOLERANCE))
-    board_url = root + str(cfg.options.get("leaderboard", LEADERBOARD))
+    annotator, tolerance, board_url = opts.annotator, opts.tolerance, root + opts.leaderboard
     board_dl = fetcher.get(board_url, source=src)
     try:
         board = pd.read_csv(io.BytesIO(read_bytes(board_dl, src)), index_col=0)

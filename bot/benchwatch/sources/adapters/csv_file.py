@@ -15,12 +15,20 @@ from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
 from benchwatch.sources.local import file_chance
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import provenance, where
 from benchwatch.sources.table import SourceTable
 
 
+class Options(SourceOptions):
+    """A CSV file's options."""
+
+    benchmark: str | None = None  # the benchmark of a file without a benchmark column (default: its stem)
+
+
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch the CSV; ``benchmark`` defaults to the option of that name, else the file's stem."""
+    opts = Options.of(cfg)
     dl = fetcher.get(cfg.url, source=cfg.name)
     try:
         frame = pd.read_csv(dl.path, dtype=str, keep_default_na=False, na_values=[])
@@ -28,5 +36,5 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         raise InputError(where(cfg.name, cfg.url), f"not a readable CSV file: {exc}") from None
     if "benchmark" not in frame.columns:
         stem = PurePosixPath(urlparse(cfg.url).path).stem
-        frame.insert(0, "benchmark", str(cfg.options.get("benchmark", stem)))
+        frame.insert(0, "benchmark", stem if opts.benchmark is None else opts.benchmark)
     return SourceTable(cfg.name, cfg.url, frame, provenance=provenance(cfg.url, [dl]), chance_from=file_chance(frame))

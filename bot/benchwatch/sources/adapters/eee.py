@@ -27,11 +27,20 @@ from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.eee import aggregate_rows, check_samples, instance_rows, table_from_records, validate_eee_record
 from benchwatch.sources.http import Fetcher, FetchError
 from benchwatch.sources.jsonl import json_lines
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import NewDownloads, provenance, read_bytes, where
 from benchwatch.sources.table import SourceTable
 
 INDEX = "flat/indexes/by_collection/{collection}.jsonl"
 MAX_RECORDS = 50
+
+
+class Options(SourceOptions):
+    """Every Eval Ever's options."""
+
+    collections: list[str] | None = None  # the datastore collections to read (required)
+    max_records: int = MAX_RECORDS  # new records downloaded a run
+    index: str = INDEX  # a collection's index under url ({collection}: its name)
 
 
 def _index(body: bytes, src: str) -> list[dict]:
@@ -46,8 +55,9 @@ def _index(body: bytes, src: str) -> list[dict]:
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Read each collection's index, fetch its new records up to the cap, and read every cached one."""
+    opts = Options.of(cfg)
     base = cfg.url.rstrip("/")
-    collections = cfg.options.get("collections")
+    collections = opts.collections
     if not isinstance(collections, list) or not collections or not all(isinstance(c, str) for c in collections):
         raise InputError(
             where(cfg.name, cfg.url),
@@ -56,9 +66,9 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             value=collections,
         )
     indexes, files, parts, notes = [], [], [], []
-    cap = NewDownloads(fetcher, int(cfg.options.get("max_records", MAX_RECORDS)), "record", "max_records")
+    cap = NewDownloads(fetcher, opts.max_records, "record", "max_records")
     for collection in collections:
-        url = f"{base}/{cfg.options.get('index', INDEX).format(collection=collection)}"
+        url = f"{base}/{opts.index.format(collection=collection)}"
         index = fetcher.get(url, source=cfg.name)
         indexes.append(index)
         for row in _index(read_bytes(index, cfg.name), where(cfg.name, url)):

@@ -20,12 +20,15 @@ from __future__ import annotations
 import io
 import zipfile
 from pathlib import PurePosixPath
+from typing import Any
 
 import pandas as pd
+from pydantic import Field
 
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import proportion, provenance, where
 from benchwatch.sources.table import AGGREGATE_COLUMNS, SourceTable, empty_long
 
@@ -33,6 +36,13 @@ MAX_UNCOMPRESSED = 256 * 1024 * 1024
 OWN_SCORE = "Best score (across scorers)"
 MODEL = "Model version"
 DATE = "Release date"
+
+
+class Options(SourceOptions):
+    """Epoch's options."""
+
+    # file stem -> its test-set size, or a table: n_items, score_column, percent, label (checked by _spec)
+    benchmarks: dict[str, int | dict[str, Any]] = Field(default_factory=dict)
 
 
 def _spec(stem: str, table: object, src: str) -> dict:
@@ -52,9 +62,10 @@ def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, src: str, ur
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch the archive and read the configured CSVs in it."""
+    opts = Options.of(cfg)
     dl = fetcher.get(cfg.url, source=cfg.name)
     src, url = cfg.name, cfg.url
-    specs = {stem: _spec(stem, t, src) for stem, t in dict(cfg.options.get("benchmarks", {})).items()}
+    specs = {stem: _spec(stem, t, src) for stem, t in opts.benchmarks.items()}
     if not specs:
         raise InputError(src, "no benchmarks configured: add [sources.NAME.benchmarks.<file stem>] tables")
     try:

@@ -20,10 +20,12 @@ from __future__ import annotations
 import io
 
 import pandas as pd
+from pydantic import Field
 
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import provenance, read_bytes, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable
 
@@ -36,6 +38,14 @@ BENCHMARKS = {
 SAMPLE_COLUMNS = ("model", "sample_id", "score", "benchmark", "run_id")
 RUN_COLUMNS = ("id", "model", "Best score (across scorers)")
 TOLERANCE = 0.005
+
+
+class Options(SourceOptions):
+    """Epoch samples' options."""
+
+    runs: str | None = None  # the runs table (default: benchmarks_runs.csv two folders above url)
+    benchmarks: dict[str, str] = Field(default_factory=dict)  # Epoch's benchmark name -> ours (added to BENCHMARKS)
+    tolerance: float = TOLERANCE  # a run's mean vs its published best score
 
 
 def _csv(data: bytes, columns: tuple[str, ...], src: str, url: str) -> pd.DataFrame:
@@ -53,10 +63,11 @@ def _csv(data: bytes, columns: tuple[str, ...], src: str, url: str) -> pd.DataFr
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch the per-sample scores and the runs table; one per-item benchmark per Epoch benchmark."""
+    opts = Options.of(cfg)
     src = cfg.name
-    runs_url = str(cfg.options.get("runs", cfg.url.rsplit("/", 2)[0] + "/benchmarks_runs.csv"))
-    names = {**BENCHMARKS, **dict(cfg.options.get("benchmarks", {}))}
-    tolerance = float(cfg.options.get("tolerance", TOLERANCE))
+    runs_url = cfg.url.rsplit("/", 2)[0] + "/benchmarks_runs.csv" if opts.runs is None else opts.runs
+    names = {**BENCHMARKS, **opts.benchmarks}
+    tolerance = opts.tolerance
     samples_dl = fetcher.get(cfg.url, source=src)
     runs_dl = fetcher.get(runs_url, source=src)
     samples = _csv(read_bytes(samples_dl, src), SAMPLE_COLUMNS, src, cfg.url)

@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+from pydantic import Field
 
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import fetch_files, proportion, provenance, require, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable
 
@@ -42,10 +44,18 @@ def _parse(text: str, src: str, url: str, name: str | None = None) -> list[list[
     return out
 
 
+class Options(SourceOptions):
+    """eval-arena's options."""
+
+    files: list[str] = Field(default_factory=list)  # the files under url (none: url itself)
+    names: dict[str, str] = Field(default_factory=dict)  # file -> the benchmark name its rows take
+
+
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch every configured file."""
-    downloads = fetch_files(fetcher, cfg)
-    names = dict(cfg.options.get("names", {}))
+    opts = Options.of(cfg)
+    downloads = fetch_files(fetcher, cfg, opts.files)
+    names = dict(opts.names)
     rows, first_file = [], {}
     for dl in downloads:
         try:

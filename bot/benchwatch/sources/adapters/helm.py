@@ -38,14 +38,24 @@ from collections import Counter
 from urllib.parse import quote
 
 import pandas as pd
+from pydantic import Field
 
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import proportion, read_json, require, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable, chance_of, with_chance
 
 CHANCE_FROM = "each instance's number of options (HELM's num_references of a multiple-choice run)"
+
+
+class Options(SourceOptions):
+    """HELM's options."""
+
+    version: str = "latest"  # the release (releases/<version>/)
+    main_metric: str | None = None  # the metric every run is scored by (default: its group's main metric)
+    groups: list[str] = Field(default_factory=list)  # only these run groups (none: every group with a main metric)
 
 
 def _url(base: str, *parts: str) -> str:
@@ -106,7 +116,8 @@ def _scores(instances: object, metric: str, split: str, src: str, url: str) -> t
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch the release's summary, schema, runs and each run's per-instance stats."""
     src, base = cfg.name, cfg.url if cfg.url.endswith("/") else cfg.url + "/"
-    version = str(cfg.options.get("version", "latest"))
+    opts = Options.of(cfg)
+    version = opts.version
     release = ("releases", version)
     summary_url = _url(base, *release, "summary.json")
     summary = read_json(fetcher.get(summary_url, source=src), src)
@@ -122,8 +133,8 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     runs = read_json(runs_dl, src)
     if not isinstance(runs, list):
         raise InputError(where(src, runs_url), "expected a list of runs")
-    override = cfg.options.get("main_metric")
-    only = set(cfg.options.get("groups", []))
+    override = opts.main_metric
+    only = set(opts.groups)
     rows, notes, seen, revision = [], [], set(), [runs_dl.sha256[:8]]
     skipped: Counter[str] = Counter()
     for r, run in enumerate(runs):

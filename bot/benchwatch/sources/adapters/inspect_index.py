@@ -37,23 +37,35 @@ from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Download, Fetcher, FetchError
 from benchwatch.sources.inspect_logs import CHANCE_FROM, log_rows, reader, table_from_epochs
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import NewDownloads, provenance, where
 from benchwatch.sources.table import SourceTable
 
 MAX_LOGS = 20
 
 
+class Options(SourceOptions):
+    """An Inspect log index's options."""
+
+    files: list[str] | None = None  # the stems of the CSVs to read from an index that is a zip
+    benchmark: str | None = None  # the benchmark of an index that is one CSV (default: its stem)
+    log_column: str = "Logs"
+    model_column: str = "Model version"
+    date_column: str = "Release date"
+    max_logs: int = MAX_LOGS  # new logs downloaded a run
+
+
 def _indexes(dl: Download, cfg: SourceConfig) -> dict[str, pd.DataFrame]:
     """The index's tables by benchmark name."""
+    opts = Options.of(cfg)
     src = where(cfg.name, cfg.url)
     body = dl.path.read_bytes()
     read = {"dtype": str, "keep_default_na": False, "na_values": []}
     try:
         if body[:2] != b"PK":
-            return {
-                str(cfg.options.get("benchmark", PurePosixPath(cfg.url).stem)): pd.read_csv(io.BytesIO(body), **read)
-            }
-        stems = cfg.options.get("files")
+            name = PurePosixPath(cfg.url).stem if opts.benchmark is None else opts.benchmark
+            return {name: pd.read_csv(io.BytesIO(body), **read)}
+        stems = opts.files
         if not isinstance(stems, list) or not stems:
             raise InputError(src, "an index that is a zip needs `files`: the stems of the CSVs to read", field="files")
         with zipfile.ZipFile(io.BytesIO(body)) as archive:
@@ -89,17 +101,16 @@ def _read_log(dl: Download, label: str) -> tuple[list[tuple], str | None, dict]:
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Read the index, fetch the logs it lists (new ones up to the cap), and read every cached one."""
+    opts = Options.of(cfg)
     reader()  # without inspect_ai the source fails at once, saying what to install
     index = fetcher.get(cfg.url, source=cfg.name)
     downloads = [index]
-    log_col = str(cfg.options.get("log_column", "Logs"))
-    model_col = str(cfg.options.get("model_column", "Model version"))
-    date_col = str(cfg.options.get("date_column", "Release date"))
+    log_col, model_col, date_col = opts.log_column, opts.model_column, opts.date_column
     rows, excluded, notes, cap = (
         [],
         [],
         [],
-        NewDownloads(fetcher, int(cfg.options.get("max_logs", MAX_LOGS)), "log", "max_logs"),
+        NewDownloads(fetcher, opts.max_logs, "log", "max_logs"),
     )
     for bench, table in _indexes(index, cfg).items():
         for col in (log_col, model_col):

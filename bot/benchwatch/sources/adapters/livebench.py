@@ -21,15 +21,25 @@ counted on the provenance list.
 from __future__ import annotations
 
 import pandas as pd
+from pydantic import Field
 
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Download, Fetcher
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import fetch_files, provenance, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable
 
 JUDGMENT_COLUMNS = ("question_id", "model", "score", "category", "tstamp")
 QUESTION_COLUMNS = ("question_id", "livebench_release_date")
+
+
+class Options(SourceOptions):
+    """LiveBench's options."""
+
+    files: list[str] = Field(default_factory=list)  # the judgment files under url (none: url itself)
+    questions: list[str] = Field(default_factory=list)  # the question sets' parquet URLs
+    release: str = "latest"  # the release whose live questions are kept (YYYY-MM-DD, or latest)
 
 
 def _parquet(dl: Download, src: str, required: tuple[str, ...]) -> pd.DataFrame:
@@ -50,8 +60,8 @@ def _day(values: pd.Series) -> pd.Series:
     return parsed.dt.strftime("%Y-%m-%d").fillna("")
 
 
-def _questions(fetcher: Fetcher, cfg: SourceConfig) -> tuple[pd.DataFrame, list[Download]]:
-    urls = cfg.options.get("questions") or []
+def _questions(fetcher: Fetcher, cfg: SourceConfig, opts: Options) -> tuple[pd.DataFrame, list[Download]]:
+    urls = opts.questions
     if not urls:
         raise InputError(cfg.name, "no question sets configured: set `questions` to their parquet URLs")
     downloads = [fetcher.get(u, source=cfg.name) for u in urls]
@@ -73,15 +83,16 @@ def _questions(fetcher: Fetcher, cfg: SourceConfig) -> tuple[pd.DataFrame, list[
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch the judgments and the question sets; keep the chosen release's live questions."""
-    downloads = fetch_files(fetcher, cfg)
+    opts = Options.of(cfg)
+    downloads = fetch_files(fetcher, cfg, opts.files)
     df = pd.concat([_parquet(dl, cfg.name, JUDGMENT_COLUMNS) for dl in downloads], ignore_index=True)
     if df.empty:
         raise InputError(where(cfg.name, cfg.url), "no judgments")
-    questions, q_downloads = _questions(fetcher, cfg)
+    questions, q_downloads = _questions(fetcher, cfg, opts)
     releases = sorted(r for r in questions["released"].unique() if r)
     if not releases:
         raise InputError(cfg.name, "no question carries a livebench_release_date", field="livebench_release_date")
-    release = str(cfg.options.get("release", "latest"))
+    release = opts.release
     release = releases[-1] if release == "latest" else release
     live = questions[(questions["released"].ne("")) & (questions["released"] <= release)]
     live = live[live["removed"].eq("") | (live["removed"] > release)]

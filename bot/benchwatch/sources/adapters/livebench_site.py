@@ -23,15 +23,24 @@ import io
 import re
 
 import pandas as pd
+from pydantic import Field
 
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import provenance, read_bytes, read_json, where
 from benchwatch.sources.table import AGGREGATE_COLUMNS, SourceTable, empty_long
 
 N_ITEMS = 50  # questions per task assumed where n_items says nothing (the site tables do not give them)
 RELEASE = re.compile(r"^\d{4}_\d{2}_\d{2}$")
+
+
+class Options(SourceOptions):
+    """LiveBench site tables' options."""
+
+    releases: list[str] = Field(default_factory=list)  # the releases to read, YYYY_MM_DD
+    n_items: dict[str, int] = Field(default_factory=dict)  # task -> its number of questions (default: N_ITEMS)
 
 
 def _release_date(release: str) -> str:
@@ -80,13 +89,14 @@ def category_averages(scores: pd.DataFrame, categories: dict[str, list[str]]) ->
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch every configured release's table and categories; publish the newest one's boards."""
+    opts = Options.of(cfg)
     src = cfg.name
     root = cfg.url if cfg.url.endswith("/") else cfg.url + "/"
-    releases = sorted(str(r) for r in cfg.options.get("releases", []))
+    releases = sorted(opts.releases)
     bad = [r for r in releases if not RELEASE.match(r)]
     if not releases or bad:
         raise InputError(src, "expected release dates as YYYY_MM_DD", field="releases", value=bad or releases)
-    sizes = {str(k): int(v) for k, v in dict(cfg.options.get("n_items", {})).items()}
+    sizes = dict(opts.n_items)
     downloads, first_seen, tasks_seen, notes = [], {}, {}, []
     newest = None
     for release in releases:

@@ -21,26 +21,39 @@ The file's ``release_date`` is a contamination cut-off, not a publication date, 
 from __future__ import annotations
 
 import pandas as pd
+from pydantic import Field
 
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import proportion, provenance, read_json, require, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable
 
 
+class Options(SourceOptions):
+    """LiveCodeBench's options."""
+
+    trials: int = 10  # samples behind each pass@1
+    benchmark: str = "LiveCodeBench code generation"
+    score_field: str = "pass@1"  # the file's own spelling of the score
+    item_fields: list[str] = Field(default_factory=lambda: ["question_id"])  # the fields that make an item's id
+    repeats: str = "error"  # rows repeating a (model, item): "error" (read once when equal) or "mean"
+
+
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch and parse the per-problem performances."""
+    opts = Options.of(cfg)
     dl = fetcher.get(cfg.url, source=cfg.name)
     src, url = cfg.name, cfg.url
     data = read_json(dl, src)
     rows = require(data, "performances", list, src, url)
     if not rows:
         raise InputError(where(src, url), "no performances", field="performances", value=[])
-    trials = int(cfg.options.get("trials", 10))
-    bench = str(cfg.options.get("benchmark", "LiveCodeBench code generation"))
-    field = str(cfg.options.get("score_field", "pass@1"))
-    keys = [str(k) for k in cfg.options.get("item_fields", ["question_id"])]
+    trials = opts.trials
+    bench = opts.benchmark
+    field = opts.score_field
+    keys = list(opts.item_fields)
     out = []
     for k, row in enumerate(rows):
         ctx = f"performances[{k}]"
@@ -49,7 +62,7 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         score = proportion(require(row, field, (int, float), src, url, ctx), src, url, f"{ctx}.{field}", percent=True)
         out.append((model, item, score))
     scores = pd.DataFrame(out, columns=["model", "item_id", "score"])
-    repeats = str(cfg.options.get("repeats", "error"))
+    repeats = opts.repeats
     if repeats not in ("error", "mean"):
         raise InputError(src, 'the option `repeats` must be "error" or "mean"', field="repeats", value=repeats)
     notes: tuple[str, ...] = ()

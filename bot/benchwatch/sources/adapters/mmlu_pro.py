@@ -36,6 +36,7 @@ import pandas as pd
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Download, Fetcher
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import provenance, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable, chance_of, with_chance
 
@@ -44,14 +45,22 @@ NAME = re.compile(r"model_outputs_(.+?)_\d+[-_]?shots.*\.zip")
 CHANCE_FROM = "each question's number of options (the options in the authors' outputs)"
 
 
+class Options(SourceOptions):
+    """MMLU-Pro's options."""
+
+    files: list[str] | dict[str, str] | None = None  # the zips under url, or a table model = zip name
+    benchmark: str = "MMLU-Pro"  # the benchmark over every question
+    categories: bool = True  # each category also as its own benchmark
+
+
 def model_name(file: str) -> str:
     """The model a zip's name gives (``model_outputs_Llama-2-7b-hf_5shots.zip`` -> ``Llama-2-7b-hf``)."""
     found = NAME.fullmatch(file.rsplit("/", 1)[-1])
     return found.group(1) if found else file.rsplit("/", 1)[-1].removesuffix(".zip")
 
 
-def _files(cfg: SourceConfig) -> dict[str, str]:
-    files = cfg.options.get("files")
+def _files(cfg: SourceConfig, opts: Options) -> dict[str, str]:
+    files = opts.files
     if isinstance(files, list) and files and all(isinstance(f, str) and f for f in files):
         return {model_name(f): f for f in files}
     if isinstance(files, dict) and files and all(isinstance(f, str) and f for f in files.values()):
@@ -103,11 +112,12 @@ def _rows(records: list, model: str, src: str, url: str) -> tuple[list[tuple], i
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch each configured zip and score every question."""
+    opts = Options.of(cfg)
     src = cfg.name
-    name = str(cfg.options.get("benchmark", "MMLU-Pro"))
-    by_category = bool(cfg.options.get("categories", True))
+    name = opts.benchmark
+    by_category = opts.categories
     downloads, rows, notes = [], [], []
-    for model, file in _files(cfg).items():
+    for model, file in _files(cfg, opts).items():
         dl = fetcher.get(cfg.url + file, source=src)
         downloads.append(dl)
         got, skipped = _rows(_records(dl, src), model, src, dl.url)

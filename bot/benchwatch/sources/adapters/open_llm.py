@@ -43,12 +43,14 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pandas as pd
+from pydantic import Field
 
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Download, Fetcher, FetchError
 from benchwatch.sources.inspect_logs import table_from_epochs
 from benchwatch.sources.lm_eval_samples import CHANCE_FROM, SAMPLES, sample_rows
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import NewDownloads, provenance, where
 from benchwatch.sources.table import SourceTable
 
@@ -61,6 +63,18 @@ PREFIX = "Open LLM v2 "
 MODEL = re.compile(r"[A-Za-z0-9][\w.\-]*/[A-Za-z0-9][\w.\-]*")
 RESULTS = re.compile(r"results_(?P<date_id>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json")
 TASK = re.compile(r"[\w.\-]+")
+
+
+class Options(SourceOptions):
+    """The Open LLM Leaderboard's options."""
+
+    contents: str = CONTENTS  # the contents dataset's parquet, under url
+    model_column: str = "fullname"  # its column of model names
+    details: str = DETAILS  # a model's details dataset ({folder}: org__model)
+    # task -> the sample field that is its item id (added to ITEM_FIELDS)
+    item_fields: dict[str, str] = Field(default_factory=dict)
+    groups: dict[str, str] = Field(default_factory=lambda: dict(GROUPS))  # group -> the prefix of its tasks
+    max_models: int = MAX_MODELS  # new models downloaded a run
 
 
 def _models(dl: Download, column: str, src: str) -> list[str]:
@@ -103,7 +117,7 @@ def _run_files(listing: bytes, folder: str, src: str) -> tuple[str, list[str]]:
 def _urls(cfg: SourceConfig, base: str, model: str) -> tuple[str, str, str]:
     """A model's details folder, its dataset and the URL of the folder's listing."""
     folder = model.replace("/", "__")
-    repo = str(cfg.options.get("details", DETAILS)).format(folder=folder)
+    repo = Options.of(cfg).details.format(folder=folder)
     return folder, repo, f"{base}/api/datasets/{quote(repo)}/tree/main/{quote(folder)}"
 
 
@@ -142,14 +156,15 @@ def _named(rows: list[tuple], groups: dict[str, str], prefix: str) -> list[tuple
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Read the model list, fetch the details of new models up to the cap, and read every cached one."""
+    opts = Options.of(cfg)
     base = cfg.url.rstrip("/")
-    contents_url = f"{base}/{cfg.options.get('contents', CONTENTS)}"
+    contents_url = f"{base}/{opts.contents}"
     contents = fetcher.get(contents_url, source=cfg.name)
-    models = _models(contents, str(cfg.options.get("model_column", "fullname")), where(cfg.name, contents_url))
-    fields = {**ITEM_FIELDS, **dict(cfg.options.get("item_fields", {}))}
-    groups = dict(cfg.options.get("groups", GROUPS))
+    models = _models(contents, opts.model_column, where(cfg.name, contents_url))
+    fields = {**ITEM_FIELDS, **opts.item_fields}
+    groups = dict(opts.groups)
     rows, downloads, excluded, notes = [], [], [], []
-    cap = NewDownloads(fetcher, int(cfg.options.get("max_models", MAX_MODELS)), "model", "max_models")
+    cap = NewDownloads(fetcher, opts.max_models, "model", "max_models")
     for model in models:
         if not MODEL.fullmatch(model):
             excluded.append({"benchmark": cfg.name, "model": model, "reason": "not an org/model name"})

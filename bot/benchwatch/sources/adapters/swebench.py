@@ -18,10 +18,12 @@ logged, and published only when its test-set size is configured (``board_sizes``
 from __future__ import annotations
 
 import pandas as pd
+from pydantic import Field
 
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
+from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import proportion, provenance, read_json, require, where
 from benchwatch.sources.table import AGGREGATE_COLUMNS, LONG_COLUMNS, SourceTable
 
@@ -33,6 +35,14 @@ TEST_SETS = {
     "Multimodal": "Multimodal",
 }
 SET_SIZES = {"Verified": 500, "Lite": 300, "Test": 2294, "Multimodal": 517}
+
+
+class Options(SourceOptions):
+    """SWE-bench's options."""
+
+    tolerance_pp: float = 1.0  # per-instance total vs published percentage, in points
+    board_sets: dict[str, str] = Field(default_factory=dict)  # leaderboard name -> test set (added to TEST_SETS)
+    board_sizes: dict[str, int] = Field(default_factory=dict)  # test set -> its size (added to SET_SIZES)
 
 
 def _runs(board: str, results: list, src: str, url: str, b: int) -> list[tuple[str, float, str, dict]]:
@@ -56,12 +66,13 @@ def _runs(board: str, results: list, src: str, url: str, b: int) -> list[tuple[s
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch and parse the leaderboards."""
+    opts = Options.of(cfg)
     dl = fetcher.get(cfg.url, source=cfg.name)
     data = read_json(dl, cfg.name)
     src, url = cfg.name, cfg.url
-    tolerance = float(cfg.options.get("tolerance_pp", 1.0))
-    sets = {**TEST_SETS, **cfg.options.get("board_sets", {})}
-    sizes = {**SET_SIZES, **cfg.options.get("board_sizes", {})}
+    tolerance = opts.tolerance_pp
+    sets = {**TEST_SETS, **opts.board_sets}
+    sizes = {**SET_SIZES, **opts.board_sizes}
     boards = require(data, "leaderboards", list, src, url)
     if not boards:
         raise InputError(where(src, url), "no leaderboards", field="leaderboards", value=[])
