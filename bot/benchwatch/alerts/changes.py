@@ -164,7 +164,8 @@ def _verdict_alerts(previous: dict | None, current: dict, raised_at: str) -> lis
         before, now = _verdict(previous, figure), _verdict(current, figure)
         if before == now or now is None:
             continue
-        title = f"{bench}: {name} is now {_VERDICT_WORDS[now]} (was {_VERDICT_WORDS.get(before, 'not judged')})"
+        was = "not judged" if before is None else _VERDICT_WORDS.get(before, "not judged")
+        title = f"{bench}: {name} is now {_VERDICT_WORDS[now]} (was {was})"
         out.append(_alert("verdict", bench, current, raised_at, title, figure=figure, **{"from": before, "to": now}))
     return out
 

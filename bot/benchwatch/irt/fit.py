@@ -29,6 +29,7 @@ def fit_rasch(
         return fit_map(data, init=init, n_draws=n_draws, seed=seed, floor=floor)
     if method == "nuts":
         fit = fit_nuts(data, seed=seed, sampler=sampler, floor=floor)
+        assert fit.b_draws is not None and fit.theta_draws is not None  # NUTS always keeps its draws
         n_draws = n_draws or 200
         keep = np.linspace(0, fit.b_draws.shape[0] - 1, min(n_draws, fit.b_draws.shape[0])).astype(int)
         return dataclasses.replace(fit, theta_draws=fit.theta_draws[keep], b_draws=fit.b_draws[keep])

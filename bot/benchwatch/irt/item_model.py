@@ -186,7 +186,7 @@ def fit_item_model(
     if nominal is not None:
         progress("the effective chance floor")
         floor = estimate_floor(data, nominal, groups=groups, seed=seed)
-    floors = None if floor is None else floor.floors(nominal)
+    floors = None if floor is None or nominal is None else floor.floors(nominal)
     progress("map fit" if method == "nuts" else f"{method} fit")
     fit = fit_rasch(data, "map" if method == "nuts" else method, init=init, floor=floors)
     nuts = None

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -39,7 +41,7 @@ def thread_pool() -> ThreadPoolExecutor:
     return _pool
 
 
-def split(kernel, n_cells: int, *args):
+def split(kernel: Callable[..., Any], n_cells: int, *args):
     """Run ``kernel(*args, lo, hi)`` over the cells in up to ``THREADS`` ranges at once; returns the list of
     the parts' results in order (one element when the cells are too few to share)."""
     parts = max(1, min(THREADS, n_cells // MIN_CELLS_PER_THREAD))

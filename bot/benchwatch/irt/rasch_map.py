@@ -125,6 +125,7 @@ def _evaluate(
     d_theta = np.full(cells.n_m, 1 / sd_theta**2)
     d_b = np.full(cells.n_i, 1 / sd_b**2)
     info = np.empty(cells.m.size if curvature else 0)
+    args: tuple[np.ndarray, ...]
     if cells.floor is None:
         kernel, args = kernels.evaluate, (theta, b)
     else:

@@ -19,6 +19,7 @@ the item's location b among the pool's abilities.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,8 +147,8 @@ def integrated_loglik(
     a_slope = np.ones(data.n_models) if slope is None else np.ascontiguousarray(slope, dtype=float)
     u0 = np.full(data.n_items, mean_log_a) if log_a is None else np.ascontiguousarray(log_a, dtype=float)
     out = np.empty((data.n_items, grid.size))
-    args = (np.ascontiguousarray(theta, dtype=float), np.ascontiguousarray(grid, dtype=float), starts, m, w, s, c)
-    args = (*args, a_slope, u0, float(mean_log_a), float(max(spread, 1e-3)), out)
+    arrays = (np.ascontiguousarray(theta, dtype=float), np.ascontiguousarray(grid, dtype=float), starts, m, w, s, c)
+    args = (*arrays, a_slope, u0, float(mean_log_a), float(max(spread, 1e-3)), out)
     parts = max(1, min(THREADS, data.n_items // 50))
     cuts = np.searchsorted(starts, np.linspace(0, starts[-1], parts + 1)).clip(0, data.n_items)
     cuts[0], cuts[-1] = 0, data.n_items
@@ -155,7 +156,8 @@ def integrated_loglik(
         discrimination_out(*args, 0, data.n_items)
     else:
         pool = thread_pool()
-        futures = [pool.submit(discrimination_out, *args, int(lo), int(hi)) for lo, hi in itertools.pairwise(cuts)]
+        kernel: Callable[..., None] = discrimination_out  # a numba dispatcher: any arguments, to mypy
+        futures = [pool.submit(kernel, *args, int(lo), int(hi)) for lo, hi in itertools.pairwise(cuts)]
         for f in futures:
             f.result()
     return out

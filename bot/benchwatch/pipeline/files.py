@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -107,7 +108,7 @@ def audit_responses(
     return audits
 
 
-def _top_models(rows: pd.DataFrame, top: list, n: int) -> list[dict]:
+def _top_models(rows: pd.DataFrame, top: Sequence[tuple[str, float]], n: int) -> list[dict]:
     """The top models with each score's 95% interval from ``score_intervals`` (the tiers' own): the standard
     error the board publishes where it gives one, else Wilson's over its test set."""
     given = {}
@@ -133,6 +134,7 @@ def _leaderboard_figures(name: str, rows: pd.DataFrame, ceiling: float) -> dict:
         "ceiling": ceiling,
     }
     if sat.saturation_index is not None:  # the index's interval, from the interval of the top gap
+        assert sat.top1 is not None and sat.top5 is not None  # an index is of the top-1 and top-5 scores
         gap = gap or binomial_gap_interval(sat.top1, sat.top5, n)
         lo, hi = index_interval(*gap, sat.top1, sat.top5, n)
         out |= {"saturation_index_lo": lo, "saturation_index_hi": hi}

@@ -8,6 +8,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from filelock import FileLock, Timeout
 
@@ -82,7 +83,7 @@ def run_job(
     started = time.perf_counter()
     now = now or phases.utc_now()
     reports = _open_reports(reports_dir)
-    options = {"now": now, "cache": Path(cache_dir), "force": force, "strict": strict, "method": method}
+    options: dict[str, Any] = {"now": now, "cache": Path(cache_dir), "force": force, "strict": strict, "method": method}
     options["sampler"] = sampler
     options.update({"scale": scale, "rules": rules, "deadline": deadline, "log": log})
     lock = _acquire(reports.root / LOCK_NAME, lock_timeout, log)

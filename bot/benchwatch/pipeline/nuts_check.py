@@ -41,6 +41,7 @@ def nuts_check(
     classes = exchangeable_items(data, floors)
     pooled = difficulty_z(pooled_positions(nuts, classes), nuts.theta, scale)
     unpooled = difficulty_z(nuts.b, nuts.theta, scale)
+    assert nuts.b_draws is not None and nuts.theta_draws is not None  # a NUTS fit always keeps its draws
     draws = np.stack([difficulty_z(b, t, scale) for b, t in zip(nuts.b_draws, nuts.theta_draws, strict=True)])
     figures = figures_from_draws(draws, target, reference=reference)
     plugin = coverage(pooled, target)

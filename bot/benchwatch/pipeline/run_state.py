@@ -101,7 +101,9 @@ class RunState:
 
     def unchanged(self, name: str, revision: str, method: str | None, scale: str | None) -> bool:
         before = self.previous.get(name)
-        same = before is not None and before.get("revision") == revision
+        if before is None:
+            return False
+        same = before.get("revision") == revision
         same = same and not before.get("rebuilt") and not before.get("refit")  # `repair` asks for a refit
         same = same and before.get("figures_version") == FIGURES_VERSION  # figures of an older benchwatch: redone
         return same and (before.get("method"), before.get("scale")) == (method, scale) and not self.force
@@ -145,7 +147,7 @@ class RunState:
         name = fig["benchmark"]
         before = self.previous.get(name)
         same = before is not None and before.get("revision") == fig["revision"]
-        fig["prior_state"] = before.get("prior_state") if same else (before or {}).get("state")
+        fig["prior_state"] = before.get("prior_state") if same and before is not None else (before or {}).get("state")
         flags = set((before or {}).get("flags", []))
         thresholds = self.rules.thresholds_for(name)
         fig["figures_version"] = FIGURES_VERSION
@@ -153,7 +155,7 @@ class RunState:
         fig["verdicts"] = recorded_verdicts(fig, thresholds, flags)
         fig["why"] = explain(fig, fig["flags"], flags, fig["prior_state"], thresholds)
         fig["retirement"] = retirement(fig, fig["prior_state"])[1]
-        fig["snapshot_at"] = before["snapshot_at"] if same else self.now
+        fig["snapshot_at"] = before["snapshot_at"] if same and before is not None else self.now
         fig["source_name"] = source
         fig["page"] = self.rules.page_for(name, page)
         if self.rules.name_for(name):
