@@ -19,7 +19,6 @@ from benchwatch.history.check import check_reports, schema_problems
 from benchwatch.history.records import (
     FILES,
     SCHEMA_VERSION,
-    SUFFIXED,
     BenchmarkRecord,
     documented_fields,
     file_schema,
@@ -88,6 +87,39 @@ def test_a_file_of_the_older_version_is_read_and_upgraded_and_a_newer_one_refuse
         load_latest(Reports(copy))
 
 
+@pytest.mark.parametrize("version", [0, 1])
+def test_files_of_versions_0_and_1_hold_todays_fields_and_upgrade(sample_site, tmp_path, version):
+    """Version 1 matched a figure's variants by a pattern; version 2 names each: the same fields, so a version 0 or
+    1 file reads as today's and checks clean."""
+    _, reports, _ = sample_site
+    copy = tmp_path / "r"
+    shutil.copytree(reports, copy)
+    for name, (key, _, _) in FILES.items():
+        body = json.loads((copy / name).read_text())
+        (copy / name).write_text(json.dumps({key: body[key], **({"schema_version": 1} if version else {})}))
+    assert load_latest(Reports(copy)) == load_latest(Reports(reports))
+    assert check_reports(copy) == []
+
+
+def test_a_variant_the_record_does_not_name_is_an_undeclared_field(sample_site, tmp_path):
+    """A suffix no longer makes a field: max_gap_bound_lo (the pattern of version 1 accepted it) is undeclared, in
+    check's line and in the typed record's error."""
+    from benchwatch.errors import InputError
+    from benchwatch.history.records import typed
+
+    _, reports, _ = sample_site
+    copy = tmp_path / "r"
+    shutil.copytree(reports, copy)
+    body = json.loads((copy / "latest.json").read_text())
+    first = body["benchmarks"][0]
+    first["max_gap_bound_lo"] = 0.1
+    (copy / "latest.json").write_text(json.dumps(body))
+    problems = check_reports(copy)
+    assert len(problems) == 1 and "max_gap_bound_lo" in problems[0] and first["benchmark"] in problems[0]
+    with pytest.raises(InputError, match=r"field 'max_gap_bound_lo' = 0.1: Extra inputs are not permitted"):
+        typed(BenchmarkRecord, first, "latest.json: " + first["benchmark"])
+
+
 def _read_keys(source: str, names: set[str]) -> set[str]:
     """The record keys a module reads: rec["k"], rec.get("k") for every name in ``names``."""
     keys = set()
@@ -111,13 +143,13 @@ def _read_keys(source: str, names: set[str]) -> set[str]:
 
 def test_the_site_reads_no_field_the_records_schema_does_not_declare():
     """Every key the page code reads from a benchmark record (``rec``) is declared in BenchmarkRecord's schema
-    (or is one of the suffixed variants it declares by pattern)."""
+    (a figure's variants each by name)."""
     declared = set(schema_of(BenchmarkRecord)["properties"])
     read = set()
     for module in sorted((ROOT / "bot" / "benchwatch" / "site").glob("*.py")):
         read |= _read_keys(module.read_text(), {"rec", "record"})
     assert len(read) > 40  # the scan finds what the pages read
-    undeclared = {k for k in read if k not in declared and not re.match(SUFFIXED, k)}
+    undeclared = {k for k in read if k not in declared}
     assert undeclared == set()
 
 

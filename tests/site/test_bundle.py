@@ -3,7 +3,6 @@ names every column; the same reports give the same bytes."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import re
@@ -12,7 +11,7 @@ import zipfile
 
 import pandas as pd
 
-from benchwatch.history.records import Alert, BenchmarkRecord
+from benchwatch.history.records import VARIANT_DOCS, Alert, BenchmarkRecord
 from benchwatch.site.bundle import BUNDLE, TABLES, UNDEFINED, bundle_bytes, bundle_tables, column_meaning, column_unit
 
 
@@ -121,11 +120,16 @@ def test_every_scalar_record_field_has_a_unit_and_its_records_definition():
     """A field a record gains reaches the dictionary defined: from the record class's own documentation."""
     for cls, table in ((BenchmarkRecord, "benchmarks"), (Alert, "alerts")):
         hints = typing.get_type_hints(cls)
-        for f in dataclasses.fields(cls):
-            name = f.name.removesuffix("_")
-            if "dict" in str(hints[f.name]) or name in ("gaps", "top_models"):
+        for attribute, f in cls.model_fields.items():
+            name = attribute.removesuffix("_")
+            if "dict" in str(hints[attribute]) or name in ("gaps", "top_models"):
                 continue  # nested: the schema describes them, the tables leave them out
+            if "variant_of" in (f.json_schema_extra or {}):  # a figure's variant: defined from its figure's words
+                suffix = name.removeprefix(f.json_schema_extra["variant_of"])
+                words = VARIANT_DOCS[suffix].split("{}")
+                assert all(w in column_meaning(name, table) for w in words), (table, name)
+                continue
             assert column_unit(name, table), (table, name)
-            assert f.metadata["doc"] in column_meaning(name, table) or name == "flags", (table, name)
+            assert f.description in column_meaning(name, table) or name == "flags", (table, name)
     assert column_meaning("name", "benchmarks") and column_unit("name", "models") == "text"  # a display-name column
     assert column_meaning("thin_width_sampling_p95", "benchmarks", ("thin_width",)).endswith("(95th percentile)")

@@ -11,14 +11,18 @@ __all__ = exports(
         ".records": (
             "FILES",
             "SCHEMA_VERSION",
+            "VARIANTS",
+            "VARIANT_DOCS",
             "Alert",
             "BenchmarkRecord",
             "Change",
             "SourceStatus",
             "documented_fields",
             "field_name",
+            "field_types",
             "file_schema",
             "schema_of",
+            "typed",
         ),
         ".reports": (
             "HISTORY_COLUMNS",
@@ -56,14 +60,18 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.history.check import schema_problems as schema_problems
     from benchwatch.history.records import FILES as FILES
     from benchwatch.history.records import SCHEMA_VERSION as SCHEMA_VERSION
+    from benchwatch.history.records import VARIANT_DOCS as VARIANT_DOCS
+    from benchwatch.history.records import VARIANTS as VARIANTS
     from benchwatch.history.records import Alert as Alert
     from benchwatch.history.records import BenchmarkRecord as BenchmarkRecord
     from benchwatch.history.records import Change as Change
     from benchwatch.history.records import SourceStatus as SourceStatus
     from benchwatch.history.records import documented_fields as documented_fields
     from benchwatch.history.records import field_name as field_name
+    from benchwatch.history.records import field_types as field_types
     from benchwatch.history.records import file_schema as file_schema
     from benchwatch.history.records import schema_of as schema_of
+    from benchwatch.history.records import typed as typed
     from benchwatch.history.reports import HISTORY_COLUMNS as HISTORY_COLUMNS
     from benchwatch.history.reports import Reports as Reports
     from benchwatch.history.reports import append_changelog as append_changelog

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from benchwatch.metrics import CEILING_MARGIN, state_evidence
+from benchwatch.record import BenchmarkRecord, as_record
+
+Figures = BenchmarkRecord | Mapping[str, Any]  # the typed record, or a record as written (read through as_record)
 
 FLAGS = ("retire", "watch", "revise", "fill")
 SATURATION_LINE = 0.7
@@ -24,16 +29,40 @@ DEFAULT_THRESHOLDS = Thresholds()
 
 
 VERDICTS = ("found", "cannot tell", "clear")
-# figure: (threshold field, upper bound, lower bound, sampling level of the upper, sampling level of the lower)
+
+
+@dataclass(frozen=True)
+class _Reads:
+    """What a verdict reads of the record, by attribute (a misspelt field is the type checker's error)."""
+
+    threshold: str  # the Thresholds field
+    upper: Callable[[BenchmarkRecord], float | None]
+    lower: Callable[[BenchmarkRecord], float | None]
+    level: Callable[[BenchmarkRecord], float | None]  # what items drawn from the target show by chance (upper)
+    found: Callable[[BenchmarkRecord], float | None]  # the same for the lower bound
+
+
 _VERDICT_KEYS = {
-    "ddm": ("revise_ddm", "ddm_bound_hi", "ddm_bound_lo", "ddm_sampling_p95", "ddm_sampling_p95"),
-    "max_gap": ("fill_max_gap", "detection_limit", "thin_width", "max_gap_sampling_p95", "thin_width_sampling_p95"),
-    "top5_gap_sum": (
+    "ddm": _Reads(
+        "revise_ddm",
+        lambda r: r.ddm_bound_hi,
+        lambda r: r.ddm_bound_lo,
+        lambda r: r.ddm_sampling_p95,
+        lambda r: r.ddm_sampling_p95,
+    ),
+    "max_gap": _Reads(
+        "fill_max_gap",
+        lambda r: r.detection_limit,
+        lambda r: r.thin_width,
+        lambda r: r.max_gap_sampling_p95,
+        lambda r: r.thin_width_sampling_p95,
+    ),
+    "top5_gap_sum": _Reads(
         "fill_top5_gap_sum",
-        "top5_gap_sum_bound_hi",
-        "thin_top5",
-        "top5_gap_sum_sampling_p95",
-        "thin_top5_sampling_p95",
+        lambda r: r.top5_gap_sum_bound_hi,
+        lambda r: r.thin_top5,
+        lambda r: r.top5_gap_sum_sampling_p95,
+        lambda r: r.thin_top5_sampling_p95,
     ),
 }
 FLAG_OF = {"ddm": "revise", "max_gap": "fill", "top5_gap_sum": "fill"}
@@ -41,17 +70,17 @@ FLAG_OF = {"ddm": "revise", "max_gap": "fill", "top5_gap_sum": "fill"}
 
 def threshold_map(thresholds: Thresholds = DEFAULT_THRESHOLDS) -> dict[str, float]:
     """The flag thresholds by figure, against which the verdicts are read."""
-    return {figure: getattr(thresholds, keys[0]) for figure, keys in _VERDICT_KEYS.items()}
+    return {figure: getattr(thresholds, reads.threshold) for figure, reads in _VERDICT_KEYS.items()}
 
 
 def _threshold(thresholds: Thresholds | dict, figure: str) -> float | None:
     if isinstance(thresholds, Thresholds):
-        return getattr(thresholds, _VERDICT_KEYS[figure][0])
+        return getattr(thresholds, _VERDICT_KEYS[figure].threshold)
     return thresholds.get(figure)
 
 
 def verdicts(
-    figures: dict,
+    figures: Figures,
     thresholds: Thresholds | dict = DEFAULT_THRESHOLDS,
     held: frozenset[str] | set[str] = frozenset(),
     hysteresis: float | None = None,
@@ -66,16 +95,17 @@ def verdicts(
     on the previous snapshot) stays found down to ``hysteresis`` times its level.
     """
     hysteresis = thresholds.hysteresis if hysteresis is None and isinstance(thresholds, Thresholds) else hysteresis
+    rec = as_record(figures)
     out = {}
-    for figure, (_field, upper_key, lower_key, level_key, found_key) in _VERDICT_KEYS.items():
+    for figure, reads in _VERDICT_KEYS.items():
         threshold = _threshold(thresholds, figure)
-        upper, lower = figures.get(upper_key), figures.get(lower_key)
-        if upper is None and lower is not None and upper_key == "top5_gap_sum_bound_hi":
+        upper, lower = reads.upper(rec), reads.lower(rec)
+        if upper is None and lower is not None and figure == "top5_gap_sum":
             upper = 1.0  # null: no bound with these models (the whole axis), so never clear
         if threshold is None or upper is None or lower is None or upper != upper or lower != lower:
             continue
-        level = max(threshold, figures.get(level_key) or 0.0)
-        found_level = max(threshold, figures.get(found_key) or 0.0)
+        level = max(threshold, reads.level(rec) or 0.0)
+        found_level = max(threshold, reads.found(rec) or 0.0)
         if figure in held and hysteresis:
             found_level *= hysteresis
         if lower >= found_level:
@@ -95,23 +125,24 @@ def verdicts(
     return out
 
 
-def retirement(figures: dict, previous_state: str | None) -> tuple[bool, str]:
+def retirement(figures: Figures, previous_state: str | None) -> tuple[bool, str]:
     """Whether a benchmark meets the retirement rule, and the evidence (or what holds it back), in words.
 
     The rule: the state is ``saturated`` now and was on the previous snapshot, or on the last two or more
     publication dates of the history by date (``saturated_since``); and the saturation index's 95% interval
     stays at or above 0.7.
     """
-    if figures.get("state") != "saturated":
+    rec = as_record(figures)
+    if rec.state != "saturated":
         return False, ""
-    since = figures.get("saturated_since")
+    since = rec.saturated_since
     if previous_state == "saturated":
         evidence = "saturated on two consecutive snapshots"
     elif since:
         evidence = f"saturated at every publication date since {since}"
     else:
         return False, "saturated on this snapshot only: retirement needs a second snapshot or two dates in a row"
-    low = figures.get("saturation_index_lo")
+    low = rec.saturation_index_lo
     if low is not None and low < SATURATION_LINE:
         return False, f"{evidence}, but the index's 95% interval still reaches {low:.2f} < {SATURATION_LINE}"
     return True, evidence
@@ -123,7 +154,7 @@ def held_figures(previous_flags: frozenset[str] | set[str]) -> set[str]:
 
 
 def evaluate_flags(
-    figures: dict,
+    figures: Figures,
     previous_flags: frozenset[str] | set[str] = frozenset(),
     previous_state: str | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
@@ -131,11 +162,12 @@ def evaluate_flags(
     """The flags of a snapshot given its figures and the previous snapshot's flags and state: ``revise`` and
     ``fill`` only where their figure's verdict is "found" (``verdicts``)."""
     flags = []
-    if retirement(figures, previous_state)[0]:
+    rec = as_record(figures)
+    if retirement(rec, previous_state)[0]:
         flags.append("retire")
-    if figures.get("state") == "stagnant":
+    if rec.state == "stagnant":
         flags.append("watch")
-    now = verdicts(figures, thresholds, held_figures(previous_flags))
+    now = verdicts(rec, thresholds, held_figures(previous_flags))
     found = {k for k, v in now.items() if v["verdict"] == "found"}
     if "ddm" in found:
         flags.append("revise")
@@ -145,7 +177,9 @@ def evaluate_flags(
 
 
 def recorded_verdicts(
-    figures: dict, thresholds: Thresholds = DEFAULT_THRESHOLDS, previous_flags: frozenset[str] | set[str] = frozenset()
+    figures: Figures,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    previous_flags: frozenset[str] | set[str] = frozenset(),
 ) -> dict[str, dict]:
     """The verdicts as a record keeps them: per figure its verdict, threshold, level and found level (the
     bounds themselves are the record's own fields)."""

@@ -16,7 +16,7 @@ import zipfile
 
 import pandas as pd
 
-from benchwatch.history import Alert, BenchmarkRecord, csv_text, documented_fields, field_name
+from benchwatch.history import VARIANT_DOCS, Alert, BenchmarkRecord, csv_text, documented_fields, field_types
 
 BUNDLE = "downloads/benchwatch-data.zip"
 ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # fixed member times: the bundle changes only when its tables do
@@ -97,13 +97,7 @@ OWN = {  # the columns no record class types, by table
 for _table, _own in OWN.items():  # a record's own definition first where it has the column
     _own.update({k: v for k, v in _SHARED.items() if k not in TABLE_DOCS.get(_table, {})})
 
-SUFFIXES = {  # BenchmarkRecord's docstring: a figure's variants, beside it ({} is the figure)
-    "_lo": "the lower end of the 95% interval of {}",
-    "_hi": "the upper end of the 95% interval of {}",
-    "_plugin": "{}, computed at the items' fitted positions (plug-in) instead of as a posterior median",
-    "_sampling_p95": "the value of {} that items drawn from the target reach by chance (95th percentile)",
-    "_paired": "{}, from the paired item-level error",
-}
+SUFFIXES = VARIANT_DOCS  # a figure's variants, beside it ({} is the figure)
 
 Z = "z (the difficulty axis, 0 to 1)"
 PROPORTION = "proportion (0 to 1)"
@@ -187,12 +181,7 @@ def column_meaning(column: str, table: str = "benchmarks", columns: tuple[str, .
     return meaning
 
 
-def _hints(cls: type) -> dict[str, object]:
-    hints = typing.get_type_hints(cls)
-    return {field_name(f): hints[f.name] for f in dataclasses.fields(cls)}
-
-
-TABLE_HINTS = {"benchmarks": _hints(BenchmarkRecord), "alerts": _hints(Alert)}
+TABLE_HINTS = {"benchmarks": field_types(BenchmarkRecord), "alerts": field_types(Alert)}
 TABLE_HINTS["history"] = TABLE_HINTS["by_date"] = TABLE_HINTS["benchmarks"]
 
 
