@@ -151,7 +151,7 @@ def difficulty_svg(
     # (elsewhere the bound is said in words: the positions are estimates, and the bound allows for their error).
     covered = may_be_empty is not None and bool(np.any((z > may_be_empty[0]) & (z < may_be_empty[1])))
     bars = "; bars: shown thin (solid), may be empty (hatched)" if may_be_empty is not None and not covered else ""
-    if covered:
+    if covered and may_be_empty is not None:
         bars = f"; Max Gap's bound {may_be_empty[1] - may_be_empty[0]:.3f} (spans items)"
     pic.text(strip.x, 12, f"{len(z)} items (fitted positions); largest gaps shaded{bars}", 11)
     for gap in gaps:
@@ -200,9 +200,9 @@ def difficulty_svg(
         legend.append((f"target: {target_label}", ACCENT, "5 4"))
     for k, (label, colour, dash) in enumerate(legend):
         y = cdf.y + cdf.h - 14 - 18 * (len(legend) - 1 - k)
-        x = cdf.x + cdf.w - 10 - text_width(label, 11)
-        pic.line(x - 34, y, x - 8, y, colour, 1.5, dash)
-        pic.text(x, y, label, 11)
+        left = cdf.x + cdf.w - 10 - text_width(label, 11)
+        pic.line(left - 34, y, left - 8, y, colour, 1.5, dash)
+        pic.text(left, y, label, 11)
     ticks = _ticks(nice_ticks(0, 1, 6))
     pic.x_axis(cdf, ticks, "difficulty z")
     pic.y_axis(cdf, ticks, "share of items")
@@ -227,7 +227,7 @@ def summary_svg(points: list[dict]) -> str:
     shown = [p for p in points if p.get("saturation_index") is not None]
     pic = Picture(WIDTH, 470)
     states = [s for s in STATE_COLOURS if any(p["state"] == s for p in shown)]
-    x = 90
+    x: float = 90
     for s in states:  # the legend, above the picture
         pic.add(f'<circle cx="{num(x)}" cy="14" r="5" fill="{STATE_COLOURS[s]}"/>')
         pic.text(x + 9, 14, s, 11)
@@ -248,6 +248,7 @@ def summary_svg(points: list[dict]) -> str:
     placed += [(strip.px(p["saturation_index"]), strip.py(s)) for p, s in zip(below, spread, strict=True)]
     taken = [(px - 5, py - 5, px + 5, py + 5) for px, py in placed]
     taken.append((main.px(0.7) - 6 - text_width(line_label, 10), main.y, main.px(0.7), main.y + 16))
+    keyed: list[str]
     links, labels, keyed = [], [], []
     for p, (px, py) in zip([*on_top, *below], placed, strict=True):
         colour = STATE_COLOURS.get(p["state"], INK)
@@ -260,7 +261,12 @@ def summary_svg(points: list[dict]) -> str:
         label = clip_text(str(p["name"]), 10, 300)  # a whole real name; a numbered key takes what will not fit
         w = text_width(label, 10)
         panel = main if p.get("ddm") is not None else strip
-        spots = ((8, 0, "start"), (-8, 0, "end"), (0, -11, "middle"), (0, 12, "middle"))
+        spots: tuple[tuple[float, float, str], ...] = (
+            (8, 0, "start"),
+            (-8, 0, "end"),
+            (0, -11, "middle"),
+            (0, 12, "middle"),
+        )
         spots += tuple((sx * 8, dy, a) for dy in (-12, 12, -24, 24) for sx, a in ((1, "start"), (-1, "end")))
         for dx, dy, anchor in spots:
             x0 = px + dx if anchor == "start" else px + dx - w if anchor == "end" else px - w / 2

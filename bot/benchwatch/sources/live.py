@@ -11,6 +11,7 @@ import re
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from benchwatch.errors import InputError
 from benchwatch.sources.adapters import ADAPTERS
@@ -151,7 +152,7 @@ def _load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             gone=tuple(prefix + g for g in table.gone),
             pages={prefix + k: v for k, v in table.pages.items()},
         )
-    downloads = [
+    downloads: list[dict[str, Any]] = [
         {"url": d.url, "status": d.status, "bytes": d.size, "seconds": round(d.seconds, 3)} for d in fetcher.log
     ]
     status = "not-modified" if downloads and all(d["status"] == "not-modified" for d in downloads) else "fetched"
