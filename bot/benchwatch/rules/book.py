@@ -80,7 +80,7 @@ def rules_from_config(rules: dict, source: str = "benchwatch.toml", benchmarks: 
     ``benchmarks`` is the ``[benchmarks."ID"]`` tables: each ``aliases`` list names the published
     benchmarks (of any source) shown together on the page of benchmark ``ID``.
     """
-    pages = {}
+    pages: dict[str, str] = {}
     for bench_id, table in (benchmarks or {}).items():
         for alias in table.get("aliases", []):
             if pages.get(alias, bench_id) != bench_id:

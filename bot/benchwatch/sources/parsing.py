@@ -46,11 +46,6 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
     return out
 
 
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def read_json(download: Download, source: str) -> Any:
     """The JSON document of a download; truncated or invalid JSON, or an object with one key given twice with
     two values, is an InputError."""

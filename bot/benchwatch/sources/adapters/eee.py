@@ -65,6 +65,7 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             field="collections",
             value=collections,
         )
+    parts: list[tuple[list[tuple], list[tuple], list[str]]]
     indexes, files, parts, notes = [], [], [], []
     cap = NewDownloads(fetcher, opts.max_records, "record", "max_records")
     for collection in collections:
@@ -104,7 +105,7 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             except (FetchError, InputError) as exc:  # one bad record: listed and left out, asked again next run
                 fetcher.forget(record_url)
                 notes.append(f"{collection}: a record was left out ({exc})")
-    notes += [cap.note()] if cap.waiting else []
+    notes += [note] if (note := cap.note()) else []
     table = table_from_records([*parts, ([], [], notes)], cfg.name, cfg.url)
     prov = provenance(cfg.url, indexes)  # the indexes' hash, and one hash over every record and samples file read
     digest = hashlib.sha256("".join(sorted(d.sha256 for d in files)).encode()).hexdigest()[:12]

@@ -56,6 +56,7 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     opts = Options.of(cfg)
     downloads = fetch_files(fetcher, cfg, opts.files)
     names = dict(opts.names)
+    first_file: dict[str, str]
     rows, first_file = [], {}
     for dl in downloads:
         try:

@@ -147,7 +147,7 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             for name, _, item, value, _, chance in got:
                 scorer = name[len(facts["task"]) :] if name.startswith(facts["task"]) else f"/{name}"
                 rows.append((bench + scorer, model, item, value, day, chance))
-    notes += [cap.note()] if cap.waiting else []
+    notes += [note] if (note := cap.note()) else []
     if not rows:
         raise InputError(where(cfg.name, cfg.url), "no readable log of a successful run in the index")
     table = table_from_epochs(

@@ -97,6 +97,7 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     if not releases or bad:
         raise InputError(src, "expected release dates as YYYY_MM_DD", field="releases", value=bad or releases)
     sizes = dict(opts.n_items)
+    first_seen: dict[str, str]
     downloads, first_seen, tasks_seen, notes = [], {}, {}, []
     newest = None
     for release in releases:

@@ -183,7 +183,7 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             continue
         rows += got
         downloads += dls
-    notes += [cap.note()] if cap.waiting else []
+    notes += [note] if (note := cap.note()) else []
     if not rows:
         raise InputError(where(cfg.name, contents_url), "no model's details could be read")
     table = table_from_epochs(
