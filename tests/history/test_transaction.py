@@ -57,7 +57,7 @@ def test_kill_while_writing_leaves_reports_as_they_were(before, tmp_path, writes
         import os, sys
         sys.path.insert(0, {str(ROOT)!r})
         import pandas as pd
-        import benchwatch.history.reports as rep
+        import benchwatch.history.folder as rep
         from benchwatch.pipeline import run_job
         from benchwatch.sources import SourceTable
         real, count = rep.atomic_write_bytes, [0]
@@ -82,7 +82,7 @@ def test_kill_while_writing_leaves_reports_as_they_were(before, tmp_path, writes
 
 def test_a_commit_interrupted_while_swapping_is_completed_by_recovery(before, tmp_path, monkeypatch):
     reports, changed = before
-    import benchwatch.history.reports as rep
+    import benchwatch.history.folder as rep
 
     real, calls = os.replace, [0]
 

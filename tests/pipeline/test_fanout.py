@@ -15,8 +15,8 @@ import pytest
 from scipy.special import expit
 
 from benchwatch.cli import main
-from benchwatch.pipeline.audit import FLOOR_CACHE_ENV
 from benchwatch.pipeline.parts import manifest_digest
+from benchwatch.pipeline.side_work import FLOOR_CACHE_ENV
 from benchwatch.sources.real_snapshot import EVALPLUS_FILE, REAL_DIR
 
 NOW = "2026-11-30T06:00:00Z"

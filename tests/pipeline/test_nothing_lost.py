@@ -180,7 +180,7 @@ def test_a_read_only_reports_folder_is_one_line(tmp_path, monkeypatch, capsys):
     def read_only(path, data):
         raise PermissionError(errno.EROFS, "Read-only file system", str(path))
 
-    monkeypatch.setattr("benchwatch.history.reports.atomic_write_bytes", read_only)
+    monkeypatch.setattr("benchwatch.history.folder.atomic_write_bytes", read_only)
     argv = ["run", "--input", str(data), "--reports", str(tmp_path / "r"), "--cache", str(tmp_path / "c"), "--no-site"]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -77,7 +77,7 @@ def test_nuts_publishes_the_maps_figures_says_so_and_records_its_check(audits):
 @pytest.mark.slow
 def test_the_page_and_the_command_say_the_figures_are_the_maps_and_show_the_check(audits):
     from benchwatch.cli.audit import _text
-    from benchwatch.site.pages import nuts_check_lines
+    from benchwatch.site.fit_notes import nuts_check_lines
 
     by_map, by_nuts = audits
     rec = by_nuts.figures()

@@ -91,7 +91,7 @@ def test_every_model_shows_its_tier_and_rank_interval_and_home_the_top_tier(serv
 
     from playwright.sync_api import sync_playwright
 
-    from benchwatch.site.pages import benchmark_page
+    from benchwatch.site.paths import benchmark_page
 
     base, root = served_site
     records = json.loads((root / "r" / "latest.json").read_text())["benchmarks"]

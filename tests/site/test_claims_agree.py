@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from benchwatch.site.pages import benchmark_page
+from benchwatch.site.paths import benchmark_page
 
 WITHIN = ("saturated", "stagnant")
 

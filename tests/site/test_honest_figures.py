@@ -14,7 +14,7 @@ import pytest
 from scipy.special import expit, ndtri
 
 from benchwatch.cli import main
-from benchwatch.site.pages import benchmark_page
+from benchwatch.site.paths import benchmark_page
 
 pytestmark = pytest.mark.slow
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from benchwatch.site.alerts import alert_events, alerts_page
 from benchwatch.site.names import default_display_name, display_name
-from benchwatch.site.pages import alert_events, alerts_page
 
 
 def test_epochs_file_ids_read_as_epoch_names_them_and_a_configured_name_wins():

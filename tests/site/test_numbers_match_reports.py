@@ -9,7 +9,7 @@ import re
 import pytest
 
 from benchwatch.site.names import display_name
-from benchwatch.site.pages import benchmark_page
+from benchwatch.site.paths import benchmark_page
 
 pytestmark = pytest.mark.slow
 

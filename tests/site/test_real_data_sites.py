@@ -8,7 +8,7 @@ import re
 import pytest
 
 from benchwatch.cli import main
-from benchwatch.site.pages import benchmark_page
+from benchwatch.site.paths import benchmark_page
 from tests.site.test_readable_names import assert_display_names_everywhere
 
 pytestmark = pytest.mark.slow

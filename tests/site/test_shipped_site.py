@@ -21,7 +21,7 @@ import pytest
 
 from benchwatch.cli import main
 from benchwatch.site.names import shown_name
-from benchwatch.site.pages import benchmark_page
+from benchwatch.site.paths import benchmark_page
 from tests.site.test_browser import CHROMIUM, FLAGS, _page, _Quiet
 from tests.sources.test_live_run import REAL, SLOW, _shipped_config_on
 
@@ -452,7 +452,7 @@ def test_the_state_column_sorts_by_severity(real_site):
     discriminating (and back), not alphabetically."""
     from playwright.sync_api import sync_playwright
 
-    from benchwatch.site.pages import SEVERITY
+    from benchwatch.site.cells import SEVERITY
 
     base, _, _ = real_site
     with sync_playwright() as pw:

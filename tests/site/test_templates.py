@@ -70,10 +70,29 @@ def test_an_undeclared_field_in_a_template_is_caught(tmp_path, monkeypatch):
     assert _reads("probe.md.j2") == {"rec": {"not_a_field", "also_not", "n_items"}}
 
 
-def test_the_page_code_lays_out_no_markdown():
+SITE = ROOT / "bot" / "benchwatch" / "site"
+# the modules that prepare the pages' values and format their cells (one per page kind, and what they share)
+PAGE_MODULES = ("home", "sources_table", "benchmark", "figures", "fit_notes", "alerts", "fill", "cells", "paths")
+
+
+def _renders(path: Path) -> bool:
+    """Whether a module renders a page template (calls ``render``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "render" for n in ast.walk(tree)
+    )
+
+
+def test_every_module_that_renders_a_page_is_read_by_the_markdown_check():
+    rendering = {p.stem for p in SITE.glob("*.py") if _renders(p)}
+    assert {"home", "benchmark", "alerts"} <= rendering <= set(PAGE_MODULES)
+
+
+@pytest.mark.parametrize("module", PAGE_MODULES)
+def test_the_page_code_lays_out_no_markdown(module):
     """Headings, paragraphs, lists and tables are in the templates: the page code joins no lines and writes no
     heading or table rule."""
-    source = (ROOT / "bot" / "benchwatch" / "site" / "pages.py").read_text(encoding="utf-8")
+    source = (SITE / f"{module}.py").read_text(encoding="utf-8")
     strings = [n.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     assert not [s for s in strings if s == "\n" or re.search(r"(^|\n)#{1,3} |\|---|^\?\?\?|^!!!", s)]
 

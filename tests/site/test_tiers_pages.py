@@ -13,7 +13,7 @@ import pytest
 from scipy.special import expit
 
 from benchwatch.pipeline import run_job
-from benchwatch.site.pages import benchmark_feed, benchmark_page
+from benchwatch.site.paths import benchmark_feed, benchmark_page
 from benchwatch.sources import SourceTable
 
 pytestmark = pytest.mark.slow
@@ -39,7 +39,7 @@ def test_every_sample_record_has_one_procedure_and_one_score_interval(sample_sit
     """Every record of the bundled sample run (per-item and boards): every tier-1 model's rank interval includes
     1, tiers never rise as scores fall, the top tier is tier 1 of the models table, and the record's top models
     carry the very score intervals of that table (one function: the audit's and the tiers')."""
-    from benchwatch.history.reports import Reports
+    from benchwatch.history.folder import Reports
 
     _, reports, _ = sample_site
     records = json.loads((reports / "latest.json").read_text())["benchmarks"]

@@ -17,8 +17,8 @@ from its exact grid posterior given the fitted abilities, under a weak normal pr
 items with twice their spread.
 
 "Before" is the published record: the benchmark's bounds, verdicts and model-based figures as its audit
-recorded them. "After" is the audit's own computation (``benchwatch.pipeline.audit``: its ``_bounds`` on the item
-model's path, with the benchmark's floors, design groups and abilities; its item posteriors and joint draws)
+recorded them. "After" is the audit's own computation (``benchwatch.pipeline.audit_bounds``: its ``item_bounds`` on
+the item model's path, with the benchmark's floors, design groups and abilities; its item posteriors and joint draws)
 on the audit's responses with EVERY candidate's added, whether or not each one can be placed on its own: ten
 candidates that no single one places still narrow what the pool cannot see. The same computation without the
 candidates is made too (``recomputed``), and ``reproduced`` says whether it gives the published verdicts: an

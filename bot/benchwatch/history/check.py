@@ -13,28 +13,21 @@ from pathlib import Path
 import pandas as pd
 
 from benchwatch.errors import InputError
+from benchwatch.history.folder import COMMIT, STAGING, Reports, recover
+from benchwatch.history.formats import csv_text, is_merge_marker, parse_csv, to_json, versioned
 from benchwatch.history.records import FILES, file_schema, upgrade
 from benchwatch.history.reports import (
-    COMMIT,
     HISTORY_COLUMNS,
     RUN_COLUMNS,
-    STAGING,
-    Reports,
-    csv_text,
     history_rows,
-    is_merge_marker,
     load_alerts,
     load_changelog,
     load_history,
     load_latest,
     load_runs,
     load_sources,
-    parse_csv,
     parse_snapshot_file,
     read_table,
-    recover,
-    to_json,
-    versioned,
 )
 from benchwatch.store import slug_collisions
 
@@ -91,7 +84,7 @@ def schema_problems(path: Path) -> list[str]:
     import jsonschema
 
     body = json.loads(path.read_text(encoding="utf-8"))
-    if isinstance(body, dict) and body.get("schema_version", 0) in (0, 1):
+    if isinstance(body, dict) and "schema_version" not in body:
         body = upgrade(path.name, body)  # an older file: checked as the version it upgrades to
     validator = jsonschema.Draft7Validator(file_schema(path.name))
     out = []

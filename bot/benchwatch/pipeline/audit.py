@@ -3,10 +3,7 @@ builds is ``benchwatch.pipeline.audit_record``, the scores and tiers ``benchwatc
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,40 +12,27 @@ from threadpoolctl import threadpool_limits
 from benchwatch.irt import (
     DEFAULT_SCALE,
     GRID_SIZE,
-    CellPatterns,
     ItemModel,
     RaschFit,
     cell_patterns,
-    difficulty_b,
     difficulty_z,
     encode_responses,
     fit_item_model,
-    fit_map,
     integrated_loglik,
     item_posterior,
     loglik_posterior,
-    marginal_abilities_patterns,
-    uncertain_abilities,
 )
 from benchwatch.metrics import (
     UNIFORM,
     Cache,
     Target,
-    axis_bounds,
-    axis_grid,
-    axis_likelihood,
     coverage,
     figures_from_draws,
-    likelihood_from_cells,
-    no_cache,
-    pool_key,
     pool_needed,
     posterior_z_draws,
-    sampling_levels,
     saturation,
-    target_reference,
-    union_bounds,
 )
+from benchwatch.pipeline.audit_bounds import bound_abilities, item_bounds, pattern_groups
 from benchwatch.pipeline.audit_record import FIGURE_KEYS, MARGINAL_MODELS, MIN_MODELS, N_DRAWS, BenchmarkAudit
 from benchwatch.pipeline.by_date import history_by_date
 from benchwatch.pipeline.nuts_check import nuts_check
@@ -64,7 +48,8 @@ from benchwatch.pipeline.scores import (
     unauditable,
     with_tiers,
 )
-from benchwatch.store import content_revision, json_memo
+from benchwatch.pipeline.side_work import cached_levels, cached_reference, floor_cache, side_pool
+from benchwatch.store import content_revision
 
 __all__ = [
     "FIGURE_KEYS",
@@ -156,7 +141,7 @@ def measure(
         # The history by date needs none of what follows: it runs on a thread of its own meanwhile (the bounds'
         # compiled solver releases the GIL, so the work shares both cores).
         dated = (
-            _side_pool().submit(
+            side_pool().submit(
                 history_by_date,
                 own,
                 scale=scale,
@@ -168,18 +153,18 @@ def measure(
             else None
         )
         # so do the simulations of n target items (what chance shows on a matched benchmark of this size)
-        chance = _side_pool().submit(_cached_levels, len(fit.items), target, cache)
-        matched = _side_pool().submit(_cached_reference, len(fit.items), target, cache)
+        chance = side_pool().submit(cached_levels, len(fit.items), target, cache)
+        matched = side_pool().submit(cached_reference, len(fit.items), target, cache)
         progress("abilities")
         patterns = cell_patterns(data, floors)  # over the observed cells: never a models x items array
-        groups = _pattern_groups(model, patterns)
-        theta = _abilities(patterns, fit.theta, groups)
+        groups = pattern_groups(model, patterns)
+        theta = bound_abilities(patterns, fit.theta, groups)
         lik = None
         if model.path == "withheld":
             bounds = None
         else:
             progress("bounds, for any difficulty distribution")
-            bounds, lik = _bounds(data, fit, theta, model, scale, target)
+            bounds, lik = item_bounds(data, fit, theta, model, scale, target)
         levels = chance.result()
         partial = {**(bounds.record_fields() if bounds is not None else {}), **levels}
         undecided = {
@@ -191,7 +176,7 @@ def measure(
         # the simulated larger pools need only the bounds' verdicts: they run beside the model-based figures
         mean_floor = float(np.mean(floors)) if floors is not None else 0.0
         deciding = (
-            _side_pool().submit(
+            side_pool().submit(
                 pool_needed,
                 theta,
                 usual,
@@ -288,120 +273,6 @@ def measure(
         tiers=tiers,
         model=model,
     )
-
-
-def _pattern_groups(model: ItemModel, patterns: CellPatterns) -> np.ndarray | None:
-    """Each response pattern's design group (the items of one pattern share their models, hence their group)."""
-    if model.groups is None:
-        return None
-    out = np.zeros(patterns.n_patterns, np.int64)
-    out[patterns.pattern] = model.groups
-    return out
-
-
-def _abilities(patterns: CellPatterns, theta: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
-    """The abilities the bounds and the model-based figures read: the joint MAP's from ``MARGINAL_MODELS`` models
-    (its stretch of the scale falls as 1/models: 0.4% with 200, measured), the marginal MAP's below (the items
-    integrated out, one prior per design group, with the floors of ``patterns``)."""
-    if theta.size >= MARGINAL_MODELS:
-        return theta
-    return marginal_abilities_patterns(patterns, theta, groups=groups)[0]
-
-
-def _bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale: str, target: Target):
-    """The bounds on the item model's path (and the axis likelihood of the last run, for the pool's figures):
-    the 1PL's at each end of the chance floor's interval, their union (``benchwatch.metrics.union_bounds``: they hold
-    whichever floor it is); the 2PL's with each item's discrimination integrated out."""
-    s = data.weight * data.y
-    if model.path == "2PL":
-        two = model.twopl
-        abilities = uncertain_abilities(two.theta, two.theta_sd)
-        z = axis_grid()
-        rows = integrated_loglik(
-            data,
-            abilities.theta,
-            difficulty_b(z, abilities.population, scale),
-            two.mean_log_a,
-            two.spread,
-            floor=model.floors(),
-            slope=abilities.slope,
-            log_a=two.log_a,
-        )
-        lik = axis_likelihood(rows, z, groups=model.groups)
-        return axis_bounds(lik, target), lik
-    runs, lik = [], None
-    for share in model.shares():
-        floor = model.floors(share)
-        th, sd = theta, fit.theta_sd
-        if share is not None and share != model.floor.share:  # the abilities at that floor: a warm refit
-            refit = fit_map(data, floor=floor, init=(fit.theta, fit.b), exact_sd=False)
-            th, sd = refit.theta, refit.theta_sd
-            if th.size < MARGINAL_MODELS:  # the patterns only where the marginal abilities read them
-                at = cell_patterns(data, floor)
-                th = _abilities(at, th, _pattern_groups(model, at))
-                del at
-            del refit
-        lik = likelihood_from_cells(
-            data.model_idx,
-            data.item_idx,
-            data.weight,
-            s,
-            th,
-            data.n_items,
-            scale,
-            theta_sd=sd,  # the abilities' own error: 40 answers place a model to about 0.38 logits
-            floor=floor,
-            groups=model.groups,
-        )
-        runs.append(axis_bounds(lik, target))
-    return union_bounds(runs), lik
-
-
-_side: ThreadPoolExecutor | None = None
-
-
-def _forget_side() -> None:  # a forked child has none of its parent's threads: it starts its own pool
-    global _side
-    _side = None
-
-
-os.register_at_fork(after_in_child=_forget_side)
-
-
-def _side_pool() -> ThreadPoolExecutor:
-    global _side
-    if _side is None:
-        _side = ThreadPoolExecutor(max_workers=4, thread_name_prefix="benchwatch-audit")
-    return _side
-
-
-def _cached_reference(n_items: int, target: Target, cache: Cache) -> dict:
-    """``target_reference`` (pure simulation of n target items), kept by size and target."""
-    if target.kind == "empirical":
-        return target_reference(n_items, target)
-    key = pool_key("target_reference", n_items, target.kind, target.a, target.b)
-    return {k: tuple(v) for k, v in cache(key, lambda: target_reference(n_items, target)).items()}
-
-
-def _cached_levels(n_items: int, target: Target, cache: Cache) -> dict:
-    if target.kind == "empirical":
-        return sampling_levels(n_items, target)
-    key = pool_key("sampling_levels", n_items, target.kind, target.a, target.b)
-    return cache(key, lambda: sampling_levels(n_items, target))
-
-
-FLOOR_CACHE_ENV = "BENCHWATCH_FLOOR_CACHE"
-
-
-def floor_cache(folder: str | Path | None = None) -> Cache:
-    """Where simulations are kept (what n target items show by chance; what pool would decide a verdict):
-    ``folder``, else the folder named by $BENCHWATCH_FLOOR_CACHE, else none.
-
-    Each depends only on the pool, the size, the target, the scale and the level asked, so one folder can
-    serve every reports folder of a machine (the sample, the live run, tests).
-    """
-    folder = folder or os.environ.get(FLOOR_CACHE_ENV)
-    return json_memo(folder) if folder else no_cache
 
 
 def audit_benchmark(

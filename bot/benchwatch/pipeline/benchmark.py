@@ -52,14 +52,13 @@ def audit_with_history(
     with the fit). ``chance_from``: where the rows' chance floors came from, in words."""
     from benchwatch.irt import ItemModel, design_groups, encode_responses, fit_item_model, judge
     from benchwatch.pipeline.audit import (
-        FLOOR_CACHE_ENV,
-        floor_cache,
         measure,
         scores_only,
         split_uninformative,
         too_few,
     )
     from benchwatch.pipeline.incremental import calibrated_fit, plan_update
+    from benchwatch.pipeline.side_work import FLOOR_CACHE_ENV, floor_cache
 
     name = str(rows["benchmark"].iloc[0])
     both = rows if pool_rows is None else pd.concat([rows, pool_rows], ignore_index=True)

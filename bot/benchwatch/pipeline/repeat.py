@@ -2,8 +2,8 @@
 
 The item model and the abilities are held as the audit published them (the record's path and chance floor,
 the models table's abilities behind the bounds), and what ``measure`` computes from them is computed again:
-the bounds on the item model's path (``benchwatch.pipeline.audit._bounds``, with the floors over their interval and
-the design groups of the responses given) and their verdicts, and the model-based figures from the items'
+the bounds on the item model's path (``benchwatch.pipeline.audit_bounds.item_bounds``, with the floors over their
+interval and the design groups of the responses given) and their verdicts, and the model-based figures from the items'
 exact posteriors and joint draws. On the audit's own responses it gives the published figures back; with
 candidate items' responses added, the figures the benchmark would have with them.
 """
@@ -23,8 +23,10 @@ from benchwatch.irt import (
     item_posterior,
 )
 from benchwatch.metrics import Target, figures_from_draws, posterior_z_draws
-from benchwatch.pipeline.audit import N_DRAWS, _bounds, _cached_levels, _cached_reference, floor_cache
+from benchwatch.pipeline.audit_bounds import item_bounds
+from benchwatch.pipeline.audit_record import N_DRAWS
 from benchwatch.pipeline.scores import split_uninformative
+from benchwatch.pipeline.side_work import cached_levels, cached_reference, floor_cache
 
 FIGURES = ("ddm", "max_gap", "top5_gap_sum")
 BOUND_KEYS = (
@@ -98,13 +100,13 @@ def repeat_audit(
     cache = floor_cache()
     bounds = None
     if path == "1PL":
-        found, _ = _bounds(data, fit, theta, model, scale, target)
+        found, _ = item_bounds(data, fit, theta, model, scale, target)
         fields = {k: v for k, v in found.record_fields().items() if k in BOUND_KEYS}
-        levels = _cached_levels(data.n_items, target, cache)
+        levels = cached_levels(data.n_items, target, cache)
         bounds = {"n_items": int(data.n_items), **fields, "verdicts": _verdicts({**fields, **levels}, record)}
     post = item_posterior(data, theta, patterns=cell_patterns(data, model.floors()))
     draws = posterior_z_draws(theta, scale, N_DRAWS, np.random.default_rng(seed), post)
-    found = figures_from_draws(draws, target, reference=_cached_reference(data.n_items, target, cache))
+    found = figures_from_draws(draws, target, reference=cached_reference(data.n_items, target, cache))
     figures = {k: {"lo": found.interval[k][0], "value": found.median[k], "hi": found.interval[k][1]} for k in FIGURES}
     return {"bounds": bounds, "figures": figures, "n_items": int(data.n_items)}
 

@@ -29,22 +29,15 @@ from benchwatch.history import (
     page_groups,
     to_json,
 )
+from benchwatch.site.alerts import alerts_page
+from benchwatch.site.benchmark import also_section, benchmark_body
 from benchwatch.site.bundle import BUNDLE, bundle_bytes, bundle_tables
 from benchwatch.site.feed import rss_feed
+from benchwatch.site.fill import proposal_section
 from benchwatch.site.glossary import append_glossary
+from benchwatch.site.home import SUMMARY_PLOT, index_page, summary_points
 from benchwatch.site.names import page_name, shown_name
-from benchwatch.site.pages import (
-    SUMMARY_PLOT,
-    alerts_page,
-    also_section,
-    benchmark_body,
-    benchmark_feed,
-    benchmark_page,
-    index_page,
-    plot_path,
-    proposal_section,
-    summary_points,
-)
+from benchwatch.site.paths import benchmark_feed, benchmark_page, plot_path
 from benchwatch.site.plots import difficulty_svg, saturation_svg, summary_svg, tiers_svg
 from benchwatch.site.render import TEMPLATES
 from benchwatch.store import safe_slug

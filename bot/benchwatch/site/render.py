@@ -1,7 +1,8 @@
 """Pages from templates: Jinja2 (which ships with MkDocs), one template per page kind in ``templates/``.
 
-Each template line is a line of the page; the Python side (``benchwatch.site.pages``) prepares the values, formats a
-cell's figures and escapes every upstream string (the ``md`` filter), the templates lay out the Markdown."""
+Each template line is a line of the page; the Python side (the page modules: ``benchwatch.site.home``,
+``.benchmark``, ``.alerts``, ``.fill`` and the cells they share) prepares the values, formats a cell's figures and
+escapes every upstream string (the ``md`` filter), the templates lay out the Markdown."""
 
 from __future__ import annotations
 

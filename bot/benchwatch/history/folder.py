@@ -1,0 +1,133 @@
+"""The reports folder: where each of its files lives, and the transaction that makes a run's writes visible all
+together or not at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchwatch.history.formats import damaged
+from benchwatch.store import atomic_write_bytes, atomic_write_text, safe_slug
+
+STAGING = ".staging"
+COMMIT = "COMMIT.json"
+
+
+def recover(root: Path) -> None:
+    """Finish a committed run that was interrupted while swapping files in, or drop an uncommitted one."""
+    staging = root / STAGING
+    manifest = staging / COMMIT
+    if manifest.exists():
+        for rel in json.loads(manifest.read_text(encoding="utf-8")):
+            staged = staging / rel
+            if staged.exists():
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(staged, root / rel)
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+@dataclass
+class Reports:
+    """The files of one reports folder; inside ``transaction()`` writes are staged until commit."""
+
+    root: Path
+    _staged: set[str] | None = field(default=None, repr=False)
+
+    @contextmanager
+    def transaction(self, on_commit: Callable[[], None] = lambda: None) -> Iterator[Reports]:
+        """All writes become visible together at the end, or not at all if the run dies before.
+
+        Once the list of staged files is written the run is committed: if it dies while the files are
+        swapped in, the next transaction (or ``recover``) finishes the swap."""
+        recover(self.root)
+        staging = self.root / STAGING
+        staging.mkdir(parents=True, exist_ok=True)
+        self._staged = set()
+        try:
+            yield self
+            atomic_write_text(staging / COMMIT, json.dumps(sorted(self._staged)))
+            on_commit()
+            recover(self.root)
+        finally:
+            self._staged = None
+            if not (staging / COMMIT).exists():
+                shutil.rmtree(staging, ignore_errors=True)
+
+    def write(self, path: Path, text: str) -> None:
+        """Write one file: staged inside a transaction, atomically in place outside one."""
+        self.write_bytes(path, text.encode("utf-8"))
+
+    def write_bytes(self, path: Path, data: bytes) -> None:
+        if self._staged is None:
+            atomic_write_bytes(path, data)
+            return
+        rel = str(path.relative_to(self.root))
+        atomic_write_bytes(self.root / STAGING / rel, data)
+        self._staged.add(rel)
+
+    def read_bytes(self, path: Path) -> bytes | None:
+        """A file's bytes as this run sees it (its own staged writes first), or None."""
+        if self._staged is not None:
+            rel = str(path.relative_to(self.root))
+            if rel in self._staged:
+                return (self.root / STAGING / rel).read_bytes()
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def read(self, path: Path) -> str | None:
+        """A file's text as this run sees it (its own staged writes first), or None."""
+        data = self.read_bytes(path)
+        if data is None:
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise damaged(path, f"not UTF-8 text (byte {exc.start})") from None
+
+    @property
+    def latest(self) -> Path:
+        return self.root / "latest.json"
+
+    @property
+    def history(self) -> Path:
+        return self.root / "history.csv"
+
+    @property
+    def alerts(self) -> Path:
+        return self.root / "alerts.json"
+
+    @property
+    def runs(self) -> Path:
+        return self.root / "runs.csv"
+
+    @property
+    def sources(self) -> Path:
+        return self.root / "sources.json"
+
+    @property
+    def changelog(self) -> Path:
+        return self.root / "changelog.json"
+
+    def items(self, benchmark: str) -> Path:
+        return self.root / "items" / f"{safe_slug(benchmark)}.csv"
+
+    def models(self, benchmark: str) -> Path:
+        return self.root / "models" / f"{safe_slug(benchmark)}.csv"
+
+    def by_date(self, benchmark: str) -> Path:
+        return self.root / "by_date" / f"{safe_slug(benchmark)}.csv"
+
+    def proposal(self, benchmark: str) -> Path:
+        """A proposed revision (``benchwatch fill check --record``): beside the history, never part of it."""
+        return self.root / "proposals" / f"{safe_slug(benchmark)}.json"
+
+    def snapshot(self, benchmark: str, kind: str = "responses") -> Path:
+        """A benchmark's last good data (``responses`` or ``aggregates``), kept with the figures it gave."""
+        return self.root / "snapshots" / kind / f"{safe_slug(benchmark)}.csv.gz"

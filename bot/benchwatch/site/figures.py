@@ -1,0 +1,214 @@
+"""A record's figures and verdicts, one row per claim (the bounds, or the model-based figures where
+there are none), for a benchmark's page and its *Also* sections.
+
+The pages are rendered from the records in ``reports/`` through the templates of
+``bot/benchwatch/site/templates/`` (``benchwatch.site.render``): the page modules prepare the values and
+format the cells (every upstream string escaped), the templates lay out the Markdown."""
+
+from __future__ import annotations
+
+from benchwatch.metrics import state_evidence
+from benchwatch.rules import NO_BOUND, VERDICT_NAMES, resolve_line
+from benchwatch.site.cells import bounds_withheld, flags_cell, helpers, state_cell
+from benchwatch.site.escape import md
+from benchwatch.site.fit_notes import item_model_lines, nuts_check_lines
+from benchwatch.site.numbers import fmt, pct
+from benchwatch.site.render import EMPTY
+
+
+def _interval(rec: dict, key: str) -> str:
+    lo, hi = rec.get(f"{key}_lo"), rec.get(f"{key}_hi")
+    return "–" if lo is None or hi is None else f"{fmt(lo)} – {fmt(hi)}"
+
+
+def _first_reached(rec: dict) -> str:
+    first = rec.get("first_saturated_date")
+    if not first:
+        return "not yet"
+    fell = rec.get("fell_back_date")
+    return f"{md(first)}, fell back below 0.7 on {md(fell)}" if fell else f"{md(first)}, and stayed above since"
+
+
+def _bound_cells(rec: dict) -> list[list[str]]:
+    """The bounds that hold for any difficulty distribution (``benchwatch.metrics.bounds``)."""
+    if rec.get("detection_limit") is None:
+        return []
+    thin = rec.get("thin_stretches") or []
+    where = ", ".join(f"{fmt(lo)} – {fmt(hi)}" for lo, hi in thin)
+    lo, hi = rec.get("detection_stretch") or (None, None)
+    return [
+        [
+            f"DDM (W1 to {md(rec.get('target') or '–')}): bounds",
+            f"{fmt(rec['ddm_bound_lo'])} – {fmt(rec['ddm_bound_hi'])}",
+            "",
+        ],
+        [
+            "Max Gap's bound: an empty stretch of at most (the widest these models cannot rule out as empty)",
+            fmt(rec["detection_limit"]),
+            "" if lo is None else f"widest at {fmt(lo)} – {fmt(hi)}",
+        ],
+        ["Top-5 gap sum's bound: five empty stretches in all", _bound(rec.get("top5_gap_sum_bound_hi")), ""],
+        [
+            "Thin stretches: shown to hold less than a quarter of the target's items",
+            fmt(rec.get("thin_width")) if thin else "none",
+            where,
+        ],
+    ]
+
+
+def _withheld_cells(rec: dict) -> list[list[str]]:
+    """Where the item model does not fit: each coverage figure's row says so, in place of a number."""
+    why = "withheld (see Item model above)"
+    return [[f"DDM (W1 to {md(rec.get('target') or '–')})", why, ""], ["Max Gap", why, ""], ["Top-5 gap sum", why, ""]]
+
+
+def _model_based_cells(rec: dict) -> list[list[str]]:
+    """The model-based coverage figures (posterior medians under smooth difficulties) and their intervals."""
+    based = " (model-based: smooth difficulties assumed)" if rec.get("detection_limit") is not None else ""
+    if bounds_withheld(rec):
+        based = " (model-based; the bounds are withheld, see Item model)"
+    return [
+        [f"DDM{based}", fmt(rec["ddm"]), _interval(rec, "ddm")],
+        *(
+            [f"{name}{based}", fmt(rec[key]), _interval(rec, key)]
+            for key, name in (
+                ("max_gap", "Max Gap"),
+                ("top3_gap_sum", "Top-3 gap sum"),
+                ("top5_gap_sum", "Top-5 gap sum"),
+            )
+        ),
+    ]
+
+
+def _figure_cells(rec: dict) -> list[list[str]]:
+    """The figures of a record, one per claim: name, value, interval (or where). Where the bounds exist they are
+    the coverage figures (they hold for any difficulty distribution); the other estimates are in
+    ``_other_cells``."""
+    bounded = rec.get("detection_limit") is not None
+    coverage = (
+        _withheld_cells(rec) if bounds_withheld(rec) else _bound_cells(rec) if bounded else _model_based_cells(rec)
+    )
+    rows = [
+        ["Items", str(rec["n_items"]), ""],
+        ["Models", str(rec["n_models"]), ""],
+        *coverage,
+    ]
+    top_gap = fmt((rec["top1"] or 0) - (rec["top5"] or 0)) if rec.get("top5") is not None else "–"
+    return [
+        *rows,
+        [
+            _decides("The paper's saturation index (sqrt(n) items)", rec, "paper_index"),
+            fmt(rec["saturation_index"]),
+            _interval(rec, "saturation_index"),
+        ],
+        ["Band", md(rec.get("band") or "–"), ""],
+        [
+            "Top tier (models that cannot be told apart from the best)",
+            "–" if rec.get("top_tier_size") is None else f"{rec['top_tier_size']} of {rec['n_models']}",
+            "",
+        ],
+        [_decides(_gap_label(rec), rec, "paired", "published_se"), top_gap, _interval(rec, "top_gap")],
+        ["Saturation index first reached 0.7", _first_reached(rec), ""],
+        ["Best score (s1)", pct(rec["top1"]), ""],
+        ["Fifth best (s5)", pct(rec["top5"]), ""],
+        ["Top-5 mean", pct(rec["top5_mean"]), ""],
+        ["Items solved by at least one model", pct(rec.get("solved_share")), ""],
+        ["State", state_cell(rec), _state_from(rec)],
+        ["Flags", flags_cell(rec, explained=True), ""],
+    ]
+
+
+def _state_from(rec: dict) -> str:
+    """What decided the state, in words, with its figure (``benchwatch.metrics.state_evidence``)."""
+    words = state_evidence(rec)  # prose in a column of figures: it wraps where the figures do not
+    return f'<span class="bw-prose">decided {md(words)}</span>' if words else ""
+
+
+def _decides(label: str, rec: dict, *bases: str) -> str:
+    """A figure's label, marked where it is the one that decided the state."""
+    return f"{label} (decides the state)" if rec.get("state_from") in bases else label
+
+
+def _gap_label(rec: dict) -> str:
+    if rec.get("state_from") == "published_se":
+        return "Top-1 minus top-5 (95% interval from the published standard errors)"
+    return "Top-1 minus top-5 (paired 95% interval)" if rec.get("top_gap_lo") is not None else "Top-1 minus top-5"
+
+
+def _other_cells(rec: dict) -> list[list[str]]:
+    """The estimates that do not decide anything on the page, beside the figures they shadow."""
+    rows = _model_based_cells(rec) if rec.get("detection_limit") is not None or bounds_withheld(rec) else []
+    if rec.get("ddm_plugin") is not None:
+        plugin = f"{fmt(rec['ddm_plugin'])} / {fmt(rec['max_gap_plugin'])}"
+        rows.append(["DDM / Max Gap of the fitted positions (plug-in)", plugin, ""])
+    rows.append(["Saturation index with the paired item-level SE", fmt(rec.get("saturation_index_paired")), ""])
+    return [row for row in rows if row[1] not in EMPTY]
+
+
+FIGURE_COLUMNS = [("Figure", "l"), ("Value", "r"), ("95% interval, or where", "r")]
+
+
+def _figure_rows(rec: dict) -> list[list[str]]:
+    """The figure table's rows, without the figures a record has no value for (an aggregate board: no coverage)."""
+    return [row for row in _figure_cells(rec) if row[1] not in EMPTY]
+
+
+FIGURE_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}
+
+
+VERDICT_WORDS = {
+    "found": "found",
+    "cannot tell": "cannot tell with these models",
+    "clear": "clear",
+}
+
+
+def _verdict_rows(rec: dict) -> list[list[str]]:
+    """One row per verdict: its name, the figures it judged under their own names, the level and the verdict."""
+    rows = []
+    for key, name in VERDICT_NAMES.items():
+        v = (rec.get("verdicts") or {}).get(key)
+        if not v:
+            continue
+        bound = {
+            "ddm": f"{fmt(rec.get('ddm_bound_lo'))} – {fmt(rec.get('ddm_bound_hi'))}",
+            "max_gap": f"Max Gap's bound: an empty stretch of at most {fmt(rec.get('detection_limit'))}; "
+            f"thin stretch (shown to hold too few items): {_thin(rec.get('thin_width'))}",
+            "top5_gap_sum": f"top-5 gap sum's bound: {_bound(rec.get('top5_gap_sum_bound_hi'))}; "
+            f"five thin stretches in all: {_thin(rec.get('thin_top5'))}",
+        }[key]
+        need = (rec.get("resolve") or {}).get(key) if v["verdict"] == "cannot tell" else None
+        decide = md(resolve_line(key, need).split(": ", 1)[-1]) if need else ""
+        rows.append([name, bound, fmt(v["level"]), f"**{VERDICT_WORDS[v['verdict']]}**", decide])
+    return rows
+
+
+def _bound(value: float | None) -> str:
+    """An upper bound, or "no bound with these models" where it is null (it would cover the whole axis)."""
+    return NO_BOUND if value is None else f"at most {fmt(value)}"
+
+
+def _thin(value: float | None) -> str:
+    return "none shown" if not value else f"{fmt(value)} wide"
+
+
+VERDICT_COLUMNS = [("Question", "l"), ("Bounds, any difficulty distribution", "l"), ("Level", "r"), ("Verdict", "l")]
+
+
+VERDICT_COLUMNS.append(("What would decide", "l"))
+
+
+def section_helpers() -> dict:
+    """The helpers of the templates that show a record's figures and verdicts (a page, or an *Also* section)."""
+    return {
+        **helpers(),
+        "figure_rows": _figure_rows,
+        "other_rows": _other_cells,
+        "verdict_rows": _verdict_rows,
+        "item_model_lines": item_model_lines,
+        "nuts_check_lines": nuts_check_lines,
+    }
+
+
+def section_context() -> dict:
+    return {"figure_columns": FIGURE_COLUMNS, "verdict_columns": VERDICT_COLUMNS, "heading": "##"}

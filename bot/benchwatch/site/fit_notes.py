@@ -1,0 +1,122 @@
+"""The item model behind a record's bounds and its NUTS check, in sentences and a table
+(``_item_model.md.j2``, ``_nuts_check.md.j2``).
+
+The pages are rendered from the records in ``reports/`` through the templates of
+``bot/benchwatch/site/templates/`` (``benchwatch.site.render``): the page modules prepare the values and
+format the cells (every upstream string escaped), the templates lay out the Markdown."""
+
+from __future__ import annotations
+
+from benchwatch.site.cells import bounds_withheld, csv_count
+from benchwatch.site.escape import md
+from benchwatch.site.numbers import fmt
+
+
+def _share(x: float | None) -> str:
+    return "–" if x is None else f"{x:.2f}"
+
+
+def item_model_lines(rec: dict) -> dict:
+    """The item model behind a record's bounds, in sentences (values formatted and escaped here; the partial
+    ``_item_model.md.j2`` lays them out): the chance floors, the fit check, the path, who answered what, and
+    blanks that sit where failures would."""
+    out: dict = {}
+    if rec.get("chance_nominal") is not None:
+        lo, hi = rec.get("floor_effective_lo"), rec.get("floor_effective_hi")
+        placed = (rec.get("floor_share_hi") or 1.0) - (rec.get("floor_share_lo") or 0.0) < 0.999
+        out["floor"] = (
+            f"each item's nominal chance floor is one over its number of options ({md(rec.get('chance_from') or '–')};"
+            f" {rec.get('chance_items')} items, mean {fmt(rec['chance_nominal'])}); the data favour "
+            f"{_share(rec.get('floor_share'))} of it, an effective floor of {fmt(rec.get('floor_effective'))} "
+            f"[{fmt(lo)}, {fmt(hi)}] (95%, profile likelihood over {rec.get('floor_items')} items)"
+            + ("" if placed else ": these models cannot place it, and the bounds hold over the whole interval")
+            + "; the bounds hold at both ends of that interval"
+        )
+    elif rec.get("fit_verdict") is not None:  # a checked per-item record without floors: open-ended
+        out["floor"] = (
+            "none: the items declare no options (open-ended; a chance column, or chance = ... in benchwatch.toml, "
+            "declares them)"
+        )
+    check = rec.get("fit_check") or {}
+    if rec.get("fit_verdict") in ("fits", "misfit"):
+        said = "the item model fits" if rec["fit_verdict"] == "fits" else "the 1PL does not fit"
+        p = "–" if rec.get("fit_p") is None else f"{rec['fit_p']:.3f}"
+        out["check"] = (
+            f"{said} (p = {p} by a parametric bootstrap of {check.get('replicates', '–')} "
+            f"simulated benchmarks; discriminations z = {fmt(check.get('discrimination_z'))}, the weakest models "
+            f"on the hardest items z = {fmt(check.get('floor_z'))})"
+        )
+    if rec.get("item_model") == "2PL":
+        out["path"] = (
+            "the bounds are a 2PL's: each item's likelihood is integrated over its discrimination, whose log has "
+            f"a spread (sd) of {fmt(rec.get('discrimination_spread'))} across the items"
+        )
+    if bounds_withheld(rec):
+        out["withheld"] = md(rec.get("withheld") or "the item model does not fit")
+    groups = rec.get("design_groups") or []
+    if groups:
+        parts = "; ".join(f"{g['items']} items answered by {g['models']} models" for g in groups)
+        out["design"] = (
+            f"the items form {len(groups)} groups by the models that answered them ({parts}): each group has its "
+            "own distribution of difficulty in the bounds, so that items given only to some models are not pulled "
+            "towards the others"
+        )
+    blanks = rec.get("blanks_warning")
+    if blanks and not bounds_withheld(rec):  # a withheld record's reason says it already
+        shown = ", ".join(md(str(m["model"])) for m in blanks.get("models", [])[:5])
+        more = blanks.get("flagged", 0) - min(5, len(blanks.get("models", [])))
+        out["blanks"] = (
+            f"{blanks.get('flagged', 0)} models leave blank the items they would likely fail ({shown}"
+            + (f" and {more} more" if more > 0 else "")
+            + f"; z = {fmt(blanks.get('z'))} over {blanks.get('tested')} models): if these blanks are failed or "
+            "errored samples, record them as 0. As blanks they raise those models' scores and move every figure "
+            "here, and nothing can correct that from the data"
+        )
+    return out
+
+
+NUTS_COLUMNS = [("Figure", "l"), ("Published (MAP)", "r"), ("NUTS", "r"), ("NUTS 95% interval", "r")]
+
+
+NUTS_COLUMNS.append(("NUTS at its positions (plug-in)", "r"))
+
+
+def nuts_check_lines(rec: dict) -> dict:
+    """``--method nuts``: what the NUTS check says (``benchwatch.pipeline.nuts_check``), in a sentence and a table of
+    the figures beside the published ones (``_nuts_check.md.j2``); empty without a check."""
+    check = rec.get("nuts_check")
+    if not check:
+        return {}
+    said = "converged" if check.get("converged") else "**did not converge**"
+    whole = {k: csv_count(check.get(k)) for k in ("chains", "draws", "tune", "seconds", "min_ess_bulk", "divergences")}
+    return {
+        "said": (
+            f"The positions, abilities and figures on this page come from the "
+            f"{md(rec.get('figures_from') or 'map')} fit (the path the calibration of these figures checks). "
+            f"NUTS ({md(str(check.get('sampler')))}, {whole['chains']} chains of {whole['draws']} draws after "
+            f"{whole['tune']} tuning steps, {whole['seconds']} s) sampled the same 1PL beside it, under its fixed "
+            f"N(0, 3²) priors, and {said} (largest R-hat {fmt(check.get('max_rhat'))}, smallest bulk ESS "
+            f"{whole['min_ess_bulk']}, {whole['divergences']} divergences). Pooled over the items the posterior "
+            f"cannot tell apart, its posterior means take {check.get('distinct_z')} distinct positions "
+            f"({check.get('distinct_z_unpooled')} before pooling: its Monte Carlo error alone splits them); no "
+            f"item's position moves more than {fmt(check.get('max_position_shift'))} on z from the published one, "
+            f"no model's ability more than {fmt(check.get('max_ability_shift'))} logits. Its figures, from "
+            f"{check.get('kept_draws')} of its draws:"
+        ),
+        "columns": NUTS_COLUMNS,
+        "rows": [
+            [
+                name,
+                fmt(check.get(f"{key}_published")),
+                fmt(check.get(key)),
+                f"[{fmt(check.get(f'{key}_lo'))}, {fmt(check.get(f'{key}_hi'))}]",
+                fmt(check.get(f"{key}_plugin")),
+            ]
+            for key, name in (
+                ("ddm", "DDM"),
+                ("max_gap", "Max Gap"),
+                ("top3_gap_sum", "Top-3 gap sum"),
+                ("top5_gap_sum", "Top-5 gap sum"),
+            )
+        ],
+    }
