@@ -195,7 +195,7 @@ def truth(z: np.ndarray) -> dict:
 
 
 def _truly_thin(z: np.ndarray, lo: float, hi: float) -> bool:
-    from benchwatch.metrics.bounds import THIN
+    from benchwatch.metrics.bound_search import THIN
 
     return np.mean((z >= lo) & (z < hi)) < THIN * (hi - lo)
 

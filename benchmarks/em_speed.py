@@ -17,7 +17,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bot"))
 
 from benchwatch.irt import encode_responses, fit_map
-from benchwatch.irt.item_posterior import cell_patterns, marginal_abilities_patterns
+from benchwatch.irt.cells import cell_patterns
+from benchwatch.irt.marginal import marginal_abilities_patterns
 from benchwatch.irt.responses import arrays_from_dense
 from benchwatch.sources.local import SAMPLE_FILE
 from benchwatch.store.responses import validate_responses

@@ -9,7 +9,8 @@ from scipy.special import log_expit, ndtri
 
 from benchwatch.irt import solve_mixing as solve
 from benchwatch.metrics import UNIFORM, axis_bounds, axis_grid, axis_likelihood, coverage, thin_truth
-from benchwatch.metrics import bounds as B
+from benchwatch.metrics import bound_search as B
+from benchwatch.metrics import ddm_functionals as D
 
 
 def _likelihood(z: np.ndarray, n_models: int, trials: int, k: int, seed: int = 0):
@@ -70,12 +71,12 @@ def test_the_searches_equal_brute_force_over_every_window():
     z = np.random.default_rng(2).random(120)
     z = z[(z < 0.35) | (z > 0.6)]
     lik = _likelihood(z, 20, 3, 30, seed=3)
-    search = B._Search(lik, UNIFORM)
+    search = B.Search(lik, UNIFORM)
     for crit in (B.CRIT_EMPTY, B.CRIT_TOP5):
         brute = _brute_empty(lik, crit)
         widest = max(hi - lo for (lo, hi), ok in brute.items() if ok)
-        assert B._widest_empty(search, crit)[0] == widest
-        reach = B._reach(search, crit)
+        assert B.widest_empty(search, crit)[0] == widest
+        reach = B.reach(search, crit)
         for j in range(30):
             assert reach[j] == max([hi for (lo, hi), ok in brute.items() if ok and lo == j], default=j)
         # five disjoint admissible windows of the largest total length, by brute force over their ends
@@ -85,9 +86,9 @@ def test_the_searches_equal_brute_force_over_every_window():
                 best[p][x] = max(
                     [best[p][x - 1]] + [best[p - 1][lo] + x - lo for lo in range(x) if brute.get((lo, x)) or x == lo]
                 )
-        assert B._top_sum(reach) == best[5][30]
+        assert B.top_sum(reach) == best[5][30]
     low = max([hi for (lo, hi), ok in _brute_empty(lik, B.CRIT_EMPTY).items() if ok and lo == 0], default=0)
-    assert B._end(search, B.CRIT_EMPTY, low=True) == low
+    assert B.widest_end(search, B.CRIT_EMPTY, low=True) == low
 
 
 def test_with_items_known_exactly_the_bounds_close_on_the_truth():
@@ -142,9 +143,9 @@ def test_the_ddm_functional_is_the_integral_it_stands_for():
     rng = np.random.default_rng(9)
     z = axis_grid(50)
     w = rng.dirichlet(np.ones(50))
-    t = (np.arange(B.FINE) + 0.5) / B.FINE
-    s = B._signs(0.37, 1.0, t)
-    h, const = B._functional(s, t, z, t)
+    t = (np.arange(D.FINE) + 0.5) / D.FINE
+    s = D.signs(0.37, 1.0, t)
+    h, const = D.functional(s, t, z, t)
     g = np.array([w[z <= x].sum() for x in t])
     assert h @ w - const == pytest.approx(np.mean(s * (g - t)), abs=2e-3)
 
@@ -171,10 +172,10 @@ def test_the_thin_search_reusing_its_distributions_finds_what_the_plain_search_d
         "bump": np.concatenate([rng.uniform(0, 1, 60), rng.normal(0.5, 0.03, 60).clip(0, 1)]),
     }[shape]
     lik = _likelihood(z, 60, 4, 100, seed=12)
-    plain = B._Search(lik, UNIFORM)
+    plain = B.Search(lik, UNIFORM)
     plain.within = _Forgetful()
-    reusing = B._Search(lik, UNIFORM)
-    assert B._thin_stretches(reusing) == B._thin_stretches(plain)
+    reusing = B.Search(lik, UNIFORM)
+    assert B.thin_stretches(reusing) == B.thin_stretches(plain)
     assert reusing.fits <= plain.fits
     if plain.fits >= 5:  # the probes overlap: some are answered without a fit
         assert reusing.fits < plain.fits

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from benchwatch.metrics import UNIFORM, Target, coverage_draws, ddm, max_gap, target_mass, thin_truth, top_k_gap_sum
-from benchwatch.metrics import bounds as B
+from benchwatch.metrics import bound_search as B
+from benchwatch.metrics.bounds import thin_truth_rows
 from benchwatch.metrics.coverage import ddm_rows
 
 
@@ -52,7 +53,7 @@ def _thin_reference(z, target, k):
 def test_thin_rows_equal_the_all_pairs_table(target):
     rng = np.random.default_rng(11)
     rows = np.vstack([rng.beta(0.5, 0.5, (25, 80)), rng.random((5, 80)) * 0.4])
-    fast = B.thin_truth_rows(rows, target, 60)
+    fast = thin_truth_rows(rows, target, 60)
     for r, row in enumerate(rows):
         widest, top5 = _thin_reference(row, target, 60)
         assert fast[r, 0] == pytest.approx(widest, abs=1e-15)

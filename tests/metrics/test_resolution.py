@@ -159,7 +159,7 @@ def test_a_simulated_pool_answers_as_each_of_its_models_would():
 
     from benchwatch.irt import difficulty_b
     from benchwatch.metrics import axis_grid, matched_likelihood
-    from benchwatch.metrics.bounds import axis_likelihood
+    from benchwatch.metrics.axis import axis_likelihood
 
     class Expected:  # an rng whose binomial draws are their means; the items' positions as a real rng draws them
         def __init__(self, seed):

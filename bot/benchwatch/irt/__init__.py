@@ -16,20 +16,17 @@ __all__ = exports(
         ".item_model": ("PATHS", "ItemModel", "fit_item_model", "judge"),
         ".twopl": ("TwoPLFit", "fit_2pl", "integrated_loglik"),
         ".kernels": ("compiled_kernels",),
+        ".cells": ("CellPatterns", "cell_loglik", "cell_patterns"),
         ".item_posterior": (
             "GRID_SIZE",
-            "CellPatterns",
             "ItemPosterior",
-            "cell_patterns",
-            "cell_loglik",
             "grid_posterior",
             "item_posterior",
             "item_posterior_dense",
             "loglik_posterior",
-            "marginal_abilities",
-            "marginal_abilities_cells",
-            "marginal_abilities_patterns",
         ),
+        ".marginal": ("marginal_abilities", "marginal_abilities_patterns"),
+        ".marginal_cells": ("marginal_abilities_cells",),
         ".npmle": ("MixingFit", "linear_range", "mixture_loglik", "solve_mixing"),
         ".rasch_map": ("RaschFit", "fit_map", "neg_log_posterior"),
         ".rasch_nuts": ("exchangeable_items", "fit_nuts", "nutpie_available", "pooled_positions"),
@@ -41,6 +38,9 @@ __all__ = exports(
 if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported on first use
     from benchwatch.irt.calibrate import calibrate_items as calibrate_items
     from benchwatch.irt.calibrate import calibrate_models as calibrate_models
+    from benchwatch.irt.cells import CellPatterns as CellPatterns
+    from benchwatch.irt.cells import cell_loglik as cell_loglik
+    from benchwatch.irt.cells import cell_patterns as cell_patterns
     from benchwatch.irt.choices import DEFAULT_SCALE as DEFAULT_SCALE
     from benchwatch.irt.choices import METHODS as METHODS
     from benchwatch.irt.choices import SAMPLERS as SAMPLERS
@@ -57,18 +57,15 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.irt.item_model import fit_item_model as fit_item_model
     from benchwatch.irt.item_model import judge as judge
     from benchwatch.irt.item_posterior import GRID_SIZE as GRID_SIZE
-    from benchwatch.irt.item_posterior import CellPatterns as CellPatterns
     from benchwatch.irt.item_posterior import ItemPosterior as ItemPosterior
-    from benchwatch.irt.item_posterior import cell_loglik as cell_loglik
-    from benchwatch.irt.item_posterior import cell_patterns as cell_patterns
     from benchwatch.irt.item_posterior import grid_posterior as grid_posterior
     from benchwatch.irt.item_posterior import item_posterior as item_posterior
     from benchwatch.irt.item_posterior import item_posterior_dense as item_posterior_dense
     from benchwatch.irt.item_posterior import loglik_posterior as loglik_posterior
-    from benchwatch.irt.item_posterior import marginal_abilities as marginal_abilities
-    from benchwatch.irt.item_posterior import marginal_abilities_cells as marginal_abilities_cells
-    from benchwatch.irt.item_posterior import marginal_abilities_patterns as marginal_abilities_patterns
     from benchwatch.irt.kernels import compiled_kernels as compiled_kernels
+    from benchwatch.irt.marginal import marginal_abilities as marginal_abilities
+    from benchwatch.irt.marginal import marginal_abilities_patterns as marginal_abilities_patterns
+    from benchwatch.irt.marginal_cells import marginal_abilities_cells as marginal_abilities_cells
     from benchwatch.irt.npmle import MixingFit as MixingFit
     from benchwatch.irt.npmle import linear_range as linear_range
     from benchwatch.irt.npmle import mixture_loglik as mixture_loglik

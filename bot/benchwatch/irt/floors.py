@@ -111,7 +111,7 @@ def marginal_loglik(
     """log prod_i integral P(item i's answers | b) dG(b), maximised over G (per design group): the items'
     likelihood at the points of ``b_grid``, integrated out by their nonparametric maximum likelihood
     (``benchwatch.irt.npmle``: certified to within 1e-7 of the maximum)."""
-    from benchwatch.irt.item_posterior import cell_loglik
+    from benchwatch.irt.cells import cell_loglik
     from benchwatch.irt.npmle import solve_mixing
 
     rows = cell_loglik(

@@ -337,7 +337,7 @@ def compiled_kernels() -> list[tuple]:
     """(kernel, argument types, seconds its first compile took on a 2-core machine) for every kernel as the
     pipeline calls it, so that a run's workers can share the compiling of a first run after install
     (``benchwatch.pipeline.workers``); a test checks that the sample's run compiles nothing else."""
-    from benchwatch.irt.npmle import _loglik, _solve  # the items' mixing distribution's compiled solver
+    from benchwatch.irt.npmle_solver import _loglik, _solve  # the items' mixing distribution's compiled solver
 
     return [
         (evaluate, (_F, _F, _I4, _I4, _F, _F, _F, _N, _N), 0.6),

@@ -167,7 +167,7 @@ def exchangeable_items(data: ResponseArrays, floor: np.ndarray | None = None) ->
     (``fit_nuts``' posterior means differ between such items by the Monte Carlo error only)."""
     from dataclasses import replace
 
-    from benchwatch.irt.item_posterior import cell_patterns
+    from benchwatch.irt.cells import cell_patterns
 
     if floor is not None and np.any(np.asarray(floor) > 0):
         return cell_patterns(data, floor).pattern

@@ -21,17 +21,8 @@ __all__ = exports(
             "spacings",
             "top_k_gap_sum",
         ),
-        ".bounds": (
-            "AxisLikelihood",
-            "Bounds",
-            "axis_bounds",
-            "axis_grid",
-            "axis_likelihood",
-            "likelihood_from_cells",
-            "target_mass",
-            "thin_truth",
-            "union_bounds",
-        ),
+        ".axis": ("AxisLikelihood", "axis_grid", "axis_likelihood", "likelihood_from_cells", "target_mass"),
+        ".bounds": ("Bounds", "axis_bounds", "thin_truth", "union_bounds"),
         ".kernels": ("compiled_kernels",),
         ".resolution": (
             "Cache",
@@ -82,13 +73,13 @@ __all__ = exports(
 if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported on first use
     from benchwatch.metrics.agreement import compare_scores as compare_scores
     from benchwatch.metrics.agreement import model_key as model_key
-    from benchwatch.metrics.bounds import AxisLikelihood as AxisLikelihood
+    from benchwatch.metrics.axis import AxisLikelihood as AxisLikelihood
+    from benchwatch.metrics.axis import axis_grid as axis_grid
+    from benchwatch.metrics.axis import axis_likelihood as axis_likelihood
+    from benchwatch.metrics.axis import likelihood_from_cells as likelihood_from_cells
+    from benchwatch.metrics.axis import target_mass as target_mass
     from benchwatch.metrics.bounds import Bounds as Bounds
     from benchwatch.metrics.bounds import axis_bounds as axis_bounds
-    from benchwatch.metrics.bounds import axis_grid as axis_grid
-    from benchwatch.metrics.bounds import axis_likelihood as axis_likelihood
-    from benchwatch.metrics.bounds import likelihood_from_cells as likelihood_from_cells
-    from benchwatch.metrics.bounds import target_mass as target_mass
     from benchwatch.metrics.bounds import thin_truth as thin_truth
     from benchwatch.metrics.bounds import union_bounds as union_bounds
     from benchwatch.metrics.coverage import UNIFORM as UNIFORM

@@ -22,7 +22,8 @@ import numpy as np
 from scipy.special import expit
 
 from benchwatch.irt import ItemPosterior, difficulty_b, difficulty_z
-from benchwatch.metrics.bounds import GRID, AxisLikelihood, axis_bounds, axis_grid, axis_likelihood, thin_truth_rows
+from benchwatch.metrics.axis import GRID, AxisLikelihood, axis_grid, axis_likelihood
+from benchwatch.metrics.bounds import axis_bounds, thin_truth_rows
 from benchwatch.metrics.coverage import Target, coverage_draws
 
 N_DRAWS = 200  # joint draws behind a model-based estimate and its interval

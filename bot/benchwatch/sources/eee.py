@@ -44,12 +44,12 @@ from pathlib import Path, PurePosixPath
 
 from benchwatch.errors import InputError
 from benchwatch.sources.jsonl import json_lines
+from benchwatch.sources.record_paths import is_record_path
 from benchwatch.sources.table import AGGREGATE_COLUMNS, SourceTable, chance_of
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "data" / "eee"
 SCHEMA_VERSION = "0.3.0"
 KINDS = {"aggregate": "eval.schema.json", "instance": "instance_level_eval.schema.json"}
-UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 INSPECT = ("inspect", "inspect_ai")
 CHANCE_FROM = "each sample's number of choices (Every Eval Ever's input.choices)"
 
@@ -86,11 +86,6 @@ def validate_eee_record(record: object, kind: str, where: str, row: int | None =
         field=path or "(record)",
         value=None if error.validator == "required" else _short(error.instance),
     )
-
-
-def is_record_path(path: Path) -> bool:
-    """An aggregate record by its datastore name: ``<uuid>.json``."""
-    return path.suffix == ".json" and UUID.fullmatch(path.stem) is not None
 
 
 def _date(record: dict) -> str:

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from benchwatch.errors import InputError
-from benchwatch.sources.eee import is_record_path
+from benchwatch.sources.record_paths import is_record_path
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable, chance_of, with_chance
 
 SUFFIXES = (".eval", ".json")

@@ -93,7 +93,7 @@ def fetch_sample() -> SourceTable:
     """Read the shipped sample file as raw text columns."""
     import pandas as pd
 
-    from benchwatch.sources.sample_universe import LAST_DAY
+    from benchwatch.sources.sample_dates import LAST_DAY
 
     frame = pd.read_csv(SAMPLE_FILE, dtype=str, keep_default_na=False, na_values=[])
     bundled = {"status": "bundled", "bundled": LAST_DAY.strftime("%Y-%m-%d")}  # the day the universe ends

@@ -24,11 +24,10 @@ import pandas as pd
 from scipy.special import expit, ndtri
 
 from benchwatch.sources.local import SAMPLE_FILE
+from benchwatch.sources.sample_dates import FIRST_DAY, LAST_DAY
 
 SEED = 20261129
 N_MODELS = 40
-FIRST_DAY = pd.Timestamp("2024-01-08")
-LAST_DAY = pd.Timestamp("2025-12-15")
 
 
 def _models(rng: np.random.Generator) -> tuple[list[str], pd.DatetimeIndex, np.ndarray]:

@@ -1,0 +1,155 @@
+"""The observed cells of one benchmark collapsed into response patterns, and each item's log likelihood on a grid of
+difficulty from its cells alone (never a models x items array): what ``benchwatch.irt.item_posterior`` and the
+marginal ability fits (``benchwatch.irt.marginal``, ``benchwatch.irt.marginal_cells``) read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import log_expit
+
+from benchwatch.irt.responses import ResponseArrays
+
+
+@dataclass(frozen=True)
+class CellPatterns:
+    """Items with the same cells (the same models, trials and successes) collapsed into one pattern each: the
+    patterns' own cells, how many items each stands for, and each item's pattern. Built from the observed
+    cells, never a models x items array."""
+
+    model_idx: np.ndarray  # per cell of a pattern
+    pattern_idx: np.ndarray
+    trials: np.ndarray
+    successes: np.ndarray
+    counts: np.ndarray  # items per pattern
+    pattern: np.ndarray  # items -> pattern
+    n_models: int
+    floor: np.ndarray | None = None  # per pattern: its items' chance floor (None: no floors)
+
+    @property
+    def n_patterns(self) -> int:
+        return self.counts.size
+
+    def observed(self) -> np.ndarray:
+        """Each model's successes over all items."""
+        return np.bincount(self.model_idx, self.counts[self.pattern_idx] * self.successes, minlength=self.n_models)
+
+
+def cell_patterns(data: ResponseArrays, floor: np.ndarray | None = None) -> CellPatterns:
+    """``CellPatterns`` of one benchmark's cells (a 64-bit fingerprint of each item's cells, compiled); with
+    ``floor`` (each item's chance floor) items of different floors are different patterns."""
+    from benchwatch.irt.kernels import hash_items
+
+    rng = np.random.default_rng(20261201)
+    r1 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
+    r2 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
+    successes = data.weight * data.y
+    keys = hash_items(
+        data.item_idx.astype(np.int64), data.model_idx.astype(np.int64), data.weight, successes, r1, r2, data.n_items
+    )
+    has_floor = floor is not None and np.any(np.asarray(floor) > 0)
+    if has_floor:  # the floor's bits mixed in with one more odd multiplier
+        bits = np.round(np.asarray(floor, float) * 2**40).astype(np.uint64)
+        keys = keys + bits * np.uint64(0x9E3779B97F4A7C15)
+    _, first, pattern, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    keep = np.zeros(data.n_items, bool)
+    keep[first] = True
+    cells = np.flatnonzero(keep[data.item_idx])
+    pattern_of = pattern.ravel()[data.item_idx[cells]]
+    cells = cells[np.argsort(pattern_of, kind="stable")]  # by pattern: the passes over them read memory in order
+    return CellPatterns(
+        model_idx=data.model_idx[cells].astype(np.int64),
+        pattern_idx=pattern.ravel()[data.item_idx[cells]].astype(np.int64),
+        trials=data.weight[cells].astype(float),
+        successes=successes[cells].astype(float),
+        counts=counts.astype(float),
+        pattern=pattern.ravel().astype(np.int64),
+        n_models=data.n_models,
+        floor=_pattern_floor(floor, pattern.ravel(), counts.size) if has_floor and floor is not None else None,
+    )
+
+
+def _pattern_floor(floor: np.ndarray, pattern: np.ndarray, n_patterns: int) -> np.ndarray:
+    """Each pattern's chance floor (its items share one: the floor is part of the pattern's key)."""
+    out = np.zeros(n_patterns)
+    out[pattern] = np.asarray(floor, float)
+    return out
+
+
+def pattern_loglik(cp: CellPatterns, theta: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Each pattern's log likelihood on the grid (patterns x G), from its cells."""
+    return cell_loglik(
+        cp.model_idx, cp.pattern_idx, cp.trials, cp.successes, theta, grid, cp.n_patterns, floor=cp.floor
+    )
+
+
+def cell_loglik(
+    model_idx: np.ndarray,
+    item_idx: np.ndarray,
+    trials: np.ndarray,
+    successes: np.ndarray,
+    theta: np.ndarray,
+    grid: np.ndarray,
+    n_items: int,
+    slope: np.ndarray | None = None,
+    floor: np.ndarray | None = None,
+) -> np.ndarray:
+    """Each item's log likelihood on the grid (items x G) from the observed cells alone (no model x item
+    array): the sum over its cells of s log sigmoid(theta - g) + (w - s) log sigmoid(g - theta), each model's
+    logit times its ``slope`` where given (an ability's own error, ``benchwatch.irt.scale.uncertain_abilities``). With
+    ``floor`` (each item's chance floor c, indexed as ``item_idx``) an answer is right with probability
+    P = c + (1 - c) sigmoid(...), and the likelihood is s log P + (w - s) log(1 - P)."""
+    from benchwatch.irt.kernels import rows_add
+
+    theta = np.asarray(theta, float)
+    a = np.ones(theta.size) if slope is None else np.asarray(slope, float)
+    eta = a[:, None] * (theta[:, None] - grid[None, :])
+    item_idx, model_idx = np.asarray(item_idx), np.asarray(model_idx)
+    if floor is not None and np.any(np.asarray(floor) > 0):
+        return _floor_loglik(model_idx, item_idx, trials, successes, eta, n_items, np.asarray(floor, float))
+    # s log sigmoid(eta) + (w - s) log sigmoid(-eta) = w log sigmoid(eta) - (w - s) eta: one pass over the cells
+    # on the grid, and the linear term's two per-item sums (eta = a theta - a g) added in closed form
+    out = rows_add(np.zeros((n_items, grid.size)), item_idx, model_idx, trials, log_expit(eta))
+    fails = np.asarray(trials, float) - np.asarray(successes, float)
+    level = np.bincount(item_idx, fails * (a * theta)[model_idx], minlength=n_items)
+    tilt = np.bincount(item_idx, fails * a[model_idx], minlength=n_items)
+    out -= level[:, None]
+    out += tilt[:, None] * grid[None, :]
+    return out
+
+
+def _floor_loglik(
+    model_idx: np.ndarray,
+    item_idx: np.ndarray,
+    trials: np.ndarray,
+    successes: np.ndarray,
+    eta: np.ndarray,
+    n_items: int,
+    floor: np.ndarray,
+) -> np.ndarray:
+    """``cell_loglik`` with chance floors: the cells grouped by their item's floor (a benchmark has a few distinct
+    ones: one over each number of options), each group one pass over its cells per table of log P and log(1 - P)
+    on the models x grid (no per-cell exponentials)."""
+    from benchwatch.irt.kernels import rows_add_floors
+
+    levels, level = np.unique(floor, return_inverse=True)  # the distinct floors, and each item's
+    log_right, log_wrong = log_expit(eta), log_expit(-eta)
+    right = np.empty((levels.size, *eta.shape))
+    wrong = np.empty((levels.size, *eta.shape))
+    for k, c in enumerate(levels):
+        right[k] = log_right if c == 0 else np.logaddexp(np.log(c), np.log1p(-c) + log_right)
+        wrong[k] = log_wrong + (np.log1p(-c) if c > 0 else 0.0)
+    out = np.zeros((n_items, eta.shape[1]))
+    # one pass over the cells, each reading its item's floor's tables: no per-cell arrays (38 million cells at the
+    # largest public matrix: the copies by floor cost more memory than the matrix's own codes)
+    return rows_add_floors(
+        out,
+        np.asarray(item_idx),
+        np.asarray(model_idx),
+        np.asarray(trials, float),
+        np.asarray(successes, float),
+        level.ravel().astype(np.int64),
+        right,
+        wrong,
+    )

@@ -1,0 +1,126 @@
+"""The difficulty axis z of the bounds (``benchwatch.metrics.bounds``): its grid, each item's likelihood on it (items
+with the same likelihood collapsed into patterns), and the target's mass on a stretch of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from benchwatch.metrics.coverage import Target
+
+GRID = 200  # grid points of the axis: midpoints of 200 cells of width 0.005
+
+
+def axis_grid(n: int = GRID) -> np.ndarray:
+    """The z grid: midpoints of n equal cells of [0, 1]."""
+    return (np.arange(n) + 0.5) / n
+
+
+@dataclass(frozen=True)
+class AxisLikelihood:
+    """Each distinct pattern's likelihood at the z grid (rows scaled to a maximum of 1) and how many items have it."""
+
+    z: np.ndarray
+    like: np.ndarray
+    counts: np.ndarray
+    group: np.ndarray | None = None  # each pattern's design group (``benchwatch.irt.design``); None: one group
+
+    @property
+    def n_items(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def n_groups(self) -> int:
+        return 1 if self.group is None else int(self.group.max()) + 1
+
+    def expanded(self) -> np.ndarray:
+        """The likelihood over one copy of the grid per design group (patterns x groups * grid): a pattern's row in
+        its own group's copy, zero elsewhere, so that a distribution over the copies is one distribution of
+        difficulty per group, mixed in the groups' own proportions."""
+        if self.group is None:
+            return self.like
+        k = self.like.shape[1]
+        out = np.zeros((self.like.shape[0], self.n_groups * k))
+        for g in range(self.n_groups):
+            rows = self.group == g
+            out[rows, g * k : (g + 1) * k] = self.like[rows]
+        return out
+
+    @property
+    def n_patterns(self) -> int:
+        return int(self.counts.size)
+
+
+def likelihood_from_cells(
+    model_idx: np.ndarray,
+    item_idx: np.ndarray,
+    trials: np.ndarray,
+    successes: np.ndarray,
+    theta: np.ndarray,
+    n_items: int,
+    scale: str,
+    theta_sd: np.ndarray | None = None,
+    floor: np.ndarray | None = None,
+    groups: np.ndarray | None = None,
+) -> AxisLikelihood:
+    """Every item's likelihood on the z grid from its observed cells alone (z on the pool's ``scale``), never
+    a models x items array. With ``theta_sd`` (each ability's standard error) the abilities' own error enters
+    (``benchwatch.irt.scale.uncertain_abilities``): each answer's probability averaged over its model's ability, and the
+    scale read from the population's spread, not from the noisier spread of the estimates. Without it the
+    abilities are held fixed at ``theta``. ``floor``: each item's chance floor (``benchwatch.irt.cell_loglik``);
+    ``groups``: each item's design group (``benchwatch.irt.design``), one distribution of difficulty per group."""
+    from benchwatch.irt import cell_loglik, difficulty_b, uncertain_abilities
+
+    z = axis_grid()
+    abilities = uncertain_abilities(np.asarray(theta, float), theta_sd)
+    model_idx, item_idx = np.asarray(model_idx), np.asarray(item_idx)
+    trials, successes = np.asarray(trials, float), np.asarray(successes, float)
+    if item_idx.size > 1 and np.any(np.diff(item_idx) < 0):  # by item: the pass writes each item's row in turn
+        order = np.argsort(item_idx, kind="stable")
+        model_idx, item_idx, trials, successes = model_idx[order], item_idx[order], trials[order], successes[order]
+    rows = cell_loglik(
+        model_idx,
+        item_idx,
+        trials,
+        successes,
+        abilities.theta,
+        difficulty_b(z, abilities.population, scale),
+        n_items,
+        slope=abilities.slope,
+        floor=floor,
+    )
+    return axis_likelihood(rows, z, groups=groups)
+
+
+def axis_likelihood(
+    loglik_rows: np.ndarray, z: np.ndarray | None = None, decimals: int = 7, groups: np.ndarray | None = None
+) -> AxisLikelihood:
+    """Collapse items (rows: log likelihood at each grid point) whose likelihoods agree up to a constant (and, with
+    ``groups``, whose design groups agree)."""
+    rows = np.asarray(loglik_rows, float)
+    z = axis_grid(rows.shape[1]) if z is None else np.asarray(z, float)
+    rows = rows - rows.max(axis=1, keepdims=True)
+    keys = np.round(np.maximum(rows, -745.0), decimals)
+    if groups is not None:
+        keys = np.column_stack([np.asarray(groups, float), keys])
+    unique, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
+    del unique
+    group = None if groups is None else np.asarray(groups, np.int64)[first]
+    return AxisLikelihood(z, np.exp(rows[first]), counts.astype(float), group)
+
+
+def target_cdf(target: Target, t: np.ndarray) -> np.ndarray:
+    """F_mu(t): the target's cumulative mass at each t."""
+    if target.kind == "beta":
+        return special.betainc(target.a, target.b, t)
+    if target.kind == "empirical":
+        values = np.sort(np.asarray(target.values))
+        return np.searchsorted(values, t, side="right") / values.size
+    return np.clip(t, 0.0, 1.0)
+
+
+def target_mass(target: Target, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """mu([lo, hi]) for the target."""
+    return target_cdf(target, np.asarray(hi, float)) - target_cdf(target, np.asarray(lo, float))
