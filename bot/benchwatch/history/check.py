@@ -84,7 +84,7 @@ def schema_problems(path: Path) -> list[str]:
     import jsonschema
 
     body = json.loads(path.read_text(encoding="utf-8"))
-    if isinstance(body, dict) and "schema_version" not in body:
+    if isinstance(body, dict) and body.get("schema_version", 0) in (0, 1):
         body = upgrade(path.name, body)  # an older file: checked as the version it upgrades to
     validator = jsonschema.Draft7Validator(file_schema(path.name))
     out = []

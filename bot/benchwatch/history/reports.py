@@ -89,13 +89,22 @@ def _write_if_changed(reports: Reports, path: Path, text: str) -> None:
 
 
 def write_latest(reports: Reports, records: dict[str, dict]) -> None:
-    """Rewrite latest.json with one record per benchmark, sorted by name."""
+    """Rewrite latest.json with one record per benchmark, sorted by name, each validated as the typed record
+    (``benchwatch.record.BenchmarkRecord``: an undeclared or mistyped field stops the write, naming it)."""
+    from benchwatch.history.records import BenchmarkRecord, typed
+
+    for name in sorted(records):
+        typed(BenchmarkRecord, records[name], f"{reports.latest.name}: {name}")
     body = versioned("benchmarks", [records[k] for k in sorted(records)])
     _write_if_changed(reports, reports.latest, to_json(body))
 
 
 def write_alerts(reports: Reports, alerts: list[dict]) -> None:
-    """Rewrite alerts.json (append-only in content: callers pass the old alerts first)."""
+    """Rewrite alerts.json (append-only in content: callers pass the old alerts first), each alert validated."""
+    from benchwatch.history.records import Alert, typed
+
+    for alert in alerts:
+        typed(Alert, alert, f"{reports.alerts.name}: {alert.get('id', '?')}")
     _write_if_changed(reports, reports.alerts, to_json(versioned("alerts", alerts)))
 
 
