@@ -7,7 +7,7 @@ from benchwatch.lazy import exports
 __all__ = exports(
     __name__,
     {
-        ".adapters": ("ADAPTERS",),
+        ".adapters": ("ADAPTERS", "CATALOG"),
         ".eee": ("read_eee", "validate_eee_record"),
         ".config": ("DEFAULT_CONFIG", "Config", "SourceConfig", "load_config"),
         ".http": ("DEADLINE", "USER_AGENT", "Download", "Fetcher", "FetchError"),
@@ -20,6 +20,7 @@ __all__ = exports(
 
 if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported on first use
     from benchwatch.sources.adapters import ADAPTERS as ADAPTERS
+    from benchwatch.sources.adapters import CATALOG as CATALOG
     from benchwatch.sources.config import DEFAULT_CONFIG as DEFAULT_CONFIG
     from benchwatch.sources.config import Config as Config
     from benchwatch.sources.config import SourceConfig as SourceConfig
