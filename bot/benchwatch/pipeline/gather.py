@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -197,6 +198,11 @@ def _keep_unchanged(run: RunState, name: str, ctx: SourceContext) -> str | None:
     return f"every download as in the last run: {len(mine)} benchmark(s) kept, nothing read"
 
 
+def _no_boards(_batch: Batch) -> list[str]:
+    """What a source without leaderboards records: nothing."""
+    return []
+
+
 def _start_source(
     run: RunState, name: str, load: Callable[[], SourceTable], ctx: SourceContext, pool: AuditPool
 ) -> Callable[[], bool]:
@@ -234,6 +240,7 @@ def _start_source(
                     return True
 
                 return unchanged
+            assert table.reload is not None  # an unchanged table always carries how to read it again
             table = table.reload()
         frame = validate_responses(table.frame, table.location) if len(table.frame) else None
         aggs = None
@@ -246,10 +253,11 @@ def _start_source(
         if set(names) & run.pending_names:  # a source still auditing publishes one of these: it decides first
             run.settle()
         run.claim(names, name, table.location)
+        per_item: Callable[[], list[str]]
         per_item = (lambda: []) if frame is None else _per_item(run, batch, table, frame, ctx, name, pool)
-        boards = (lambda _batch: []) if aggs is None else _aggregates(run, table, aggs, name, pool)
+        boards = _no_boards if aggs is None else _aggregates(run, table, aggs, name, pool)
     except Exception as exc:
-        return lambda exc=exc: failed(exc)
+        return functools.partial(failed, exc)
     pages = {run.rules.page_for(n, table.pages.get(n)) for n in names}
     run.pending_names |= set(names)
     run.pending_pages |= pages
@@ -342,8 +350,8 @@ def gather(
     """Fetch and audit every source against the reports as they stand, writing nothing; returns the
     delta and the callbacks to run once it has been committed (the sources' unchanged-run manifests)."""
     previous = load_latest(reports)
-    for load in (load_history, load_alerts, load_changelog, load_runs):  # a damaged file stops the run here
-        load(reports)
+    for read in (load_history, load_alerts, load_changelog, load_runs):  # a damaged file stops the run here
+        read(reports)
     run = RunState(reports, previous, dict(previous), now, force, rules)
     statuses = load_sources(reports)
     ctx = SourceContext(
