@@ -6,9 +6,10 @@ what these return. Only the standard library loads with this module; the stages 
 
 from __future__ import annotations
 
+import functools
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from benchwatch.metrics import Target
     from benchwatch.pipeline import BenchmarkAudit, JobResult
     from benchwatch.rules import RuleBook, Thresholds
-    from benchwatch.sources import Fetcher
+    from benchwatch.sources import Fetcher, SourceTable
 
 __all__ = ["AuditResult", "audit", "audit_each", "audit_rows", "run", "run_folders"]
 
@@ -82,7 +83,8 @@ def audit(
             f"holds {len(names)} benchmarks ({shown}): audit() takes one; audit_each() audits each",
             field="benchmark",
         )
-    args = {"method": method, "thresholds": thresholds, "scale": scale, "target": target, "sampler": sampler}
+    args: dict[str, Any] = {"method": method, "thresholds": thresholds, "scale": scale, "target": target}
+    args["sampler"] = sampler
     return audit_rows(rows, source=source, chance_from=chance_from or FRAME_CHANCE, **args)[0]
 
 
@@ -100,7 +102,8 @@ def audit_each(
     """``audit`` of every benchmark in ``frame``, by benchmark name (in sorted order), as ``benchwatch audit``
     audits a file of several."""
     rows = _checked(frame, source)
-    args = {"method": method, "thresholds": thresholds, "scale": scale, "target": target, "sampler": sampler}
+    args: dict[str, Any] = {"method": method, "thresholds": thresholds, "scale": scale, "target": target}
+    args["sampler"] = sampler
     found = audit_rows(rows, source=source, chance_from=chance_from or FRAME_CHANCE, **args)
     return {r.benchmark: r for r in found}
 
@@ -223,11 +226,11 @@ def run(
     if now is not None and not NOW.fullmatch(now):
         raise InputError("--now", f"expected a UTC time like 2026-01-31T06:00:00Z, got {now!r}", field="--now")
     if local:
-        loads = []
+        loads: list[tuple[str, Callable[[], SourceTable]]] = []
         if sample:
-            fetcher = stage_sources.Fetcher(Path(cache))
+            fetcher = sample_fetcher = stage_sources.Fetcher(Path(cache))
             loads += [
-                (cfg.name, lambda cfg=cfg: stage_sources.load_source(fetcher, cfg))
+                (cfg.name, functools.partial(stage_sources.load_source, sample_fetcher, cfg))
                 for cfg in stage_sources.snapshot_sources()
             ]
             loads.append(("sample", stage_sources.fetch_sample))
@@ -237,7 +240,7 @@ def run(
                 store.validate_responses(table.frame, table.location)
             else:
                 store.validate_aggregates(table.aggregates, table.location)
-            loads.append((Path(path).name, lambda table=table: table))
+            loads.append((Path(path).name, functools.partial(_kept, table)))
     else:
         loads, fetcher, book, deadline, position, configured = _live_sources(config, sources, deadline, cache)
         site_url = site_url or configured
@@ -267,9 +270,14 @@ def run(
             fetcher.close()
 
 
+def _kept(table: SourceTable) -> SourceTable:
+    """An input file's table, read and checked before the job: its load returns it as it is."""
+    return table
+
+
 def _live_sources(
     config: str | Path, only: str | Sequence[str] | None, deadline: float | None, cache: str
-) -> tuple[list, Fetcher, RuleBook, float | None, int, str]:
+) -> tuple[list, Fetcher, RuleBook, float | None, int, str | None]:
     loaded = stage_sources.load_config(config)  # a missing or malformed file answers before any adapter loads
     book = rules.rules_from_config(loaded.rules, str(loaded.path), loaded.benchmarks)
     chosen = list(loaded.sources)
