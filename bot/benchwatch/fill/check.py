@@ -67,9 +67,11 @@ def place(masses: list[float], gaps: list[dict]) -> tuple[str, dict | None, floa
 
 def message(status: str, gap: dict | None, p: float, planned: bool = True) -> str:
     """Where a candidate lands, in words (``planned`` off: the fill plan has no stretch)."""
-    if status == "inside":
+    if status in ("inside", "may be inside") and gap is None:
+        raise ValueError(f"a candidate {status} needs the gap it lands in")
+    if status == "inside" and gap is not None:
         return f"lands inside the gap {gap['lo']:.3f}-{gap['hi']:.3f} (probability {p:.2f})"
-    if status == "may be inside":
+    if status == "may be inside" and gap is not None:
         return (
             f"may lie in the stretch {gap['lo']:.3f}-{gap['hi']:.3f} (probability {p:.2f}): these models cannot tell; "
             "evaluate on more models (or more samples per model)"
@@ -269,7 +271,7 @@ def _same_verdicts(published: dict | None, recomputed: dict | None) -> bool | No
 
 def _figures(z_draws: list[np.ndarray], rec: dict) -> dict:
     target = target_of(rec)
-    values = {k: [] for k in FIGURES}
+    values: dict[str, list[float]] = {k: [] for k in FIGURES}
     for z in z_draws:
         cov = coverage(np.clip(z, 0.0, 1.0), target)
         for k in FIGURES:

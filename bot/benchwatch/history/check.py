@@ -193,6 +193,7 @@ def _replay_alerts(history: pd.DataFrame) -> list[dict]:
     """The alerts of every change of state and flag in the history (the notices of held or gone data cannot be)."""
     from benchwatch.alerts import diff_alerts
 
+    before: dict[str, dict]
     alerts, before = [], {}
     for row in history.to_dict(orient="records"):
         fig = {**row, "flags": str(row.get("flags") or "").split()}

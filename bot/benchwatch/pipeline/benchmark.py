@@ -94,7 +94,7 @@ def audit_with_history(
             data, method, init=init, sampler=sampler, nominal_from=chance_from, progress=progress
         )
         how = f"{method} fit" + (" (warm start)" if init is not None else "")
-        if joint:
+        if pool_rows is not None:  # joint
             how += f" with {pool_rows['model'].nunique()} models of its page's other sources"
     audit = measure(
         rows,

@@ -145,6 +145,8 @@ def chosen_results(record: dict) -> dict[int, str]:
 
 def _joins(record: dict) -> tuple[dict[str, int], dict[str, int]]:
     """Result index by ``evaluation_result_id`` and (the first) by ``evaluation_name``."""
+    by_id: dict[str, int]
+    by_name: dict[str, int]
     by_id, by_name = {}, {}
     for k, result in enumerate(record["evaluation_results"]):
         if result.get("evaluation_result_id"):
@@ -305,7 +307,7 @@ def read_eee(path: str | Path) -> SourceTable:
     files = record_files(path)
     if not files:
         raise InputError(str(path), "no Every Eval Ever records (<uuid>.json) in this folder")
-    parts = []
+    parts: list[tuple[list[tuple], list[tuple], list[str]]] = []
     for file in files:
         record = read_record(file)
         if record.get("detailed_evaluation_results"):

@@ -112,6 +112,7 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         for task in scores.columns:
             tasks_seen[task] = release
         newest = (release, scores, categories, table_url)
+    assert newest is not None  # releases is never empty (refused above)
     release, scores, categories, table_url = newest
     left = sorted(t for t, r in tasks_seen.items() if r != release)
     if left:

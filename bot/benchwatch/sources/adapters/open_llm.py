@@ -137,7 +137,9 @@ def _read_model(fetcher: Fetcher, cfg: SourceConfig, base: str, model: str, fiel
             downloads.append(dl)
             os.symlink(dl.path.resolve(), Path(tmp) / name)
         for name in samples:
-            task = SAMPLES.fullmatch(name).group("task")
+            found = SAMPLES.fullmatch(name)
+            assert found is not None  # _run_files listed only the names SAMPLES matches
+            task = found.group("task")
             rows += sample_rows(Path(tmp) / name, fields.get(task))
     return rows, downloads
 
