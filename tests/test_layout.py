@@ -116,14 +116,8 @@ def test_the_cycle_finder_finds_a_circle_through_a_function_level_import():
     assert "benchwatch.irt.npmle" in graph["benchwatch.irt.floors"]  # ``from benchwatch.irt import solve_mixing``
 
 
-# Circles known when this test was written, each to be broken and then taken off this list (the test fails both on a
-# new circle and on a listed one that is gone): the source catalog's (``sources.config.check_options`` imports the
-# adapters' catalog, whose package imports ``sources.config`` and ``sources.options``, which imports it too).
-KNOWN_CIRCLES = [["benchwatch.sources.adapters", "benchwatch.sources.config", "benchwatch.sources.options"]]
-
-
 def test_no_import_circle_between_the_packages_modules():
-    assert cycles(import_graph()) == KNOWN_CIRCLES
+    assert cycles(import_graph()) == []
 
 
 LONG = sorted(

@@ -7,7 +7,7 @@ import pytest
 
 from benchwatch.errors import InputError
 from benchwatch.site.sources_table import sources_section
-from benchwatch.sources.config import load_config
+from benchwatch.sources import load_config
 
 FULL = "sha256:" + "a" * 64 + "+sha256:" + "b" * 64 + "+sha256:" + "c" * 64
 

@@ -8,7 +8,6 @@ The definitions of a benchmark's figures and of an alert's fields are the typed 
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import typing

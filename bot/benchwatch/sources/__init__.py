@@ -9,7 +9,8 @@ __all__ = exports(
     {
         ".adapters": ("ADAPTERS", "CATALOG"),
         ".eee": ("read_eee", "validate_eee_record"),
-        ".config": ("DEFAULT_CONFIG", "Config", "SourceConfig", "load_config"),
+        ".config": ("DEFAULT_CONFIG", "Config", "SourceConfig"),
+        ".configuration": ("load_config",),
         ".http": ("DEADLINE", "USER_AGENT", "Download", "Fetcher", "FetchError"),
         ".live": ("load_source",),
         ".local": ("fetch_csv_file", "fetch_sample", "read_csv_text", "read_input"),
@@ -24,7 +25,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.sources.config import DEFAULT_CONFIG as DEFAULT_CONFIG
     from benchwatch.sources.config import Config as Config
     from benchwatch.sources.config import SourceConfig as SourceConfig
-    from benchwatch.sources.config import load_config as load_config
+    from benchwatch.sources.configuration import load_config as load_config
     from benchwatch.sources.eee import read_eee as read_eee
     from benchwatch.sources.eee import validate_eee_record as validate_eee_record
     from benchwatch.sources.http import DEADLINE as DEADLINE

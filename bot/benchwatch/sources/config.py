@@ -59,20 +59,10 @@ def check_chance(value: object, where: str, field: str) -> float:
     return float(value)
 
 
-def check_options(path: str | Path, sources: dict[str, SourceConfig]) -> None:
-    """Every source's options against its adapter's options class (``benchwatch.sources.adapters.CATALOG``):
-    an unknown key or a value of the wrong type is an ``OptionError`` naming the file, the source, the key and
-    the value. A source whose adapter does not exist is left to ``Config.check_adapters``."""
-    from benchwatch.sources.adapters import CATALOG  # the adapters import this module
-
-    for cfg in sources.values():
-        if cfg.adapter in CATALOG:
-            CATALOG[cfg.adapter].options.of(cfg, str(path))
-
-
-def load_config(path: str | Path = DEFAULT_CONFIG) -> Config:
-    """Read and check the configuration; missing URLs, malformed tables and unknown or mistyped options are
-    errors naming the table (``Config.check_adapters`` checks the adapters' names against those that exist)."""
+def read_config(path: str | Path = DEFAULT_CONFIG) -> Config:
+    """Read the configuration and check its shape; missing URLs and malformed tables are errors naming the table.
+    ``benchwatch.sources.configuration.load_config`` also checks each source's options against its adapter's
+    class (``Config.check_adapters`` checks the adapters' names against those that exist)."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -97,7 +87,6 @@ def load_config(path: str | Path = DEFAULT_CONFIG) -> Config:
         if "chance" in options:
             options["chance"] = check_chance(options["chance"], str(path), f"sources.{name}.chance")
         sources[name] = SourceConfig(name, table["adapter"], table["url"], options)
-    check_options(path, sources)
     benchmarks = data.get("benchmarks", {})
     for bench_id, table in benchmarks.items():
         aliases = table.get("aliases") if isinstance(table, dict) else None
