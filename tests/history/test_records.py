@@ -167,9 +167,10 @@ def test_the_data_page_documents_fields_a_run_has(sample_site):
         assert any(name in rec for rec in records), name
 
 
-def test_a_rebuilt_record_keeps_a_cell_that_is_not_a_number_and_check_names_it(sample_site, tmp_path):
-    """repair rebuilds latest.json from the history; a figure cell that is not a number stays as it is (no
-    crash), and check says which record, which field and what value."""
+def test_a_rebuilt_record_leaves_out_a_cell_that_is_not_a_number_and_check_names_it(sample_site, tmp_path):
+    """repair rebuilds latest.json from the history; a figure cell that is not a number is left out of the
+    rebuilt record (which stays valid: records are validated when read) and repair and check say which benchmark,
+    which field and what value."""
     from benchwatch.history.check import repair_reports
 
     _, reports, _ = sample_site
@@ -181,6 +182,38 @@ def test_a_rebuilt_record_keeps_a_cell_that_is_not_a_number_and_check_names_it(s
     row[header.index("ddm")] = "abc"
     (copy / "history.csv").write_text("\n".join([*lines[:-1], ",".join(row)]) + "\n")
     (copy / "latest.json").unlink()
+    done = repair_reports(copy, log=lambda _line: None)
+    name = row[header.index("benchmark")]
+    assert f"{copy / 'latest.json'}: {name!r}'s 'ddm' left out: history.csv holds 'abc', not a number" in done
+    assert "ddm" not in load_latest(Reports(copy))[name]
+    assert check_reports(copy) == [f"{copy / 'history.csv'}: {name!r}'s 'ddm' is 'abc', not a number"]
+
+
+def test_a_record_is_validated_when_read_as_when_written(sample_site, tmp_path):
+    """Issue 39: latest.json and alerts.json are read as the typed records they are written as: a misspelt or
+    mistyped field is an error naming the file, the record, the field and the value (never a record read with a
+    field missing); check still names every problem, and repair rebuilds the file."""
+    from benchwatch.errors import InputError
+    from benchwatch.history.check import repair_reports
+
+    _, reports, _ = sample_site
+    copy = tmp_path / "r"
+    shutil.copytree(reports, copy)
+    body = json.loads((copy / "latest.json").read_text())
+    first = body["benchmarks"][0]
+    first["ddm_bound_low"] = first.pop("ddm")
+    (copy / "latest.json").write_text(json.dumps(body))
+    with pytest.raises(
+        InputError, match=rf"latest.json: record {re.escape(first['benchmark'])}: field 'ddm_bound_low'"
+    ):
+        load_latest(Reports(copy))
+    assert len(load_latest(Reports(copy), validate=False)) == len(body["benchmarks"])
+    assert any("ddm_bound_low" in p for p in check_reports(copy))
+    alerts = json.loads((copy / "alerts.json").read_text())
+    alerts["alerts"][0]["title"] = 7
+    (copy / "alerts.json").write_text(json.dumps(alerts))
+    with pytest.raises(InputError, match=r"alerts.json: record .*field 'title' = 7"):
+        load_alerts(Reports(copy))
     repair_reports(copy)
-    problems = check_reports(copy)
-    assert any("field 'ddm': expected ['number', 'null'], got 'abc'" in p for p in problems), problems
+    assert check_reports(copy) == []
+    assert first["benchmark"] in load_latest(Reports(copy))

@@ -43,10 +43,12 @@ def _problem(load: Callable[[], object]) -> str | None:
     return None
 
 
-def _file_loaders(reports: Reports) -> dict[Path, Callable[[], object]]:
+def _file_loaders(reports: Reports, validate: bool = True) -> dict[Path, Callable[[], object]]:
+    """Each file's loader; ``validate`` off reads latest.json's and alerts.json's shape only (``check`` names each
+    field's problem from the schema instead)."""
     loaders: dict[Path, Callable[[], object]] = {
-        reports.latest: lambda: load_latest(reports),
-        reports.alerts: lambda: load_alerts(reports),
+        reports.latest: lambda: load_latest(reports, validate=validate),
+        reports.alerts: lambda: load_alerts(reports, validate=validate),
         reports.sources: lambda: load_sources(reports),
         reports.changelog: lambda: load_changelog(reports),
         reports.history: lambda: load_history(reports),
@@ -126,7 +128,7 @@ def check_reports(root: str | Path, site: str | Path | None = None) -> list[str]
     if (reports.root / STAGING / COMMIT).exists():
         problems.append(f"{reports.root / STAGING}: a committed run was interrupted while its files were swapped in")
     damaged = set()
-    for path, load in _file_loaders(reports).items():
+    for path, load in _file_loaders(reports, validate=False).items():
         problem = _problem(load)
         if problem:
             problems.append(problem)
@@ -147,6 +149,8 @@ def check_reports(root: str | Path, site: str | Path | None = None) -> list[str]
         for name, rec in sorted(latest.items()):
             if reports.history.exists() and (name, rec.get("revision")) not in have:
                 problems.append(f"{reports.history}: no row for {name!r} at revision {rec.get('revision')!r}")
+        for name, column, value in history_cell_problems(history):
+            problems.append(f"{reports.history}: {name!r}'s {column!r} is {value!r}, not a number")
         key = ["revision", "method", "scale"]
         again = history[key].eq(history.groupby("benchmark")[key].shift()).all(axis=1)  # a row that changed nothing
         for row in history[again].itertuples():
@@ -213,23 +217,39 @@ def _replay_alerts(history: pd.DataFrame) -> list[dict]:
 FIGURE_COLUMNS = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "saturation_index", "top1", "top5", "top5_mean")
 
 
+_NOT_A_NUMBER = object()
+
+
 def _typed(column: str, value: object) -> object:
-    """A history cell as the record's field holds it: counts as integers, figures as numbers, text as text."""
+    """A history cell as the record's field holds it: counts as integers, figures as numbers, text as text;
+    ``_NOT_A_NUMBER`` for a count or figure that is not a number."""
     try:
         if column in ("n_models", "n_items"):
-            return int(float(value))
+            return int(float(value))  # type: ignore[arg-type]
         if column in FIGURE_COLUMNS:
-            return float(value)
+            return float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        return value  # not a number: kept as it is, and `check` names the field and the value
+        return _NOT_A_NUMBER
     return value
 
 
+def history_cell_problems(history: pd.DataFrame) -> list[tuple[str, str, object]]:
+    """(benchmark, column, value) of every count or figure of history.csv that is not a number."""
+    out = []
+    for row in history.to_dict(orient="records"):
+        for column, value in row.items():
+            if value != "" and _typed(column, value) is _NOT_A_NUMBER:
+                out.append((str(row["benchmark"]), str(column), value))
+    return out
+
+
 def _latest_from_history(history: pd.DataFrame) -> dict:
-    """Minimal records (the history's last row of each benchmark), marked ``rebuilt``: the next run refits them."""
+    """Minimal records (the history's last row of each benchmark), marked ``rebuilt``: the next run refits them. A
+    cell that is not a number is left out of its record (the record stays valid; ``check`` names the cell)."""
     records = []
     for row in history.drop_duplicates("benchmark", keep="last").to_dict(orient="records"):
         rec = {k: _typed(k, v) for k, v in row.items() if v != ""}
+        rec = {k: v for k, v in rec.items() if v is not _NOT_A_NUMBER}
         rec["flags"] = str(row.get("flags") or "").split()
         rec["rebuilt"] = True
         records.append(rec)
@@ -314,6 +334,8 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
     ):
         history = load_history(reports)
         replace(reports.latest, to_json(_latest_from_history(history)), "rebuilt from history.csv (refit next run)")
+        for name, column, value in history_cell_problems(history.drop_duplicates("benchmark", keep="last")):
+            done.append(f"{reports.latest}: {name!r}'s {column!r} left out: history.csv holds {value!r}, not a number")
     latest_now = load_latest(reports)
     for name, rec in sorted(latest_now.items()):  # a published benchmark whose files are damaged or gone
         gone = {p for p in implied_files(reports, rec) if not p.exists()} | (refit & _own_files(reports, name))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchwatch.errors import InputError
 from benchwatch.history.folder import Reports
 from benchwatch.history.formats import csv_text, damaged, parse_csv, parse_json, rounded, to_json, versioned
 from benchwatch.store import parse_snapshot, snapshot_bytes
@@ -35,15 +36,32 @@ HISTORY_COLUMNS = [
 RUN_COLUMNS = ["started_at", "seconds", "benchmarks", "new_snapshots", "alerts", "status", "sources"]
 
 
-def load_latest(reports: Reports) -> dict[str, dict]:
-    """The latest record of every benchmark, by name (empty if there is none yet)."""
+def load_latest(reports: Reports, validate: bool = True) -> dict[str, dict]:
+    """The latest record of every benchmark, by name (empty if there is none yet), each validated as the typed
+    record (``validate`` off: the file's shape only, for ``check``, which names every field's problem)."""
     text = reports.read(reports.latest)
     if text is None:
         return {}
     records = parse_json(reports.latest, text, "benchmarks", list)
     if not all(isinstance(r, dict) and isinstance(r.get("benchmark"), str) for r in records):
         raise damaged(reports.latest, "a record without a benchmark name")
+    if validate:
+        _validated(reports.latest, "BenchmarkRecord", records, "benchmark")
     return {rec["benchmark"]: rec for rec in records}
+
+
+def _validated(path: Path, model: str, records: list, key: str) -> None:
+    """Each record of a file read as the typed record it is written as (``benchwatch.history.records``): one that
+    does not validate (a field undeclared, mistyped or missing) makes the file damaged, naming the record, the
+    field and the value, as on write."""
+    from benchwatch.history import records as typed_records
+
+    cls = getattr(typed_records, model)
+    for rec in records:
+        try:
+            typed_records.typed(cls, rec, str(rec.get(key, "?")))
+        except InputError as exc:
+            raise damaged(path, f"record {exc}") from None
 
 
 def page_groups(records: dict[str, dict]) -> dict[str, list[dict]]:
@@ -57,14 +75,16 @@ def page_groups(records: dict[str, dict]) -> dict[str, list[dict]]:
     return groups
 
 
-def load_alerts(reports: Reports) -> list[dict]:
-    """Every alert ever raised, oldest first."""
+def load_alerts(reports: Reports, validate: bool = True) -> list[dict]:
+    """Every alert ever raised, oldest first, each validated (``validate``: as ``load_latest``'s)."""
     text = reports.read(reports.alerts)
     if text is None:
         return []
     alerts = parse_json(reports.alerts, text, "alerts", list)
     if not all(isinstance(a, dict) and {"id", "benchmark", "raised_at", "title"} <= a.keys() for a in alerts):
         raise damaged(reports.alerts, "an alert without its id, benchmark, raised_at or title")
+    if validate:
+        _validated(reports.alerts, "Alert", alerts, "id")
     return alerts
 
 
