@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from benchwatch.metrics import state_evidence
-from benchwatch.rules import VERDICT_NAMES, retirement
+from benchwatch.rules import retirement
+from benchwatch.vocabulary import FIGURES, FLAGS, VERDICTS
 
 
 def _pct(value: float | None) -> str:
@@ -30,14 +31,6 @@ def _state_title(bench: str, fig: dict) -> str:
     if state == "discriminating":
         return f"{bench} separates its top models{_by(fig)}"
     return f"{bench} has too few models to judge saturation"
-
-
-_FLAG_TITLES = {
-    "retire": "meets the retirement rule: {retire}",
-    "watch": "is on watch: not yet solved, yet its leaders are within noise of each other{noise}",
-    "revise": "needs revision: its difficulties are found to miss the target, DDM at least {ddm_bound_lo}",
-    "fill": "has a coverage hole: a thin stretch {thin_width} wide, shown to hold too few items",
-}
 
 
 def _alert(kind: str, bench: str, fig: dict, raised_at: str, title: str, **extra: object) -> dict:
@@ -95,7 +88,7 @@ def diff_alerts(previous: dict | None, current: dict, raised_at: str) -> list[di
         shown = {k: "n/a" if current.get(k) is None else f"{current[k]:.3f}" for k in ("ddm_bound_lo", "thin_width")}
         shown["noise"] = _by(current)
         shown["retire"] = retirement(current, before)[1]  # the rule that fired, as the flag's rules word it
-        title = f"{bench} " + _FLAG_TITLES[flag].format(**shown)
+        title = f"{bench} " + FLAGS[flag].title.format(**shown)
         out.append(_alert("raised", bench, current, raised_at, title, flag=flag))
     for flag in sorted(old_flags - new_flags):
         out.append(_alert("cleared", bench, current, raised_at, f"{bench}: the {flag} flag is cleared", flag=flag))
@@ -146,10 +139,6 @@ def _tier_alerts(previous: dict | None, current: dict, raised_at: str) -> list[d
     return [_alert("tier", bench, current, raised_at, title, joined=joined, left=left, size=len(now))]
 
 
-_FIGURE_NAMES = VERDICT_NAMES  # a verdict's own name, never the Max Gap figure's
-_VERDICT_WORDS = {"found": "found", "cannot tell": "cannot tell with these models", "clear": "clear"}
-
-
 def _verdict(record: dict | None, figure: str) -> str | None:
     return ((record or {}).get("verdicts") or {}).get(figure, {}).get("verdict")
 
@@ -160,13 +149,13 @@ def _verdict_alerts(previous: dict | None, current: dict, raised_at: str) -> lis
     if not (previous or {}).get("verdicts"):
         return []
     bench, out = current["benchmark"], []
-    for figure, name in _FIGURE_NAMES.items():
-        before, now = _verdict(previous, figure), _verdict(current, figure)
+    for key, figure in FIGURES.items():  # each under its verdict's own name, never the figure's
+        before, now = _verdict(previous, key), _verdict(current, key)
         if before == now or now is None:
             continue
-        was = "not judged" if before is None else _VERDICT_WORDS.get(before, "not judged")
-        title = f"{bench}: {name} is now {_VERDICT_WORDS[now]} (was {was})"
-        out.append(_alert("verdict", bench, current, raised_at, title, figure=figure, **{"from": before, "to": now}))
+        was = VERDICTS[before].words if before is not None and before in VERDICTS else "not judged"
+        title = f"{bench}: {figure.verdict} is now {VERDICTS[now].words} (was {was})"
+        out.append(_alert("verdict", bench, current, raised_at, title, figure=key, **{"from": before, "to": now}))
     return out
 
 

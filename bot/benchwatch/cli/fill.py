@@ -10,6 +10,7 @@ from pathlib import Path
 
 from benchwatch import fill, history, rules, sources, store  # stages: their names load when the command runs
 from benchwatch.errors import InputError
+from benchwatch.vocabulary import FIGURES
 
 KEY_VARIABLES = ("BENCHWATCH_API_KEY", "OPENAI_API_KEY")
 
@@ -77,7 +78,7 @@ def _figure(f: dict) -> str:
 def _bounds_line(b: dict) -> str:
     """The bounds, each verdict beside the figures it judged under their own names (one name per claim)."""
     v = b["verdicts"]
-    names = rules.VERDICT_NAMES
+    names = {key: figure.verdict for key, figure in FIGURES.items()}
     thin, thin5 = b.get("thin_width") or 0.0, b.get("thin_top5") or 0.0
     return (
         f"DDM {b['ddm_bound_lo']:.3f}-{b['ddm_bound_hi']:.3f} ({v.get('ddm', '-')}); {names['max_gap']} "

@@ -7,10 +7,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from benchwatch.vocabulary import STATE_NAMES
+
 BANDS = ((0.01, "very low"), (0.3, "low"), (0.7, "moderate"), (0.9, "high"))
 SATURATION_THRESHOLD = 0.7
 CEILING_MARGIN = 0.05
-STATES = ("saturated", "stagnant", "discriminating", "unknown")
+STATES = STATE_NAMES  # the vocabulary's (benchwatch.vocabulary)
 # What decided a state, best evidence first: the paired item-level comparison of the top-1 and top-5 models
 # (per-item data), the standard errors the leaderboard publishes, else the paper's index (sqrt(n) effective items).
 STATE_FROM = {

@@ -8,10 +8,13 @@ from typing import Any
 
 from benchwatch.metrics import CEILING_MARGIN, state_evidence
 from benchwatch.record import BenchmarkRecord, as_record
+from benchwatch.vocabulary import FIGURES, FLAG_NAMES, NO_BOUND, why_line
+from benchwatch.vocabulary import FLAGS as _FLAGS
+from benchwatch.vocabulary import VERDICTS as _VERDICTS
 
 Figures = BenchmarkRecord | Mapping[str, Any]  # the typed record, or a record as written (read through as_record)
 
-FLAGS = ("retire", "watch", "revise", "fill")
+FLAGS = FLAG_NAMES  # the vocabulary's (benchwatch.vocabulary), most severe first
 SATURATION_LINE = 0.7
 
 
@@ -26,9 +29,7 @@ class Thresholds:
 
 
 DEFAULT_THRESHOLDS = Thresholds()
-
-
-VERDICTS = ("found", "cannot tell", "clear")
+VERDICTS = tuple(_VERDICTS)  # the vocabulary's: found, cannot tell, clear
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ _VERDICT_KEYS = {
         lambda r: r.thin_top5_sampling_p95,
     ),
 }
-FLAG_OF = {"ddm": "revise", "max_gap": "fill", "top5_gap_sum": "fill"}
+FLAG_OF = {figure.field: figure.flag for figure in FIGURES.values()}
 
 
 def threshold_map(thresholds: Thresholds = DEFAULT_THRESHOLDS) -> dict[str, float]:
@@ -189,19 +190,15 @@ def recorded_verdicts(
     }
 
 
-# One name per claim. A verdict asks whether the items leave a hole in the axis at least the level wide (one
-# stretch, or five together): "found" rests on a *thin stretch* (shown to hold less than a quarter of the items
-# the target puts there), "clear" on *Max Gap's bound* (no empty stretch can be wider). Neither is the Max Gap
-# figure (the widest spacing of the fitted positions), so a verdict never carries that figure's name.
-VERDICT_NAMES = {"ddm": "DDM", "max_gap": "Coverage hole", "top5_gap_sum": "Five coverage holes"}
+# One name per claim: a verdict's own name, never its figure's (``benchwatch.vocabulary.FIGURES`` says why).
+VERDICT_NAMES = {figure.field: figure.verdict for figure in FIGURES.values()}
 BOUND_NAMES = {
-    "detection_limit": "Max Gap's bound (an empty stretch of at most)",
-    "thin_width": "thin stretch (shown to hold too few items)",
-    "top5_gap_sum_bound_hi": "top-5 gap sum's bound (five empty stretches of at most, in all)",
-    "thin_top5": "five thin stretches (in all)",
+    field: name
+    for figure in FIGURES.values()
+    for field, name in ((figure.upper, figure.upper_name), (figure.lower, figure.lower_name))
 }
-NO_BOUND = "no bound with these models"
 _NAMES = VERDICT_NAMES
+_UNSURE = _VERDICTS["cannot tell"].words
 
 
 def bound_text(value: float | None) -> str:
@@ -232,9 +229,7 @@ def verdict_line(figure: str, v: dict) -> str:
             return f"{name}: found, at least {v['lower']:.3f} (>= {level:.3g}) for any difficulty distribution"
         if v["verdict"] == "clear":
             return f"{name}: clear, at most {v['upper']:.3f} (< {level:.3g}) for any difficulty distribution"
-        return (
-            f"{name}: cannot tell with these models, between {v['lower']:.3f} and {v['upper']:.3f} (level {level:.3g})"
-        )
+        return f"{name}: {_UNSURE}, between {v['lower']:.3f} and {v['upper']:.3f} (level {level:.3g})"
     one = figure == "max_gap"
     if v["verdict"] == "found":
         which = "a thin stretch" if one else "five thin stretches"
@@ -248,7 +243,7 @@ def verdict_line(figure: str, v: dict) -> str:
         return f"{name}: clear, {bound} {bound_text(upper)} (< {level:.3g}) for any difficulty distribution"
     what = "an empty stretch" if one else "five empty stretches in all"
     ruled = f"{what} up to {upper:.3f} wide cannot be ruled out" if upper is not None else f"{bound}: {NO_BOUND}"
-    return f"{name}: cannot tell with these models, {ruled}; no thin stretch of {level:.3g} is shown"
+    return f"{name}: {_UNSURE}, {ruled}; no thin stretch of {level:.3g} is shown"
 
 
 def explain(
@@ -279,19 +274,12 @@ def explain(
     found = verdicts(figures, thresholds, held_figures(previous_flags))
     for flag in flags:
         if flag == "retire":
-            out.append(f"retire: {retirement(figures, previous_state)[1]}")
+            out.append(why_line(flag, retirement(figures, previous_state)[1]))
         elif flag == "watch":
-            out.append(
-                "watch: not yet solved, yet its leaders are within noise of each other: more items, or harder ones, "
-                "would tell them apart"
-            )
+            out.append(why_line(flag, f"{_FLAGS[flag].meaning}: more items, or harder ones, would tell them apart"))
         elif flag == "revise":
-            out.append("revise: " + verdict_line("ddm", found["ddm"]))
+            out.append(why_line(flag, verdict_line("ddm", found["ddm"])))
         elif flag == "fill":
-            parts = [
-                verdict_line(k, found[k])
-                for k in ("max_gap", "top5_gap_sum")
-                if found.get(k, {}).get("verdict") == "found"
-            ]
-            out.append("fill: " + "; ".join(parts))
+            parts = [verdict_line(k, v) for k, v in found.items() if FLAG_OF[k] == flag and v["verdict"] == "found"]
+            out.append(why_line(flag, "; ".join(parts)))
     return out
