@@ -7,16 +7,14 @@ from benchwatch.site.escape import attribute, md, printable
 from benchwatch.site.names import shown_name
 from benchwatch.site.numbers import fmt
 from benchwatch.site.paths import plot_path
+from benchwatch.vocabulary import FLAG_NAMES, FLAGS, STATES, reason
 
-SEVERITY = {"saturated": 0, "stagnant": 1, "unknown": 2, "discriminating": 3}
+SEVERITY = {state.name: state.severity for state in STATES.values()}  # 0 the most severe
 
 
 def name_cell(rec: dict) -> str:
     """A record's name as every page shows it, escaped."""
     return md(shown_name(rec))
-
-
-KNOWN_FLAGS = ("retire", "watch", "revise", "fill")
 
 
 def badge_span(kind: str, value: str, known: tuple[str, ...], title: str | None = None) -> str:
@@ -28,18 +26,10 @@ def badge_span(kind: str, value: str, known: tuple[str, ...], title: str | None 
 
 def flag_reason(rec: dict, flag: str) -> str:
     """The one line that says why a benchmark has ``flag`` (its record's ``why``), or the flag's definition."""
-    for line in rec.get("why") or []:
-        if isinstance(line, str) and line.startswith(f"{flag}: "):
-            return line.removeprefix(f"{flag}: ")
-    return FLAG_MEANING.get(flag, "")
-
-
-FLAG_MEANING = {
-    "retire": "saturated on two snapshots (or publication dates) in a row",
-    "watch": "not yet solved, yet its leaders are within noise of each other",
-    "revise": "the items' difficulties are shown to be far from the target",
-    "fill": "a stretch of the difficulty axis is shown to hold too few items",
-}
+    found = reason(rec.get("why"), flag)
+    if found is not None:
+        return found
+    return FLAGS[flag].meaning if flag in FLAGS else ""
 
 
 def flags_cell(rec: dict, explained: bool = False) -> str:
@@ -48,13 +38,13 @@ def flags_cell(rec: dict, explained: bool = False) -> str:
     if not flags:
         return "–"
     if explained:
-        return "<br>".join(f"{badge_span('flag', f, KNOWN_FLAGS)} {md(flag_reason(rec, f))}" for f in flags)
-    return " ".join(badge_span("flag", f, KNOWN_FLAGS, flag_reason(rec, f)) for f in flags)
+        return "<br>".join(f"{badge_span('flag', f, FLAG_NAMES)} {md(flag_reason(rec, f))}" for f in flags)
+    return " ".join(badge_span("flag", f, FLAG_NAMES, flag_reason(rec, f)) for f in flags)
 
 
 def state_cell(rec: dict) -> str:
     """The state's badge; its severity is the key the home table sorts the column by (most severe first)."""
-    badge = badge_span("state", rec["state"], tuple(SEVERITY))
+    badge = badge_span("state", rec["state"], tuple(STATES))
     return badge.replace("<span ", f'<span data-sort="{SEVERITY.get(rec["state"], 9)}" ', 1)
 
 

@@ -8,12 +8,13 @@ format the cells (every upstream string escaped), the templates lay out the Mark
 from __future__ import annotations
 
 from benchwatch.metrics import state_evidence
-from benchwatch.rules import NO_BOUND, VERDICT_NAMES, resolve_line
+from benchwatch.rules import resolve_line
 from benchwatch.site.cells import bounds_withheld, flags_cell, helpers, state_cell
 from benchwatch.site.escape import md
 from benchwatch.site.fit_notes import item_model_lines, nuts_check_lines
 from benchwatch.site.numbers import fmt, pct
 from benchwatch.site.render import EMPTY
+from benchwatch.vocabulary import FIGURES, NO_BOUND, VERDICTS
 
 
 def _interval(rec: dict, key: str) -> str:
@@ -153,20 +154,10 @@ def _figure_rows(rec: dict) -> list[list[str]]:
     return [row for row in _figure_cells(rec) if row[1] not in EMPTY]
 
 
-FIGURE_NAMES = {"ddm": "DDM", "max_gap": "Max Gap", "top5_gap_sum": "top-5 gap sum"}
-
-
-VERDICT_WORDS = {
-    "found": "found",
-    "cannot tell": "cannot tell with these models",
-    "clear": "clear",
-}
-
-
 def _verdict_rows(rec: dict) -> list[list[str]]:
     """One row per verdict: its name, the figures it judged under their own names, the level and the verdict."""
     rows = []
-    for key, name in VERDICT_NAMES.items():
+    for key, figure in FIGURES.items():
         v = (rec.get("verdicts") or {}).get(key)
         if not v:
             continue
@@ -179,7 +170,7 @@ def _verdict_rows(rec: dict) -> list[list[str]]:
         }[key]
         need = (rec.get("resolve") or {}).get(key) if v["verdict"] == "cannot tell" else None
         decide = md(resolve_line(key, need).split(": ", 1)[-1]) if need else ""
-        rows.append([name, bound, fmt(v["level"]), f"**{VERDICT_WORDS[v['verdict']]}**", decide])
+        rows.append([figure.verdict, bound, fmt(v["level"]), f"**{VERDICTS[v['verdict']].words}**", decide])
     return rows
 
 

@@ -6,11 +6,11 @@ format the cells (every upstream string escaped), the templates lay out the Mark
 
 from __future__ import annotations
 
-from benchwatch.rules import NO_BOUND
 from benchwatch.site.cells import helpers
 from benchwatch.site.escape import md
 from benchwatch.site.numbers import fmt
 from benchwatch.site.render import render
+from benchwatch.vocabulary import NO_BOUND
 
 
 def plan_rows(plan: list[dict] | None) -> list[list[str]]:

@@ -7,7 +7,6 @@ format the cells (every upstream string escaped), the templates lay out the Mark
 
 from __future__ import annotations
 
-from benchwatch.rules import VERDICT_NAMES
 from benchwatch.site.cells import bounds_withheld, by_severity, flags_cell, helpers, name_cell, state_cell, with_band
 from benchwatch.site.escape import attribute, md, printable
 from benchwatch.site.names import alert_anchor, alert_title, shown_name
@@ -15,6 +14,7 @@ from benchwatch.site.numbers import fmt
 from benchwatch.site.paths import page_of
 from benchwatch.site.render import render
 from benchwatch.site.sources_table import sources_context
+from benchwatch.vocabulary import FIGURES
 
 
 def _source(rec: dict) -> str:
@@ -95,8 +95,8 @@ def _coverage_verdict(rec: dict) -> str:
         return "withheld (its page says why)"
     if not v:
         return "–"
-    found = [VERDICT_NAMES[k] for k in VERDICT_NAMES if v.get(k) == "found"]
-    unsure = [VERDICT_NAMES[k] for k in VERDICT_NAMES if v.get(k) == "cannot tell"]
+    found = [f.verdict for k, f in FIGURES.items() if v.get(k) == "found"]
+    unsure = [f.verdict for k, f in FIGURES.items() if v.get(k) == "cannot tell"]
     if found:
         return "found: " + ", ".join(found)
     if unsure:

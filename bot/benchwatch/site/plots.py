@@ -22,6 +22,7 @@ from benchwatch.site.svg import (
     text_width,
     tick_label,
 )
+from benchwatch.vocabulary import STATES
 
 GAP = ACCENT  # the largest gaps, shaded at GAP_OPACITY
 GAP_OPACITY = 0.2
@@ -209,9 +210,6 @@ def difficulty_svg(
     return pic.svg()
 
 
-STATE_COLOURS = {"saturated": "#d32f2f", "stagnant": "#ef6c00", "discriminating": "#2e7d32", "unknown": INK}
-
-
 def _boxes_clash(a: tuple, b: tuple) -> bool:
     return not (a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1])
 
@@ -226,12 +224,12 @@ def summary_svg(points: list[dict]) -> str:
     """
     shown = [p for p in points if p.get("saturation_index") is not None]
     pic = Picture(WIDTH, 470)
-    states = [s for s in STATE_COLOURS if any(p["state"] == s for p in shown)]
+    states = [s for s in STATES if any(p["state"] == s for p in shown)]
     x: float = 90
     for s in states:  # the legend, above the picture
-        pic.add(f'<circle cx="{num(x)}" cy="14" r="5" fill="{STATE_COLOURS[s]}"/>')
-        pic.text(x + 9, 14, s, 11)
-        x += 24 + text_width(s, 11)
+        pic.add(f'<circle cx="{num(x)}" cy="14" r="5" fill="{STATES[s].colour}"/>')
+        pic.text(x + 9, 14, STATES[s].word, 11)
+        x += 24 + text_width(STATES[s].word, 11)
     main = Panel(84, 36, WIDTH - 114, 300)
     strip = Panel(84, main.y + main.h + 18, WIDTH - 114, 46)
     main.y1 = max([0.3, *(p["ddm"] * 1.1 for p in shown if p.get("ddm") is not None)])
@@ -251,7 +249,7 @@ def summary_svg(points: list[dict]) -> str:
     keyed: list[str]
     links, labels, keyed = [], [], []
     for p, (px, py) in zip([*on_top, *below], placed, strict=True):
-        colour = STATE_COLOURS.get(p["state"], INK)
+        colour = STATES[p["state"]].colour if p["state"] in STATES else INK
         r = 5
         d = f"M{num(px - r)} {num(py)}a{r} {r} 0 1 0 {2 * r} 0a{r} {r} 0 1 0 {-2 * r} 0Z"
         links.append(
