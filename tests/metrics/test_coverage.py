@@ -82,3 +82,17 @@ def test_spacings_always_sum_to_one():
 def test_bad_z_is_refused(bad):
     with pytest.raises(ValueError):
         ddm(np.array(bad, dtype=float))
+
+
+def test_the_targets_cdf_is_its_distributions_and_the_pages_draw_it():
+    """One CDF of the target (``Target.cdf``): the bounds, the thin stretches and the items' CDF picture read it."""
+    from benchwatch.site.plots import _target_cdf
+
+    t = np.linspace(0.0, 1.0, 101)
+    beta = Target.beta(2.0, 5.0)
+    assert np.allclose(beta.cdf(t), stats.beta(2.0, 5.0).cdf(t), atol=1e-12)
+    assert np.array_equal(Target().cdf(np.array([-0.5, 0.25, 1.5])), [0.0, 0.25, 1.0])
+    assert np.array_equal(Target.empirical(np.array([0.2, 0.6])).cdf(np.array([0.1, 0.2, 0.7])), [0.0, 0.5, 1.0])
+    assert np.array_equal(_target_cdf({"kind": "beta", "a": 2.0, "b": 5.0}, t), beta.cdf(t))
+    assert np.array_equal(_target_cdf({}, t), t)
+    assert _target_cdf({"kind": "empirical"}, t) is None  # another benchmark's z: the record keeps no values

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from benchwatch.metrics.coverage import Target
 
@@ -111,16 +110,6 @@ def axis_likelihood(
     return AxisLikelihood(z, np.exp(rows[first]), counts.astype(float), group)
 
 
-def target_cdf(target: Target, t: np.ndarray) -> np.ndarray:
-    """F_mu(t): the target's cumulative mass at each t."""
-    if target.kind == "beta":
-        return special.betainc(target.a, target.b, t)
-    if target.kind == "empirical":
-        values = np.sort(np.asarray(target.values))
-        return np.searchsorted(values, t, side="right") / values.size
-    return np.clip(t, 0.0, 1.0)
-
-
 def target_mass(target: Target, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """mu([lo, hi]) for the target."""
-    return target_cdf(target, np.asarray(hi, float)) - target_cdf(target, np.asarray(lo, float))
+    return target.cdf(np.asarray(hi, float)) - target.cdf(np.asarray(lo, float))

@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from benchwatch.irt import solve_mixing
-from benchwatch.metrics.axis import GRID, AxisLikelihood, target_cdf
+from benchwatch.metrics.axis import GRID, AxisLikelihood
 from benchwatch.metrics.bound_search import (
     CRIT_EMPTY,
     CRIT_TOP5,
@@ -217,4 +217,4 @@ def thin_truth_rows(z_rows: np.ndarray, target: Target = UNIFORM, k: int = GRID)
     from benchwatch.metrics.kernels import thin_rows
 
     edges = np.arange(k + 1) / k
-    return thin_rows(np.ascontiguousarray(z_rows, dtype=float), target_cdf(target, edges), THIN)
+    return thin_rows(np.ascontiguousarray(z_rows, dtype=float), target.cdf(edges), THIN)

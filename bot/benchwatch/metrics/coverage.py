@@ -26,6 +26,18 @@ class Target:
     def empirical(cls, z: np.ndarray) -> Target:
         return cls(kind="empirical", values=tuple(float(v) for v in _checked(z)))
 
+    def cdf(self, t: np.ndarray) -> np.ndarray:
+        """F_mu(t): the target's cumulative mass at each t (the bounds, the thin stretches and the pages'
+        picture of the items' CDF all read it here)."""
+        if self.kind == "beta":
+            from scipy import special  # only a Beta target needs it
+
+            return special.betainc(self.a, self.b, t)
+        if self.kind == "empirical":
+            values = np.sort(np.asarray(self.values))
+            return np.searchsorted(values, t, side="right") / values.size
+        return np.clip(t, 0.0, 1.0)
+
     def describe(self) -> str:
         if self.kind == "uniform":
             return "Uniform(0, 1)"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchwatch.metrics.axis import target_cdf
 from benchwatch.metrics.bound_search import CRIT_DDM_LOW, Search
 
 CROSSINGS = np.linspace(0.0, 1.0, 11)  # crossing points of the sign functions behind the DDM bounds
@@ -28,7 +27,7 @@ def functional(s: np.ndarray, t: np.ndarray, z: np.ndarray, cdf: np.ndarray) -> 
 
 def ddm_bounds(search: Search, z: np.ndarray) -> tuple[float, float]:
     t = (np.arange(FINE) + 0.5) / FINE
-    cdf = target_cdf(search.target, t)
+    cdf = search.target.cdf(t)
     patterns = [signs(x, sg, t) for x in CROSSINGS for sg in (1.0, -1.0) if not (x == 0.0 and sg == 1.0)]
     g0 = np.searchsorted(z, t, side="right")  # the NPMLE's own sign pattern
     w0 = search.axis(search.w0)

@@ -7,7 +7,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from benchwatch.metrics import BANDS
+from benchwatch.metrics import BANDS, UNIFORM, Target
 from benchwatch.site.svg import (
     ACCENT,
     INK,
@@ -34,13 +34,12 @@ def _ticks(values: list[float]) -> list[tuple[float, str]]:
 
 
 def _target_cdf(spec: dict, t: np.ndarray) -> np.ndarray | None:
+    """The target's CDF at t (``Target.cdf``), or None for another benchmark's z (the spec has no values)."""
     kind = (spec or {}).get("kind", "uniform")
     if kind == "uniform":
-        return t
+        return UNIFORM.cdf(t)
     if kind == "beta":
-        from scipy.special import betainc
-
-        return betainc(spec["a"], spec["b"], t)
+        return Target.beta(spec["a"], spec["b"]).cdf(t)
     return None
 
 
