@@ -8,6 +8,7 @@ import json
 import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -56,10 +57,10 @@ def _file_loaders(reports: Reports, validate: bool = True) -> dict[Path, Callabl
     }
     for folder in TABLES:
         for path in sorted((reports.root / folder).glob("*.csv")):
-            loaders[path] = lambda path=path: read_table(reports, path)
+            loaders[path] = partial(read_table, reports, path)
     for kind in ("responses", "aggregates"):
         for path in sorted((reports.root / "snapshots" / kind).glob("*.csv.gz")):
-            loaders[path] = lambda path=path, kind=kind: parse_snapshot_file(path, kind)
+            loaders[path] = partial(parse_snapshot_file, path, kind)
     return loaders
 
 
@@ -246,7 +247,7 @@ def history_cell_problems(history: pd.DataFrame) -> list[tuple[str, str, object]
 def _latest_from_history(history: pd.DataFrame) -> dict:
     """Minimal records (the history's last row of each benchmark), marked ``rebuilt``: the next run refits them. A
     cell that is not a number is left out of its record (the record stays valid; ``check`` names the cell)."""
-    records = []
+    records: list[dict] = []  # JSON records, as load_latest reads them
     for row in history.drop_duplicates("benchmark", keep="last").to_dict(orient="records"):
         rec = {k: _typed(k, v) for k, v in row.items() if v != ""}
         rec = {k: v for k, v in rec.items() if v is not _NOT_A_NUMBER}
@@ -352,15 +353,15 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
     latest = {k: r for k, r in load_latest(reports).items() if not r.get("rebuilt")}
     history = load_history(reports)
     have = set(zip(history["benchmark"], history["revision"], strict=True))
-    lost = [
+    missing = [  # records whose snapshot the history lost
         {**r, "flags": " ".join(r.get("flags", []))}
         for r in latest.values()
         if (r["benchmark"], r.get("revision")) not in have
     ]
-    if lost:
-        rows = pd.concat([history, history_rows(lost)], ignore_index=True) if len(history) else history_rows(lost)
+    if missing:
+        rows = pd.concat([history, history_rows(missing)], ignore_index=True) if len(history) else history_rows(missing)
         rows = rows.sort_values("snapshot_at", kind="stable")
-        how = f"{len(lost)} row(s) rebuilt from latest.json (the latest snapshot of each benchmark)"
+        how = f"{len(missing)} row(s) rebuilt from latest.json (the latest snapshot of each benchmark)"
         replace(reports.history, csv_text(rows), how)
     for line in done:
         log(line)

@@ -8,6 +8,7 @@ import io
 import json
 import math
 from pathlib import Path
+from typing import TypeVar
 
 import pandas as pd
 
@@ -15,6 +16,7 @@ from benchwatch.errors import InputError
 from benchwatch.history.records import SCHEMA_VERSION, upgrade
 
 DIGITS = 6
+T = TypeVar("T")  # what parse_json's ``kind`` is: the value under the key is checked to be one
 
 
 def rounded(value: object) -> object:
@@ -76,7 +78,7 @@ def _merge_marker(path: Path, text: str) -> None:
             raise damaged(path, f"a git merge conflict marker on line {number} ({line[:20]!r})")
 
 
-def parse_json(path: Path, text: str, key: str, kind: type) -> object:
+def parse_json(path: Path, text: str, key: str, kind: type[T]) -> T:
     """``text`` as one of the JSON files of reports/ (``{key: kind}``); anything else names file and problem."""
     _merge_marker(path, text)
     try:

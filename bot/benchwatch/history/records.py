@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from benchwatch.record import (
+    OLDER_REQUIRED,
     OPT,
     REBUILT_REQUIRED,
     Json,
@@ -94,7 +95,8 @@ class Change(_Record):
     items_rescored: Json | None = _f("count and names", OPT)
 
 
-FILES = {  # file -> (its top-level key, the record class, keyed by name (an object) or a list)
+# file -> (its top-level key, the record class, keyed by name (an object) or a list)
+FILES: dict[str, tuple[str, type[_Record], type]] = {
     "latest.json": ("benchmarks", BenchmarkRecord, list),
     "alerts.json": ("alerts", Alert, list),
     "sources.json": ("sources", SourceStatus, dict),
@@ -143,8 +145,14 @@ def _fields(cls: type[BaseModel], variants: bool = True) -> list[tuple[str, str,
     return [
         (field_name_of(cls, k), f.description or "", hints[k])
         for k, f in cls.model_fields.items()
-        if variants or "variant_of" not in (f.json_schema_extra or {})
+        if variants or not _is_variant(f.json_schema_extra)
     ]
+
+
+def _is_variant(extra: object) -> bool:
+    """Whether a field's ``json_schema_extra`` marks it a figure's variant (``_f`` and the variants' fields give a
+    dict or nothing, never pydantic's callable form)."""
+    return isinstance(extra, dict) and "variant_of" in extra
 
 
 def schema_of(cls: type[BaseModel]) -> dict:
@@ -164,7 +172,12 @@ def schema_of(cls: type[BaseModel]) -> dict:
         # a record `repair` rebuilt from the history holds the history's fields only, until the next run refits it
         out["if"] = {"properties": {"rebuilt": {"const": True}}, "required": ["rebuilt"]}
         out["then"] = {"required": list(REBUILT_REQUIRED)}
-        out["else"] = {"required": required}
+        # one made before figures had versions holds the fields every version had, until the next run audits it
+        out["else"] = {
+            "if": {"required": ["figures_version"]},
+            "then": {"required": required},
+            "else": {"required": list(OLDER_REQUIRED)},
+        }
         out["required"] = ["benchmark"]
     return out
 

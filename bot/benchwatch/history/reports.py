@@ -4,6 +4,7 @@ and written through the folder's ``Reports`` (``benchwatch.history.folder``) in 
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -71,8 +72,13 @@ def page_groups(records: dict[str, dict]) -> dict[str, list[dict]]:
     for rec in records.values():
         groups.setdefault(rec.get("page") or rec["benchmark"], []).append(rec)
     for pid, recs in groups.items():
-        recs.sort(key=lambda r, pid=pid: (r.get("kind") == "aggregate", r["benchmark"] != pid, r["benchmark"]))
+        recs.sort(key=partial(_page_order, pid))
     return groups
+
+
+def _page_order(pid: str, rec: dict) -> tuple[bool, bool, str]:
+    """A record's place on its page's list: per-item fits first, the one named as the page first of them, by name."""
+    return (rec.get("kind") == "aggregate", rec["benchmark"] != pid, rec["benchmark"])
 
 
 def load_alerts(reports: Reports, validate: bool = True) -> list[dict]:

@@ -194,6 +194,7 @@ def measure(
         progress("item posteriors and model-based figures")
         if model.path == "2PL":
             two = model.twopl
+            assert two is not None, "the 2PL path is taken with its fit (benchwatch.irt.item_model)"
             grid = np.linspace(two.theta.min() - 8.0, two.theta.max() + 8.0, GRID_SIZE)
             rows = integrated_loglik(data, two.theta, grid, two.mean_log_a, two.spread, floor=floors, log_a=two.log_a)
             post = loglik_posterior(rows, grid)
@@ -210,10 +211,10 @@ def measure(
         by_date_table = dated.result() if dated is not None else None
     models["theta_axis"] = models["model"].map(dict(zip(fit.models, theta, strict=True)))
     if model.path == "2PL":  # the items' positions on the 2PL's scale (z reads the same from either)
-        z = difficulty_z(model.twopl.b, model.twopl.theta, scale)
-        items = pd.DataFrame(
-            {"item_id": fit.items, "b": model.twopl.b, "b_sd": np.nan, "z": z, "log_a": model.twopl.log_a}
-        )
+        two = model.twopl
+        assert two is not None, "the 2PL path is taken with its fit (benchwatch.irt.item_model)"
+        z = difficulty_z(two.b, two.theta, scale)
+        items = pd.DataFrame({"item_id": fit.items, "b": two.b, "b_sd": np.nan, "z": z, "log_a": two.log_a})
     check = None
     if model.nuts is not None:
         progress("the nuts check")

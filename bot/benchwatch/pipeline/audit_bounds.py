@@ -16,7 +16,16 @@ from benchwatch.irt import (
     marginal_abilities_patterns,
     uncertain_abilities,
 )
-from benchwatch.metrics import Target, axis_bounds, axis_grid, axis_likelihood, likelihood_from_cells, union_bounds
+from benchwatch.metrics import (
+    AxisLikelihood,
+    Bounds,
+    Target,
+    axis_bounds,
+    axis_grid,
+    axis_likelihood,
+    likelihood_from_cells,
+    union_bounds,
+)
 from benchwatch.pipeline.audit_record import MARGINAL_MODELS
 
 
@@ -43,8 +52,10 @@ def item_bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale:
     the 1PL's at each end of the chance floor's interval, their union (``benchwatch.metrics.union_bounds``: they hold
     whichever floor it is); the 2PL's with each item's discrimination integrated out."""
     s = data.weight * data.y
+    lik: AxisLikelihood | None  # the last run's (None only if there were no run)
     if model.path == "2PL":
         two = model.twopl
+        assert two is not None, "the 2PL path is taken with its fit (benchwatch.irt.item_model)"
         abilities = uncertain_abilities(two.theta, two.theta_sd)
         z = axis_grid()
         rows = integrated_loglik(
@@ -59,11 +70,13 @@ def item_bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale:
         )
         lik = axis_likelihood(rows, z, groups=model.groups)
         return axis_bounds(lik, target), lik
-    runs, lik = [], None
+    runs: list[Bounds] = []
+    lik = None
     for share in model.shares():
         floor = model.floors(share)
         th, sd = theta, fit.theta_sd
-        if share is not None and share != model.floor.share:  # the abilities at that floor: a warm refit
+        # a share is one of the floor's ends (``ItemModel.shares``): there is a floor whenever share is not None
+        if share is not None and model.floor is not None and share != model.floor.share:  # a warm refit there
             refit = fit_map(data, floor=floor, init=(fit.theta, fit.b), exact_sd=False)
             th, sd = refit.theta, refit.theta_sd
             if th.size < MARGINAL_MODELS:  # the patterns only where the marginal abilities read them

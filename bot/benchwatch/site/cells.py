@@ -3,6 +3,8 @@ revision, a CSV cell as a number), and the helpers every template calls."""
 
 from __future__ import annotations
 
+from typing import SupportsFloat, SupportsIndex
+
 from benchwatch.site.escape import attribute, md, printable
 from benchwatch.site.names import shown_name
 from benchwatch.site.numbers import fmt
@@ -88,8 +90,10 @@ def bounds_withheld(rec: dict) -> bool:
     return rec.get("item_model") == "withheld"
 
 
-def csv_float(value: object) -> float | None:
+def csv_float(value: str | SupportsFloat | SupportsIndex | None) -> float | None:
     """A CSV cell as a float, or None when it is empty."""
+    if value is None:
+        return None
     try:
         out = float(value)
     except (TypeError, ValueError):
@@ -97,7 +101,7 @@ def csv_float(value: object) -> float | None:
     return None if out != out else out
 
 
-def csv_count(value: object) -> str:
+def csv_count(value: str | SupportsFloat | SupportsIndex | None) -> str:
     """A count from a CSV cell, or an en dash."""
     number = csv_float(value)
     return "–" if number is None else str(int(number))

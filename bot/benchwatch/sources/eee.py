@@ -125,22 +125,23 @@ def chosen_results(record: dict) -> dict[int, str]:
     """The results a record's benchmarks are read from: {index in ``evaluation_results``: benchmark name}."""
     library = str(record["eval_library"]["name"]).lower()
     results = record["evaluation_results"]
-    keys: dict[object, int] = {}
+    by_name: dict[str, int] = {}  # a result's benchmark name -> its first index (lm_eval and the other libraries)
+    by_pair: dict[tuple[str, str], int] = {}  # (dataset, scorer) -> its first index (Inspect)
     for k, result in enumerate(results):
         dataset = str(result["source_data"].get("dataset_name") or result["evaluation_name"])
         if library == "lm_eval":
-            key = dataset
+            by_name.setdefault(dataset, k)
         elif library in INSPECT:
-            key = (dataset, str(result.get("evaluation_result_id") or result["evaluation_name"]).split(":", 1)[0])
+            scorer = str(result.get("evaluation_result_id") or result["evaluation_name"]).split(":", 1)[0]
+            by_pair.setdefault((dataset, scorer), k)
         else:
-            key = str(result["evaluation_name"])
-        keys.setdefault(key, k)
+            by_name.setdefault(str(result["evaluation_name"]), k)
     if library not in INSPECT:
-        return {k: key for key, k in keys.items()}
+        return {k: key for key, k in by_name.items()}
     scorers: dict[str, int] = {}
-    for dataset, _ in keys:
+    for dataset, _ in by_pair:
         scorers[dataset] = scorers.get(dataset, 0) + 1
-    return {k: dataset if scorers[dataset] == 1 else f"{dataset}/{scorer}" for (dataset, scorer), k in keys.items()}
+    return {k: dataset if scorers[dataset] == 1 else f"{dataset}/{scorer}" for (dataset, scorer), k in by_pair.items()}
 
 
 def _joins(record: dict) -> tuple[dict[str, int], dict[str, int]]:
