@@ -36,6 +36,8 @@ class _Record(BaseModel):
         required = required_fields(type(self))
         if getattr(self, "rebuilt", None) is True:  # `repair` rebuilt it from the history: the history's fields
             required = list(REBUILT_REQUIRED)
+        elif "figures_version" in type(self).model_fields and "figures_version" not in self.model_fields_set:
+            required = list(OLDER_REQUIRED)  # made before figures had versions: read, and audited again next run
         missing = [name for name in required if name not in self.model_fields_set]
         if missing:
             raise ValueError(f"missing required field(s): {', '.join(field_name_of(type(self), m) for m in missing)}")
@@ -235,6 +237,9 @@ class BenchmarkRecord(_BenchmarkFields):
 
 
 REBUILT_REQUIRED = ("benchmark", "revision", "snapshot_at", "state", "flags", "rebuilt")
+# A record without figures_version was made by a benchwatch before figures had versions (FIGURES_VERSION 1): it is
+# read with the fields every version had, and the next run audits it again (its figures are not today's).
+OLDER_REQUIRED = ("benchmark", "revision", "snapshot_at", "state", "flags")
 
 
 def required_fields(cls: type[BaseModel]) -> list[str]:
