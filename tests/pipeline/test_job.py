@@ -177,9 +177,9 @@ def test_leaderboards_computed_beside_the_audits_publish_what_the_run_alone_does
         }
 
     calls = []
-    real = workers.AuditPool.call
+    real = workers.ForkedExecutor.call
     monkeypatch.setattr(
-        workers.AuditPool, "call", lambda self, fn, **kw: calls.append(self.forked) or real(self, fn, **kw)
+        workers.ForkedExecutor, "call", lambda self, fn, **kw: calls.append(self.forked) or real(self, fn, **kw)
     )
     forked = run("a")
     monkeypatch.setattr(workers, "_cores", lambda: 1)  # one core: no workers, everything in the run's process
@@ -195,10 +195,10 @@ def _fails(**_kwargs):
 def test_a_call_that_raises_raises_where_its_result_is_read():
     import pytest
 
-    from benchwatch.pipeline.workers import AuditPool
+    from benchwatch.pipeline.workers import ForkedExecutor
 
     for forked in (False, True):
-        pool = AuditPool(forked=forked)
+        pool = ForkedExecutor(forked=forked)
         try:
             ok, bad = pool.call(dict, a=1), pool.call(_fails, x=2)
             assert pool.result(ok) == {"a": 1}

@@ -43,7 +43,7 @@ def ready():  # in a worker: its part, and which of the listed kernels it holds 
 if __name__ == "__main__":
     import __main__
     __main__.ready = ready
-    pool = workers.AuditPool(forked=True)
+    pool = workers.ForkedExecutor(forked=True)
     try:
         print(json.dumps([pool.result(pool.call(ready)) for _ in range(8)]))
     finally:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from benchwatch.errors import InputError
 from benchwatch.pipeline import benchmark
@@ -95,51 +97,89 @@ class TableRef:
     synthetic: bool
 
 
-class AuditPool:
-    """Audits by ticket. Forked (Linux, two cores or more): two workers for the whole run (their compiled
-    kernels loaded once each), each job pickled to them without its source's table; otherwise, and for a job
-    too large to hold twice, in the run's own process."""
+class Executor(Protocol):
+    """Where the run's audits and other pure work run, by ticket: ``submit`` an audit or ``call`` a module-level
+    function now, read its ``result`` later (waiting for it; raising what the work raised)."""
+
+    def submit(self, job: dict, bar: Progress) -> int: ...
+
+    def call(self, fn: Callable[..., Any], /, **kwargs: Any) -> int: ...
+
+    def result(self, ticket: int) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+class SerialExecutor:
+    """Every job in the run's own process, in turn, when it is submitted (no fork, no thread): its result, or
+    what it raised, kept for its ticket."""
+
+    def __init__(self) -> None:
+        self.done: dict[int, Any] = {}
+        self.failed: dict[int, Exception] = {}
+        self._next = 0
+
+    def _ticket(self) -> int:
+        ticket, self._next = self._next, self._next + 1
+        return ticket
+
+    def submit(self, job: dict, bar: Progress) -> int:
+        ticket = self._ticket()
+        bar.note(f"auditing {job['rows']['benchmark'].iloc[0]}")
+        self.done[ticket] = _audit(job, bar.note)
+        return ticket
+
+    def call(self, fn: Callable[..., Any], /, **kwargs: Any) -> int:
+        ticket = self._ticket()
+        try:
+            self.done[ticket] = fn(**kwargs)
+        except Exception as exc:  # raised where the result is read, as from a worker
+            self.failed[ticket] = exc
+        return ticket
+
+    def result(self, ticket: int) -> Any:
+        if ticket in self.failed:
+            raise self.failed.pop(ticket)
+        return self.done.pop(ticket)
+
+    def close(self) -> None:
+        pass
+
+
+class ForkedExecutor(SerialExecutor):
+    """Two forked workers for the whole run (Linux, two cores or more; their compiled kernels loaded once each),
+    each job pickled to them without its source's table. Where forking is not possible, and for a job too large
+    to hold twice, the job runs as ``SerialExecutor``'s, in the run's own process."""
 
     def __init__(self, forked: bool | None = None) -> None:
+        super().__init__()
         self.slots = min(2, _cores())
         self.forked = (sys.platform == "linux" and self.slots >= 2) if forked is None else forked
         self.futures: dict[int, tuple] = {}  # ticket -> (future, job's name, bar)
-        self.done: dict[int, tuple] = {}
-        self.failed: dict[int, Exception] = {}
-        self._executor = None
-        self._next = 0
+        self._executor: Any = None
 
     def submit(self, job: dict, bar: Progress) -> int:
-        ticket, self._next = self._next, self._next + 1
-        name = job["rows"]["benchmark"].iloc[0]
         if not self.forked or len(job["rows"]) > PARALLEL_CELLS // 2:
             self._drain()  # a large job alone: what runs beside it would hold its memory twice
-            bar.note(f"auditing {name}")
-            self.done[ticket] = _audit(job, bar.note)
-            return ticket
+            return super().submit(job, bar)
+        ticket = self._ticket()
         light = {**job, "table": TableRef(job["table"].location, bool(job["table"].synthetic))}
-        self.futures[ticket] = (self._pool().submit(_pickled_audit, light), name, bar)
+        self.futures[ticket] = (self._pool().submit(_pickled_audit, light), job["rows"]["benchmark"].iloc[0], bar)
         return ticket
 
-    def call(self, fn, /, **kwargs) -> int:
+    def call(self, fn: Callable[..., Any], /, **kwargs: Any) -> int:
         """Any other pure function of the run's work (a module-level one: it is pickled by name), beside the
-        audits; its ticket gives its return value, or raises what it raised."""
-        ticket, self._next = self._next, self._next + 1
+        audits."""
         if not self.forked:
-            try:
-                self.done[ticket] = fn(**kwargs)
-            except Exception as exc:  # raised where the result is read, as from a worker
-                self.failed[ticket] = exc
-            return ticket
+            return super().call(fn, **kwargs)
+        ticket = self._ticket()
         self.futures[ticket] = (self._pool().submit(fn, **kwargs), None, None)
         return ticket
 
-    def result(self, ticket: int) -> tuple:
+    def result(self, ticket: int) -> Any:
         """The job's result, waiting for it; an audit that raised something else fails its source here."""
-        if ticket in self.failed:
-            raise self.failed.pop(ticket)
-        if ticket in self.done:
-            return self.done.pop(ticket)
+        if ticket not in self.futures:
+            return super().result(ticket)
         future, name, bar = self.futures.pop(ticket)
         out = future.result()
         if bar is not None:
