@@ -39,10 +39,13 @@ def toy(tmp_path_factory) -> tuple[str, api.AuditResult]:
 def test_a_four_column_frame_is_audited_with_verdicts_flags_items_and_models(toy):
     _, result = toy
     assert isinstance(result, benchwatch.AuditResult)
-    assert result.benchmark == "toy" and result.record["benchmark"] == "toy"
+    assert result.benchmark == "toy" and result.record.benchmark == "toy"
+    assert isinstance(result.record, benchwatch.BenchmarkRecord) and result.record.n_items == 30
     assert set(result.verdicts) == {"ddm", "max_gap", "top5_gap_sum"}
     assert all(v["verdict"] in ("found", "cannot tell", "clear") for v in result.verdicts.values())
-    assert result.record["verdicts"] == result.verdicts and result.record["flags"] == result.flags
+    assert result.record.verdicts == result.verdicts and result.record.flags == result.flags
+    with pytest.raises(AttributeError):
+        _ = result.record.ddm_bound_low  # type: ignore[attr-defined]  # a misspelt field: an error, never None
     assert sorted(result.items["item_id"]) == sorted(f"q{i}" for i in range(30))
     assert {"item_id", "b", "b_sd", "z"} <= set(result.items.columns)
     assert sorted(result.models["model"]) == [f"m{m}" for m in range(8)]
@@ -54,7 +57,8 @@ def test_the_record_is_what_the_audit_command_prints(toy, capsys):
     path, result = toy
     assert main(["audit", path, "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed == json.loads(json.dumps(history.rounded(result.record), sort_keys=True))
+    assert printed == json.loads(json.dumps(history.rounded(result.as_dict()), sort_keys=True))
+    assert printed["ddm"] == pytest.approx(result.record.ddm, abs=5e-4)
 
 
 def test_several_benchmarks_are_an_error_naming_them_and_audit_each_audits_each():
@@ -63,7 +67,7 @@ def test_several_benchmarks_are_an_error_naming_them_and_audit_each_audits_each(
         benchwatch.audit(frame)
     each = benchwatch.audit_each(frame)
     assert list(each) == ["alpha", "beta"]
-    assert [r.record["benchmark"] for r in each.values()] == ["alpha", "beta"]
+    assert [r.record.benchmark for r in each.values()] == ["alpha", "beta"]
 
 
 def test_the_frame_is_checked_as_the_command_checks_a_file():

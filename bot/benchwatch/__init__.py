@@ -4,8 +4,9 @@ The Python API (``benchwatch.api``; the command line is a thin layer over it):
 
 - ``audit(frame, *, source="python", method="map", thresholds=None, ...)``: audit the one benchmark of a DataFrame
   of per-item scores (columns benchmark, model, item_id, score; date, trials and chance optional) and return an
-  ``AuditResult``: ``.record`` (as ``benchwatch audit --json`` publishes it), ``.verdicts``, ``.flags``,
-  ``.items``, ``.models``, ``.by_date``. A frame of several benchmarks is an ``InputError``;
+  ``AuditResult``: ``.record`` (the typed ``BenchmarkRecord``, read by attribute; ``.as_dict()`` as
+  ``benchwatch audit --json`` prints it), ``.verdicts``, ``.flags``, ``.items``, ``.models``,
+  ``.by_date``. A frame of several benchmarks is an ``InputError``;
   ``audit_each(frame)`` returns one result per benchmark, by name.
 - ``run(config="benchwatch.toml", **options)``: the whole job, as ``benchwatch run`` does it.
 - ``InputError``: bad input, naming the source, the line, the column and the value; ``Target``: a difficulty
@@ -28,6 +29,7 @@ __version__ = "0.1.0"
 
 _HOMES = {
     "AuditResult": "benchwatch.api",
+    "BenchmarkRecord": "benchwatch.record",
     "InputError": "benchwatch.errors",
     "Target": "benchwatch.metrics",
     "Thresholds": "benchwatch.rules",
@@ -71,4 +73,5 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.metrics import saturation as saturation
     from benchwatch.metrics import saturation_index as saturation_index
     from benchwatch.metrics import top_k_gap_sum as top_k_gap_sum
+    from benchwatch.record import BenchmarkRecord as BenchmarkRecord
     from benchwatch.rules import Thresholds as Thresholds

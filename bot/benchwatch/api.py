@@ -18,6 +18,7 @@ from benchwatch import pipeline, rules, store
 from benchwatch import sources as stage_sources
 from benchwatch.errors import InputError
 from benchwatch.irt import DEFAULT_SCALE
+from benchwatch.record import BenchmarkRecord, as_record
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,21 +37,27 @@ FRAME_CHANCE = "a chance column of the frame"  # where a frame's chance floors c
 class AuditResult:
     """One benchmark's audit.
 
-    ``record``: the record as ``benchwatch audit --json`` and the pipeline publish it (a JSON-ready dict, before
-    ``benchwatch.history.rounded``); ``verdicts`` and ``flags``: the rules applied to it (also under those keys
-    of ``record``): per coverage figure "found", "cannot tell" or "clear" with its threshold and level, and the
-    raised flags (``retire``, ``watch``, ``revise``, ``fill``); ``items``: item_id, b, b_sd, z per item (just
-    item_id where no item could be placed); ``models``: each model's ability, score and tier; ``by_date``: the
-    figures at each model publication date (None without dates).
+    ``record``: the typed record (``benchwatch.BenchmarkRecord``: its figures read by attribute, ``record.ddm``;
+    the fields a run adds when it publishes, such as ``snapshot_at``, are None), ``as_dict()`` it as
+    ``benchwatch audit --json`` prints it (before ``benchwatch.history.rounded``); ``verdicts`` and ``flags``: the
+    rules applied to it (also the record's): per coverage figure "found", "cannot tell" or "clear" with its
+    threshold and level, and the raised flags (``retire``, ``watch``, ``revise``, ``fill``); ``items``: item_id,
+    b, b_sd, z per item (just item_id where no item could be placed); ``models``: each model's ability, score and
+    tier; ``by_date``: the figures at each model publication date (None without dates).
     """
 
     benchmark: str
-    record: dict[str, Any]
+    record: BenchmarkRecord
     verdicts: dict[str, dict[str, Any]]
     flags: list[str]
     items: pd.DataFrame
     models: pd.DataFrame
     by_date: pd.DataFrame | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict, its fields as the files name them: what ``benchwatch audit --json``
+        prints (before rounding)."""
+        return self.record.model_dump(by_alias=True, exclude_unset=True)
 
 
 def audit(
@@ -158,7 +165,7 @@ def _result(done: BenchmarkAudit, limits: Thresholds) -> AuditResult:
     rec["flags"] = rules.evaluate_flags(rec, thresholds=limits)
     return AuditResult(
         benchmark=done.benchmark,
-        record=rec,
+        record=as_record(rec),
         verdicts=rec["verdicts"],
         flags=rec["flags"],
         items=done.items,

@@ -172,7 +172,7 @@ def handle(args: argparse.Namespace) -> int:
             sampler=args.sampler,
             chance_from=table.chance_from,
         )
-        records = [a.record for a in audits]
+        records = [a.as_dict() for a in audits]
         import pandas as pd
 
         items = pd.concat([a.items.assign(benchmark=a.benchmark) for a in audits], ignore_index=True)
