@@ -10,7 +10,6 @@ that ``split`` can run it on both cores (the kernels release the GIL) and add th
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -19,26 +18,16 @@ import numpy as np
 from numba import njit
 from numba import types as nt
 
+from benchwatch import threads
+
 _BLOCK = 4096
 MIN_CELLS_PER_THREAD = 250_000  # below this a second thread costs more than it saves
-THREADS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
-_pool: ThreadPoolExecutor | None = None
-
-
-def _forget_pool() -> None:  # a forked child has none of its parent's threads: it starts its own pool
-    global _pool
-    _pool = None
-
-
-os.register_at_fork(after_in_child=_forget_pool)
+THREADS = max(1, min(4, threads.CORES))
 
 
 def thread_pool() -> ThreadPoolExecutor:
-    """The stage's threads (started on first use; a forked child starts its own)."""
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="benchwatch-irt")
-    return _pool
+    """The stage's threads (``benchwatch.threads``: started on first use; a forked child starts its own)."""
+    return threads.thread_pool("irt", THREADS)
 
 
 def split(kernel: Callable[..., Any], n_cells: int, *args):

@@ -34,12 +34,11 @@ has at most m + 1 patterns, whatever the number of items.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from benchwatch import threads
 from benchwatch.irt import solve_mixing
 from benchwatch.metrics.axis import GRID, AxisLikelihood
 from benchwatch.metrics.bound_search import (
@@ -102,17 +101,8 @@ class Bounds:
 PARTS = ("empty", "top5", "thin", "ddm")
 
 
-THREADS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+THREADS = max(1, min(4, threads.CORES))
 PARALLEL_CELLS = 4_000  # patterns x grid points from which the parts run on threads of their own
-_pool: ThreadPoolExecutor | None = None
-
-
-def _forget_pool() -> None:  # a forked child has none of its parent's threads: it starts its own pool
-    global _pool
-    _pool = None
-
-
-os.register_at_fork(after_in_child=_forget_pool)
 
 
 def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str, ...] = PARTS) -> Bounds:
@@ -120,7 +110,6 @@ def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str,
     limits the work to some of them (the others are NaN): ``empty`` (detection limit and ends), ``top5``,
     ``thin``, ``ddm``. The parts are independent searches from one unrestricted fit: on a large likelihood they
     run on the cores at once (the compiled solver releases the GIL), with the same results."""
-    global _pool
     like = lik.expanded()  # one copy of the grid per design group
     top = solve_mixing(like, lik.counts)
     cell = 1.0 / lik.like.shape[1]
@@ -154,9 +143,8 @@ def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str,
     jobs = {"empty": empty, "top5": top5, "thin": thin, "ddm": ddm}
     wanted = [p for p in PARTS if p in parts]
     if THREADS > 1 and len(wanted) > 1 and like.size >= PARALLEL_CELLS:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="benchwatch-bounds")
-        futures = {p: _pool.submit(jobs[p]) for p in wanted}
+        pool = threads.thread_pool("bounds", THREADS)
+        futures = {p: pool.submit(jobs[p]) for p in wanted}
         done = {p: f.result() for p, f in futures.items()}
     else:
         done = {p: jobs[p]() for p in wanted}

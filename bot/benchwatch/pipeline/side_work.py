@@ -7,25 +7,14 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from benchwatch import threads
 from benchwatch.metrics import Cache, Target, no_cache, pool_key, sampling_levels, target_reference
 from benchwatch.store import json_memo
 
-_side: ThreadPoolExecutor | None = None
-
-
-def _forget_side() -> None:  # a forked child has none of its parent's threads: it starts its own pool
-    global _side
-    _side = None
-
-
-os.register_at_fork(after_in_child=_forget_side)
-
 
 def side_pool() -> ThreadPoolExecutor:
-    global _side
-    if _side is None:
-        _side = ThreadPoolExecutor(max_workers=4, thread_name_prefix="benchwatch-audit")
-    return _side
+    """The audit's side threads (``benchwatch.threads``)."""
+    return threads.thread_pool("audit", 4)
 
 
 def cached_reference(n_items: int, target: Target, cache: Cache) -> dict:
