@@ -224,14 +224,17 @@ _NOT_A_NUMBER = object()
 def _typed(column: str, value: object) -> object:
     """A history cell as the record's field holds it: counts as integers, figures as numbers, text as text;
     ``_NOT_A_NUMBER`` for a count or figure that is not a number."""
-    try:
-        if column in ("n_models", "n_items"):
-            return int(float(value))  # type: ignore[arg-type]
-        if column in FIGURE_COLUMNS:
-            return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    if column not in ("n_models", "n_items") and column not in FIGURE_COLUMNS:
+        return value
+    if not isinstance(value, str | int | float):
         return _NOT_A_NUMBER
-    return value
+    try:
+        number = float(value)
+    except ValueError:
+        return _NOT_A_NUMBER
+    if column in ("n_models", "n_items"):
+        return int(number) if number == number and abs(number) != float("inf") else _NOT_A_NUMBER
+    return number
 
 
 def history_cell_problems(history: pd.DataFrame) -> list[tuple[str, str, object]]:
