@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from benchwatch import history, pipeline, sources, store  # stages: their names load when the command runs
+from benchwatch import history, metrics, sources, store  # stages: their names load when the command runs
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +20,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     """Compute and print one record per benchmark."""
     table = store.validate_aggregates(sources.read_csv_text(args.file), args.file, percent=args.percent)
-    records = pipeline.leaderboard_saturation(table, ceiling=args.ceiling)
+    records = metrics.leaderboard_saturation(table, ceiling=args.ceiling)
     if args.json:
         sys.stdout.write(json.dumps(history.rounded(records), indent=2, sort_keys=True) + "\n")
         return 0

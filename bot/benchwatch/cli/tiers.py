@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from benchwatch import history, pipeline, sources, store  # stages: their names load when the command runs
+from benchwatch import history, metrics, sources, store  # stages: their names load when the command runs
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -23,15 +23,15 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Tier every benchmark of the file and print each model with its score interval, tier, rank interval (from
-    the tiers' own tests) and note (few items, or every item alike: ``pipeline.model_notes``, as ``audit``)."""
+    the tiers' own tests) and note (few items, or every item alike: ``metrics.model_notes``, as ``audit``)."""
     table = sources.read_input(args.file)
     columns = list(table.frame.columns)
     if "item_id" not in columns and {"score", "n_items"} <= set(columns):
         rows = store.validate_aggregates(table.frame, table.location, percent=args.percent)
-        groups = [(name, pipeline.tiers_of_board(part)) for name, part in rows.groupby("benchmark", sort=True)]
+        groups = [(name, metrics.tiers_of_board(part)) for name, part in rows.groupby("benchmark", sort=True)]
     else:
         rows = store.validate_responses(table.frame, table.location)
-        groups = [(name, pipeline.tiers_of(part)) for name, part in rows.groupby("benchmark", sort=True)]
+        groups = [(name, metrics.tiers_of(part)) for name, part in rows.groupby("benchmark", sort=True)]
     if args.json:
         out = [{"benchmark": name, **t.summary(), "models": t.table()} for name, t in groups]
         sys.stdout.write(json.dumps(history.rounded(out), indent=2, sort_keys=True) + "\n")

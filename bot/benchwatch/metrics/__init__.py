@@ -24,6 +24,15 @@ __all__ = exports(
         ".axis": ("AxisLikelihood", "axis_grid", "axis_likelihood", "likelihood_from_cells", "target_mass"),
         ".bounds": ("Bounds", "axis_bounds", "thin_truth", "union_bounds"),
         ".kernels": ("compiled_kernels",),
+        ".frames": (
+            "leaderboard_figures",
+            "leaderboard_saturation",
+            "model_notes",
+            "published_gap_interval",
+            "split_uninformative",
+            "tiers_of",
+            "tiers_of_board",
+        ),
         ".resolution": (
             "Cache",
             "PosteriorFigures",
@@ -93,6 +102,13 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.metrics.coverage import max_gap as max_gap
     from benchwatch.metrics.coverage import spacings as spacings
     from benchwatch.metrics.coverage import top_k_gap_sum as top_k_gap_sum
+    from benchwatch.metrics.frames import leaderboard_figures as leaderboard_figures
+    from benchwatch.metrics.frames import leaderboard_saturation as leaderboard_saturation
+    from benchwatch.metrics.frames import model_notes as model_notes
+    from benchwatch.metrics.frames import published_gap_interval as published_gap_interval
+    from benchwatch.metrics.frames import split_uninformative as split_uninformative
+    from benchwatch.metrics.frames import tiers_of as tiers_of
+    from benchwatch.metrics.frames import tiers_of_board as tiers_of_board
     from benchwatch.metrics.kernels import compiled_kernels as compiled_kernels
     from benchwatch.metrics.resolution import Cache as Cache
     from benchwatch.metrics.resolution import PosteriorFigures as PosteriorFigures

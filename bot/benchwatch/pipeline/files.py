@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from benchwatch.errors import InputError
 from benchwatch.irt import DEFAULT_SCALE
-from benchwatch.metrics import (
-    UNIFORM,
-    Target,
-    Tiers,
-    binomial_gap_interval,
-    coverage,
-    index_interval,
-    saturation,
-    score_intervals,
-)
+from benchwatch.metrics import UNIFORM, Target, Tiers, coverage, leaderboard_figures
+from benchwatch.metrics import leaderboard_saturation as leaderboard_saturation  # re-homed (issue 42): light
 from benchwatch.pipeline.audit import BenchmarkAudit, audit_benchmark, tiers_of_board, unauditable
 from benchwatch.pipeline.by_date import BY_DATE_COLUMNS, saturation_runs
 from benchwatch.progress import Progress
@@ -108,61 +98,6 @@ def audit_responses(
     return audits
 
 
-def _top_models(rows: pd.DataFrame, top: Sequence[tuple[str, float]], n: int) -> list[dict]:
-    """The top models with each score's 95% interval from ``score_intervals`` (the tiers' own): the standard
-    error the board publishes where it gives one, else Wilson's over its test set."""
-    given = {}
-    if "stderr" in rows.columns:
-        given = dict(zip(rows["model"].astype(str), pd.to_numeric(rows["stderr"], errors="coerce"), strict=True))
-    out = []
-    for m, s in top:
-        lo, hi = score_intervals(s, n, given.get(str(m), float("nan")))
-        out.append({"model": m, "score": s, "lo": float(lo), "hi": float(hi)})
-    return out
-
-
-def _leaderboard_figures(name: str, rows: pd.DataFrame, ceiling: float) -> dict:
-    n = int(rows["n_items"].iloc[0])
-    sat = saturation(rows["model"].to_numpy(), rows["score"].to_numpy(), n, ceiling)
-    gap = published_gap_interval(rows, sat)
-    if gap is not None:  # the leaderboard's own standard errors decide the state, not the paper's index
-        sat = sat.decided_by("published_se", *gap)
-    out = {
-        "benchmark": name,
-        **sat.summary(),
-        "top_models": _top_models(rows, sat.top_models, n),
-        "ceiling": ceiling,
-    }
-    if sat.saturation_index is not None:  # the index's interval, from the interval of the top gap
-        assert sat.top1 is not None and sat.top5 is not None  # an index is of the top-1 and top-5 scores
-        gap = gap or binomial_gap_interval(sat.top1, sat.top5, n)
-        lo, hi = index_interval(*gap, sat.top1, sat.top5, n)
-        out |= {"saturation_index_lo": lo, "saturation_index_hi": hi}
-        if sat.state_from == "published_se":
-            out |= {"top_gap_lo": sat.gap_lo, "top_gap_hi": sat.gap_hi}
-    return out
-
-
-def published_gap_interval(rows: pd.DataFrame, sat, z: float = 1.959963984540054) -> tuple[float, float] | None:
-    """The 95% interval of top-1 minus top-5 from the standard errors the leaderboard publishes for both (the
-    two scores independent), or None where it does not publish them."""
-    if sat.top5 is None or "stderr" not in rows.columns:
-        return None
-    first, fifth = sat.top_models[0][0], sat.top_models[4][0]
-    se = rows.assign(model=rows["model"].astype(str)).set_index("model")["stderr"]
-    se = se[~se.index.duplicated()]
-    pair = pd.to_numeric(se.reindex([first, fifth]), errors="coerce").to_numpy(float)
-    if pair.size != 2 or not np.all(np.isfinite(pair)):
-        return None
-    half = z * float(np.hypot(*pair))
-    return sat.top1 - sat.top5 - half, sat.top1 - sat.top5 + half
-
-
-def leaderboard_saturation(table: pd.DataFrame, *, ceiling: float = 1.0) -> list[dict]:
-    """The published saturation index of each aggregate leaderboard in a validated table."""
-    return [_leaderboard_figures(name, rows, ceiling) for name, rows in table.groupby("benchmark", sort=True)]
-
-
 def leaderboard_by_date(rows: pd.DataFrame, ceiling: float = 1.0) -> pd.DataFrame | None:
     """The index at each publication date, over the models published by then (None without dates)."""
     if "date" not in rows.columns or rows["date"].isna().all():
@@ -170,7 +105,7 @@ def leaderboard_by_date(rows: pd.DataFrame, ceiling: float = 1.0) -> pd.DataFram
     out = []
     for day in sorted(rows["date"].dropna().unique()):
         pool = rows[rows["date"] <= day]
-        fig = _leaderboard_figures("", pool, ceiling)
+        fig = leaderboard_figures("", pool, ceiling)
         fig["top_tier_size"] = tiers_of_board(pool).summary()["top_tier_size"]
         out.append({"date": pd.Timestamp(day).strftime("%Y-%m-%d")} | {k: fig[k] for k in BY_DATE_COLUMNS if k in fig})
     return pd.DataFrame(out).reindex(columns=BY_DATE_COLUMNS)
@@ -190,7 +125,7 @@ def audit_leaderboard(
         "revision": content_revision(rows),
         "source": source,
         "synthetic": False,
-        **_leaderboard_figures(name, rows, ceiling),
+        **leaderboard_figures(name, rows, ceiling),
     }
     by_date = leaderboard_by_date(rows, ceiling)
     if by_date is not None:

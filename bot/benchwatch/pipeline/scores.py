@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pandas as pd
 
-from benchwatch.irt import (
-    DEFAULT_SCALE,
-    encode_responses,
-)
+from benchwatch.irt import DEFAULT_SCALE
 from benchwatch.metrics import (
-    TIERED_MODELS,
     Saturation,
     Tiers,
     band,
@@ -20,9 +14,11 @@ from benchwatch.metrics import (
     paired_saturation_index,
     saturation,
     score_intervals,
-    tiers_from_items,
-    tiers_from_scores,
+    tiers_of,
 )
+from benchwatch.metrics import model_notes as model_notes  # re-homed (issue 42): light for the small commands
+from benchwatch.metrics import split_uninformative as split_uninformative
+from benchwatch.metrics import tiers_of_board as tiers_of_board
 from benchwatch.pipeline.audit_record import MIN_MODELS, BenchmarkAudit
 from benchwatch.store import content_revision
 
@@ -38,85 +34,6 @@ def with_tiers(models: pd.DataFrame, tiers: Tiers) -> pd.DataFrame:
     table = table.astype({"tier": "Int64", "rank_lo": "Int64", "rank_hi": "Int64"})
     out = models.assign(model=models["model"].astype(str)).merge(table, on="model", how="left")
     return out
-
-
-FEW_ITEMS = 0.5  # a model that answered under this share of the benchmark's items is tiered with a note
-
-
-def _per_model(responses: pd.DataFrame) -> pd.DataFrame:
-    """Per model: the lowest and highest score of its answers, and how many items it answered (one row each)."""
-    return responses.groupby("model", sort=True, observed=True)["score"].agg(["min", "max", "size"])
-
-
-def _alike(per_model: pd.DataFrame) -> pd.DataFrame:
-    """The models that answered every item right or every one wrong."""
-    alike = per_model[per_model["min"] == per_model["max"]]
-    return alike[(alike["min"] == 1.0) | (alike["min"] == 0.0)]
-
-
-def _why_alike(row: pd.Series) -> str:
-    return "answered every item right" if row["min"] == 1.0 else "answered every item wrong"
-
-
-def split_uninformative(responses: pd.DataFrame) -> tuple[pd.DataFrame, list[dict]]:
-    """The responses of the models that tell items apart, and the models left out: every item right, or every
-    item wrong, tells nothing about which items are harder (and its ability has no finite estimate). They are
-    left out of the item fit only: their scores count and they are tiered (``model_notes`` says why)."""
-    alike = _alike(_per_model(responses))
-    listed = [{"model": str(m), "items": int(row["size"]), "why": _why_alike(row)} for m, row in alike.iterrows()]
-    if not listed:
-        return responses, []
-    return responses[~responses["model"].isin(alike.index)], listed
-
-
-def model_notes(responses: pd.DataFrame) -> dict[str, str]:
-    """Why a model's tier deserves a word, by model: it answered every item right or every one wrong (left out
-    of the item fit, tiered by its score), or under ``FEW_ITEMS`` of the benchmark's items (compared with each
-    model on the items both answered: hard to tell apart from anyone). The one source of these reasons for
-    ``benchwatch audit``, ``benchwatch tiers`` and the pages."""
-    per_model = _per_model(responses)
-    notes: dict[str, list[str]] = {}
-    for m, row in _alike(per_model).iterrows():
-        notes.setdefault(str(m), []).append(_why_alike(row))  # split_uninformative's reason, word for word
-    n_items = responses["item_id"].nunique()
-    answered = per_model["size"]
-    for m, k in answered[answered < FEW_ITEMS * n_items].items():
-        notes.setdefault(str(m), []).append(f"answered only {k} of {n_items} items")
-    return {m: "; ".join(why) for m, why in notes.items()}
-
-
-def tiers_of(responses: pd.DataFrame) -> Tiers:
-    """Tiers and rank intervals of one benchmark's models from their per-item scores (``benchwatch.metrics.tiers``):
-    the best ``TIERED_MODELS`` by score, compared on the items both answered, with ``model_notes``."""
-    scores = responses.groupby("model", sort=True, observed=True)["score"].mean().sort_values(ascending=False)
-    rows = (
-        responses if len(scores) <= TIERED_MODELS else responses[responses["model"].isin(scores.index[:TIERED_MODELS])]
-    )
-    data = encode_responses(rows)
-    y = np.zeros((data.n_models, data.n_items))
-    answered = np.zeros((data.n_models, data.n_items), bool)
-    y[data.model_idx, data.item_idx] = rows["score"].to_numpy(float)  # the scores as given: the audit's means
-    answered[data.model_idx, data.item_idx] = True
-    binary = bool(np.all(data.weight == 1) and np.all((data.y == 0) | (data.y == 1)))
-    tiers = tiers_from_items(data.models, y, answered, binary)
-    rest = tuple(str(m) for m in scores.index[TIERED_MODELS:])
-    return dataclasses.replace(tiers, untiered=rest or tiers.untiered, notes=model_notes(responses))
-
-
-def tiers_of_board(rows: pd.DataFrame) -> Tiers:
-    """Tiers of a board of published scores, from their standard errors: the source's own (``stderr``) where
-    it gives them, the binomial error of the test-set size otherwise."""
-    n = int(rows["n_items"].iloc[0])
-    scores = rows["score"].to_numpy(float)
-    given = rows["stderr"].to_numpy(float) if "stderr" in rows.columns else np.full(len(rows), np.nan)
-    has = ~np.isnan(given)
-    if has.all():
-        how = "the standard errors the source publishes"
-    elif has.any():
-        how = f"the standard errors the source publishes, or the binomial error of {n:,} items where it gives none"
-    else:
-        how = f"the binomial error of the test-set size ({n:,} items): the source publishes no standard errors"
-    return tiers_from_scores(rows["model"].astype(str).to_numpy(), scores, given, how, n_items=n)
 
 
 def too_few(responses: pd.DataFrame) -> str | None:
