@@ -13,7 +13,6 @@ from typing import TypeVar
 import pandas as pd
 
 from benchwatch.errors import InputError
-from benchwatch.history.records import SCHEMA_VERSION, upgrade
 
 DIGITS = 6
 T = TypeVar("T")  # what parse_json's ``kind`` is: the value under the key is checked to be one
@@ -88,6 +87,8 @@ def parse_json(path: Path, text: str, key: str, kind: type[T]) -> T:
         raise damaged(path, f"not valid JSON (cut or damaged) at {where}: {exc.msg}") from None
     if not isinstance(data, dict) or not isinstance(data.get(key), kind):
         raise damaged(path, f"expected an object with {key!r} as a {'list' if kind is list else 'mapping'}")
+    from benchwatch.history.records import SCHEMA_VERSION, upgrade  # pydantic: not for `rounded` alone
+
     version = data.get("schema_version", 0)
     if not isinstance(version, int) or isinstance(version, bool) or not 0 <= version <= SCHEMA_VERSION:
         raise damaged(
@@ -100,6 +101,8 @@ def parse_json(path: Path, text: str, key: str, kind: type[T]) -> T:
 
 def versioned(key: str, value: object) -> dict:
     """A JSON file's body: its schema version, then its content under ``key``."""
+    from benchwatch.history.records import SCHEMA_VERSION
+
     return {"schema_version": SCHEMA_VERSION, key: value}
 
 

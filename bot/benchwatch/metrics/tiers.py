@@ -34,7 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special  # not scipy.stats: it takes seconds to import, and these three are special functions
 
 ALPHA = 0.05
 TIERED_MODELS = 300  # the best this many are tiered (pairs grow as the square); the rest are listed untiered
@@ -172,6 +171,8 @@ def mcnemar_exact(b: np.ndarray, c: np.ndarray) -> np.ndarray:
     reverse): 2 P(X <= min(b, c)) for X ~ Binomial(b + c, 1/2), at most 1."""
     b, c = np.rint(np.asarray(b, float)).astype(np.int64), np.rint(np.asarray(c, float)).astype(np.int64)
     n = b + c  # counts: whole numbers (scipy's bdtr deprecates a non-integer n)
+    from scipy import special  # not scipy.stats (seconds); here: `saturation`'s score_intervals never loads it
+
     p = np.minimum(1.0, 2.0 * special.bdtr(np.minimum(b, c), n, 0.5))
     return np.where(n == 0, 1.0, p)
 
@@ -263,6 +264,8 @@ def tiers_from_items(
         se = np.sqrt(var / n)
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.where(se > 0, d_mean / se, np.where(d_mean == 0, 0.0, np.inf))
+        from scipy import special  # imported here, as in mcnemar_exact
+
         p = 2 * special.stdtr(np.maximum(n - 1, 1), -np.abs(t))
         p = np.where(both < 2, 1.0, p)
         method = "paired t test on the item-level differences over the items both models answered"
@@ -294,6 +297,8 @@ def tiers_from_scores(
     pooled = np.sqrt(e[:, None] ** 2 + e[None, :] ** 2)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(pooled > 0, (s[:, None] - s[None, :]) / pooled, np.where(s[:, None] == s[None, :], 0.0, np.inf))
+    from scipy import special  # imported here, as in mcnemar_exact
+
     p = 2 * special.ndtr(-np.abs(z))
     return _result(models, keep, rest, s, e, n, lo, hi, p, f"z test on {how}", alpha)
 
