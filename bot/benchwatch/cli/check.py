@@ -7,7 +7,7 @@ from pathlib import Path
 
 from benchwatch import history  # its names load when the command runs
 from benchwatch.errors import InputError
-from benchwatch.sources import DEFAULT_CONFIG, load_config
+from benchwatch.sources import DEFAULT_CONFIG
 from benchwatch.words import count
 
 # Where each kind of run writes its reports and its site (see ``benchwatch run``): without --reports, check
@@ -55,7 +55,7 @@ def handle(args: argparse.Namespace) -> int:
     """Print each problem on one line; exit 1 if there is any, 0 otherwise (2: no such folder, or no run, or
     a configuration with an unknown adapter or an unknown or mistyped option: one line, before the reports)."""
     if args.config is not None or Path(DEFAULT_CONFIG).is_file():
-        from benchwatch.sources import CATALOG  # the adapters load only when there is a configuration
+        from benchwatch.sources import CATALOG, load_config  # the adapters load only when there is a configuration
 
         load_config(args.config or DEFAULT_CONFIG).check_adapters(CATALOG)
     if args.reports is None:
