@@ -66,7 +66,9 @@ DAMAGE = {
 
 
 @pytest.mark.parametrize("case", sorted(DAMAGE))
-def test_damage_is_one_line_then_check_finds_it_and_repair_fixes_it(good, tmp_path, capsys, case):
+def test_damage_is_found_by_check_and_healed_by_the_next_run_which_says_so(good, tmp_path, capsys, case):
+    """Issue 41: the scheduled run heals what `repair` would (nobody has to be there to run it), keeps the old
+    file in the backup, says so in its log and as one operational alert, and goes on to record the new data."""
     root, third = good
     reports, cache = tmp_path / "r", tmp_path / "c"
     shutil.copytree(root / "r", reports)
@@ -74,26 +76,32 @@ def test_damage_is_one_line_then_check_finds_it_and_repair_fixes_it(good, tmp_pa
     name, damage = DAMAGE[case]
     damage(reports / name)
     before = _files(reports)
-    argv = ["run", "--input", str(third), "--reports", str(reports), "--cache", str(cache), "--no-site"]
     capsys.readouterr()
-    assert main(argv) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and name in err[0] and "benchwatch repair" in err[0], err
-    assert _files(reports) == before  # the run changed nothing
-
     assert main(["check", "--reports", str(reports)]) == 1
     assert name in capsys.readouterr().out
-    assert main(["repair", "--reports", str(reports)]) == 0
+    argv = ["run", "--input", str(third), "--reports", str(reports), "--cache", str(cache), "--no-site"]
+    assert main(argv) == 0
     out = capsys.readouterr().out
-    assert name in out and "0 problems left" in out
+    said = [line for line in out.splitlines() if line.startswith("heal") and name in line]
+    assert said and not any(str(reports) in line for line in said), out  # naming the file, not the machine's path
     backup = list((reports / ".repair-backup").rglob(name))
     assert len(backup) == 1 and backup[0].read_bytes() == before[name]  # what was replaced is kept
-
-    assert main(argv) == 0  # the bot goes on
     assert main(["check", "--reports", str(reports)]) == 0
     history = pd.read_csv(reports / "history.csv", dtype=str)
     assert not history.duplicated(["benchmark", "revision"]).any()
     assert history["revision"].nunique() >= 2  # the third data set was recorded
+    healed = [a for a in json.loads((reports / "alerts.json").read_text())["alerts"] if a["kind"] == "healed"]
+    assert len(healed) == 1 and name in healed[0]["title"] and healed[0]["benchmark"] == "reports/"
+
+
+def test_repair_by_hand_still_fixes_what_check_finds(good, tmp_path, capsys):
+    root, _ = good
+    reports = tmp_path / "r"
+    shutil.copytree(root / "r", reports)
+    _cut(reports / "alerts.json")
+    assert main(["repair", "--reports", str(reports)]) == 0
+    assert "0 problems left" in capsys.readouterr().out
+    assert main(["check", "--reports", str(reports)]) == 0
 
 
 def test_a_rebuilt_latest_adds_no_history_row_and_no_alert_for_unchanged_data(good, tmp_path, capsys):

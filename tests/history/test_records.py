@@ -171,7 +171,7 @@ def test_a_rebuilt_record_leaves_out_a_cell_that_is_not_a_number_and_check_names
     """repair rebuilds latest.json from the history; a figure cell that is not a number is left out of the
     rebuilt record (which stays valid: records are validated when read) and repair and check say which benchmark,
     which field and what value."""
-    from benchwatch.history.check import repair_reports
+    from benchwatch.history.repair import repair_reports
 
     _, reports, _ = sample_site
     copy = tmp_path / "r"
@@ -194,7 +194,7 @@ def test_a_record_is_validated_when_read_as_when_written(sample_site, tmp_path):
     mistyped field is an error naming the file, the record, the field and the value (never a record read with a
     field missing); check still names every problem, and repair rebuilds the file."""
     from benchwatch.errors import InputError
-    from benchwatch.history.check import repair_reports
+    from benchwatch.history.repair import repair_reports
 
     _, reports, _ = sample_site
     copy = tmp_path / "r"

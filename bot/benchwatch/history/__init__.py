@@ -7,7 +7,8 @@ from benchwatch.lazy import exports
 __all__ = exports(
     __name__,
     {
-        ".check": ("check_reports", "repair_reports", "schema_problems"),
+        ".check": ("check_reports", "schema_problems"),
+        ".repair": ("repair_reports",),
         ".records": (
             "FILES",
             "SCHEMA_VERSION",
@@ -53,7 +54,6 @@ __all__ = exports(
 
 if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported on first use
     from benchwatch.history.check import check_reports as check_reports
-    from benchwatch.history.check import repair_reports as repair_reports
     from benchwatch.history.check import schema_problems as schema_problems
     from benchwatch.history.folder import Reports as Reports
     from benchwatch.history.folder import recover as recover
@@ -74,6 +74,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.history.records import file_schema as file_schema
     from benchwatch.history.records import schema_of as schema_of
     from benchwatch.history.records import typed as typed
+    from benchwatch.history.repair import repair_reports as repair_reports
     from benchwatch.history.reports import HISTORY_COLUMNS as HISTORY_COLUMNS
     from benchwatch.history.reports import append_changelog as append_changelog
     from benchwatch.history.reports import append_history as append_history

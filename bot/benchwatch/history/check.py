@@ -3,24 +3,18 @@ files checked against each other, and what can be rebuilt from the rest rebuilt 
 
 from __future__ import annotations
 
-import csv
 import json
-import shutil
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
 import pandas as pd
 
 from benchwatch.errors import InputError
-from benchwatch.history.folder import COMMIT, STAGING, Reports, recover
-from benchwatch.history.formats import csv_text, is_merge_marker, parse_csv, to_json, versioned
+from benchwatch.history.folder import COMMIT, STAGING, Reports
+from benchwatch.history.formats import damaged
 from benchwatch.history.records import FILES, file_schema, upgrade
 from benchwatch.history.reports import (
-    HISTORY_COLUMNS,
-    RUN_COLUMNS,
-    history_rows,
     load_alerts,
     load_changelog,
     load_history,
@@ -36,7 +30,7 @@ BACKUP = ".repair-backup"
 TABLES = ("items", "models", "by_date")
 
 
-def _problem(load: Callable[[], object]) -> str | None:
+def problem_of(load: Callable[[], object]) -> str | None:
     try:
         load()
     except InputError as exc:
@@ -44,9 +38,39 @@ def _problem(load: Callable[[], object]) -> str | None:
     return None
 
 
-def _file_loaders(reports: Reports, validate: bool = True) -> dict[Path, Callable[[], object]]:
+def _quick_table(path: Path) -> None:
+    """A per-benchmark table's integrity without parsing it: readable text, its header naming the columns its
+    readers rely on, ending where a row does (a cut or overwritten file fails here)."""
+    from benchwatch.history.reports import TABLE_COLUMNS
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise damaged(path, "not UTF-8 text") from None
+    header = text.split("\n", 1)[0].split(",")
+    missing = [c for c in TABLE_COLUMNS.get(path.parent.name, ()) if c not in header]
+    if missing or not text.endswith("\n"):
+        raise damaged(path, f"no column {', '.join(map(repr, missing))}" if missing else "cut: no final newline")
+
+
+def _quick_snapshot(path: Path) -> None:
+    """A snapshot's integrity without parsing its table: a whole gzip stream (its length and CRC checked) of UTF-8
+    text ending where a row does."""
+    import gzip
+    import zlib
+
+    try:
+        text = gzip.decompress(path.read_bytes()).decode("utf-8")
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+        raise damaged(path, f"a damaged snapshot ({exc})") from None
+    if text and not text.endswith("\n"):
+        raise damaged(path, "a damaged snapshot (cut: no final newline)")
+
+
+def file_loaders(reports: Reports, validate: bool = True, quick: bool = False) -> dict[Path, Callable[[], object]]:
     """Each file's loader; ``validate`` off reads latest.json's and alerts.json's shape only (``check`` names each
-    field's problem from the schema instead)."""
+    field's problem from the schema instead); ``quick`` checks the tables' and snapshots' integrity without
+    parsing them (what a scheduled run checks before it writes: a second or less for the whole atlas)."""
     loaders: dict[Path, Callable[[], object]] = {
         reports.latest: lambda: load_latest(reports, validate=validate),
         reports.alerts: lambda: load_alerts(reports, validate=validate),
@@ -57,10 +81,10 @@ def _file_loaders(reports: Reports, validate: bool = True) -> dict[Path, Callabl
     }
     for folder in TABLES:
         for path in sorted((reports.root / folder).glob("*.csv")):
-            loaders[path] = partial(read_table, reports, path)
+            loaders[path] = partial(_quick_table, path) if quick else partial(read_table, reports, path)
     for kind in ("responses", "aggregates"):
         for path in sorted((reports.root / "snapshots" / kind).glob("*.csv.gz")):
-            loaders[path] = partial(parse_snapshot_file, path, kind)
+            loaders[path] = partial(_quick_snapshot, path) if quick else partial(parse_snapshot_file, path, kind)
     return loaders
 
 
@@ -120,29 +144,31 @@ def implied_files(reports: Reports, rec: dict) -> list[Path]:
     return files
 
 
-def check_reports(root: str | Path, site: str | Path | None = None) -> list[str]:
-    """Every problem of a reports folder (and of its built site), one line each; empty when all is well."""
+def check_reports(root: str | Path, site: str | Path | None = None, quick: bool = False) -> list[str]:
+    """Every problem of a reports folder (and of its built site), one line each; empty when all is well.
+    ``quick``: the tables' and snapshots' integrity only, not their every cell, and the records validated as the
+    typed models instead of by the JSON Schema (what a scheduled run checks before it writes)."""
     reports = Reports(Path(root))
     if not reports.root.is_dir():
         return [f"{reports.root}: no such folder (nothing to check)"]
     problems = []
     if (reports.root / STAGING / COMMIT).exists():
         problems.append(f"{reports.root / STAGING}: a committed run was interrupted while its files were swapped in")
-    damaged = set()
-    for path, load in _file_loaders(reports, validate=False).items():
-        problem = _problem(load)
+    broken = set()
+    for path, load in file_loaders(reports, validate=quick, quick=quick).items():
+        problem = problem_of(load)
         if problem:
             problems.append(problem)
-            damaged.add(path)
-    for name in FILES:
+            broken.add(path)
+    for name in () if quick else FILES:
         path = reports.root / name
-        if path.exists() and path not in damaged:
+        if path.exists() and path not in broken:
             found = schema_problems(path)
             problems += found
             if found:
-                damaged.add(path)
-    latest = {} if reports.latest in damaged and _problem(lambda: load_latest(reports)) else load_latest(reports)
-    if reports.history not in damaged:
+                broken.add(path)
+    latest = {} if reports.latest in broken and problem_of(lambda: load_latest(reports)) else load_latest(reports)
+    if reports.history not in broken:
         history = load_history(reports)
         if latest and not reports.history.exists():
             problems.append(f"{reports.history}: missing while latest.json lists {len(latest)} benchmark(s)")
@@ -150,13 +176,15 @@ def check_reports(root: str | Path, site: str | Path | None = None) -> list[str]
         for name, rec in sorted(latest.items()):
             if reports.history.exists() and (name, rec.get("revision")) not in have:
                 problems.append(f"{reports.history}: no row for {name!r} at revision {rec.get('revision')!r}")
+        for name in lost_from_latest(reports) if latest else []:
+            problems.append(f"{reports.latest}: {name!r} is in history.csv but not here (lost)")
         for name, column, value in history_cell_problems(history):
             problems.append(f"{reports.history}: {name!r}'s {column!r} is {value!r}, not a number")
         key = ["revision", "method", "scale"]
         again = history[key].eq(history.groupby("benchmark")[key].shift()).all(axis=1)  # a row that changed nothing
         for row in history[again].itertuples():
             problems.append(f"{reports.history}: {row.benchmark!r} at revision {row.revision!r} twice in a row")
-    if not reports.latest.exists() and reports.history not in damaged:
+    if not reports.latest.exists() and reports.history not in broken:
         named = load_history(reports)["benchmark"].nunique()
         if named:
             problems.append(f"{reports.latest}: missing while history.csv holds {named} benchmark(s)")
@@ -173,67 +201,25 @@ def check_reports(root: str | Path, site: str | Path | None = None) -> list[str]
     return problems
 
 
-def _salvage_csv(path: Path, columns: list[str]) -> tuple[pd.DataFrame, int]:
-    """The rows of a damaged CSV that have the header's fields (merge markers and cut rows left out)."""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = [ln for ln in text.splitlines() if not is_merge_marker(ln)]
-    if text and not text.endswith("\n") and lines:
-        lines = lines[:-1]  # a cut last line
-    good, dropped = [], 0
-    for line in lines[1:]:
-        try:
-            row = next(csv.reader([line], strict=True))
-        except (csv.Error, StopIteration):
-            dropped += 1
-            continue
-        if len(row) == len(columns):
-            good.append(row)
-        else:
-            dropped += 1
-    frame = pd.DataFrame(good, columns=columns).drop_duplicates()
-    return parse_csv(path, csv_text(frame), columns, blanks=False), dropped
-
-
-def _replay_alerts(history: pd.DataFrame) -> list[dict]:
-    """The alerts of every change of state and flag in the history (the notices of held or gone data cannot be)."""
-    from benchwatch.alerts import diff_alerts
-
-    before: dict[str, dict]
-    alerts, before = [], {}
-    for row in history.to_dict(orient="records"):
-        fig = {**row, "flags": str(row.get("flags") or "").split()}
-        for k in ("ddm", "max_gap", "top5_gap_sum", "saturation_index", "top1", "top5", "top5_mean"):
-            fig[k] = pd.to_numeric(fig.get(k), errors="coerce")
-            fig[k] = None if pd.isna(fig[k]) else float(fig[k])
-        alerts += diff_alerts(before.get(row["benchmark"]), fig, row["snapshot_at"])
-        before[row["benchmark"]] = fig
-    seen, unique = set(), []
-    for a in alerts:
-        if a["id"] not in seen:
-            seen.add(a["id"])
-            unique.append(a)
-    return unique
-
-
 FIGURE_COLUMNS = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "saturation_index", "top1", "top5", "top5_mean")
 
 
-_NOT_A_NUMBER = object()
+NOT_A_NUMBER = object()
 
 
-def _typed(column: str, value: object) -> object:
+def typed_cell(column: str, value: object) -> object:
     """A history cell as the record's field holds it: counts as integers, figures as numbers, text as text;
-    ``_NOT_A_NUMBER`` for a count or figure that is not a number."""
+    ``NOT_A_NUMBER`` for a count or figure that is not a number."""
     if column not in ("n_models", "n_items") and column not in FIGURE_COLUMNS:
         return value
     if not isinstance(value, str | int | float):
-        return _NOT_A_NUMBER
+        return NOT_A_NUMBER
     try:
         number = float(value)
     except ValueError:
-        return _NOT_A_NUMBER
+        return NOT_A_NUMBER
     if column in ("n_models", "n_items"):
-        return int(number) if number == number and abs(number) != float("inf") else _NOT_A_NUMBER
+        return int(number) if number == number and abs(number) != float("inf") else NOT_A_NUMBER
     return number
 
 
@@ -242,130 +228,17 @@ def history_cell_problems(history: pd.DataFrame) -> list[tuple[str, str, object]
     out = []
     for row in history.to_dict(orient="records"):
         for column, value in row.items():
-            if value != "" and _typed(column, value) is _NOT_A_NUMBER:
+            if value != "" and typed_cell(column, value) is NOT_A_NUMBER:
                 out.append((str(row["benchmark"]), str(column), value))
     return out
 
 
-def _latest_from_history(history: pd.DataFrame) -> dict:
-    """Minimal records (the history's last row of each benchmark), marked ``rebuilt``: the next run refits them. A
-    cell that is not a number is left out of its record (the record stays valid; ``check`` names the cell)."""
-    records: list[dict] = []  # JSON records, as load_latest reads them
-    for row in history.drop_duplicates("benchmark", keep="last").to_dict(orient="records"):
-        rec = {k: _typed(k, v) for k, v in row.items() if v != ""}
-        rec = {k: v for k, v in rec.items() if v is not _NOT_A_NUMBER}
-        rec["flags"] = str(row.get("flags") or "").split()
-        rec["rebuilt"] = True
-        records.append(rec)
-    return versioned("benchmarks", sorted(records, key=lambda r: r["benchmark"]))
-
-
-def _own_files(reports: Reports, name: str) -> set[Path]:
-    """Every table and snapshot a benchmark may have."""
-    return {
-        reports.items(name),
-        reports.models(name),
-        reports.by_date(name),
-        reports.snapshot(name, "responses"),
-        reports.snapshot(name, "aggregates"),
-    }
-
-
-def _salvage_entries(path: Path) -> tuple[list[dict], int]:
-    """The complete entries of a cut or damaged ``{"changes": [...]}`` file, and how many were lost (at least
-    the one that was cut, when the file does not end where an entry does)."""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    start = text.find("[")
-    decoder, kept, at = json.JSONDecoder(), [], start + 1
-    while start >= 0:
-        while at < len(text) and text[at] in " \t\r\n,":
-            at += 1
-        if at >= len(text) or text[at] != "{":
-            break
-        try:
-            entry, at = decoder.raw_decode(text, at)
-        except json.JSONDecodeError:
-            break
-        if isinstance(entry, dict):
-            kept.append(entry)
-    complete = text.rstrip().endswith("}") and text[at:].strip().startswith("]")
-    return kept, 0 if complete else 1
-
-
-def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list[str]:
-    """Fix what ``check_reports`` finds from the folder's other files; every file
-    replaced is first copied to ``.repair-backup/<time>/``. Returns what was done, one line each."""
-    reports = Reports(Path(root))
-    done: list[str] = []
-    recover(reports.root)
-    backup = reports.root / BACKUP / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-
-    def replace(path: Path, text: str | bytes, how: str) -> None:
-        kept = backup / path.relative_to(reports.root)
-        if path.exists() and not kept.exists():  # the file as it was before the repair, not a step of it
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, kept)
-        reports.write_bytes(path, text if isinstance(text, bytes) else text.encode("utf-8"))
-        done.append(f"{path}: {how}" + (f" (the old file is in {backup})" if backup.exists() else ""))
-
-    loaders = _file_loaders(reports)
-    refit: set[Path] = set()  # tables and snapshots moved aside
-    for path, load in loaders.items():
-        if _problem(load) is None:
-            continue
-        if path == reports.history:
-            history, dropped = _salvage_csv(path, HISTORY_COLUMNS)
-            replace(path, csv_text(history), f"kept {len(history)} good rows, dropped {dropped}")
-        elif path == reports.runs:
-            runs, dropped = _salvage_csv(path, RUN_COLUMNS)
-            replace(path, csv_text(runs), f"kept {len(runs)} good rows, dropped {dropped}")
-        elif path == reports.latest:
-            pass  # rebuilt below, from the history
-        elif path == reports.alerts:
-            replayed = _replay_alerts(load_history(reports))
-            replace(path, to_json(versioned("alerts", replayed)), "rebuilt from history.csv")
-        elif path == reports.sources:
-            replace(path, to_json(versioned("sources", {})), "reset: the next run records every source again")
-        elif path == reports.changelog:
-            kept, lost = _salvage_entries(path)
-            replace(path, to_json(versioned("changes", kept)), f"kept the {len(kept)} complete entries, dropped {lost}")
-        else:  # a table or a snapshot: moved aside, its benchmark refitted from its data on the next run
-            (backup / path.relative_to(reports.root)).parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(path, backup / path.relative_to(reports.root))
-            refit.add(path)
-    if _problem(lambda: load_latest(reports)) is not None or (
-        not reports.latest.exists() and len(load_history(reports))
-    ):
-        history = load_history(reports)
-        replace(reports.latest, to_json(_latest_from_history(history)), "rebuilt from history.csv (refit next run)")
-        for name, column, value in history_cell_problems(history.drop_duplicates("benchmark", keep="last")):
-            done.append(f"{reports.latest}: {name!r}'s {column!r} left out: history.csv holds {value!r}, not a number")
-    latest_now = load_latest(reports)
-    for name, rec in sorted(latest_now.items()):  # a published benchmark whose files are damaged or gone
-        gone = {p for p in implied_files(reports, rec) if not p.exists()} | (refit & _own_files(reports, name))
-        if gone:
-            rec["refit"] = "its files were damaged or missing: " + ", ".join(sorted({p.name for p in gone}))
-            for p in sorted(gone):
-                how = "moved to the backup" if p in refit else "missing"
-                done.append(f"{p}: {how}; {name!r} is refitted from its data on the next run, which writes it again")
-    if any(rec.get("refit") for rec in latest_now.values()):
-        marked = versioned("benchmarks", [latest_now[k] for k in sorted(latest_now)])
-        replace(reports.latest, to_json(marked), "refits marked")
-    for path in sorted(refit - {p for n in latest_now for p in _own_files(reports, n)}):
-        done.append(f"{path}: moved to the backup (no published benchmark has it)")
-    latest = {k: r for k, r in load_latest(reports).items() if not r.get("rebuilt")}
-    history = load_history(reports)
-    have = set(zip(history["benchmark"], history["revision"], strict=True))
-    missing = [  # records whose snapshot the history lost
-        {**r, "flags": " ".join(r.get("flags", []))}
-        for r in latest.values()
-        if (r["benchmark"], r.get("revision")) not in have
-    ]
-    if missing:
-        rows = pd.concat([history, history_rows(missing)], ignore_index=True) if len(history) else history_rows(missing)
-        rows = rows.sort_values("snapshot_at", kind="stable")
-        how = f"{len(missing)} row(s) rebuilt from latest.json (the latest snapshot of each benchmark)"
-        replace(reports.history, csv_text(rows), how)
-    for line in done:
-        log(line)
-    return done
+def lost_from_latest(reports: Reports) -> list[str]:
+    """Benchmarks history.csv holds that a readable latest.json does not (every benchmark ever published keeps a
+    record there, marked gone when its source stops publishing it)."""
+    if problem_of(lambda: load_latest(reports)) is not None or problem_of(lambda: load_history(reports)) is not None:
+        return []
+    latest = load_latest(reports)
+    if not latest:
+        return []
+    return sorted(set(load_history(reports)["benchmark"]) - set(latest))

@@ -3,6 +3,7 @@ together or not at all."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -18,17 +19,40 @@ STAGING = ".staging"
 COMMIT = "COMMIT.json"
 
 
-def recover(root: Path) -> None:
-    """Finish a committed run that was interrupted while swapping files in, or drop an uncommitted one."""
+def _digest(path: Path) -> str | None:
+    """A file's SHA-256, None when it does not exist."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+def recover(root: Path) -> str | None:
+    """Finish a committed run that was interrupted while swapping files in, or drop an uncommitted one; says
+    which it did (None when there was nothing to do).
+
+    The commit record lists each staged file with the digest of the file it replaces, as the run found it. A
+    staging whose files are no longer those its run read (a later run wrote them: a stale staging folder left
+    behind or put back) is dropped whole, never swapped in over newer data."""
     staging = root / STAGING
     manifest = staging / COMMIT
+    done = None
     if manifest.exists():
-        for rel in json.loads(manifest.read_text(encoding="utf-8")):
-            staged = staging / rel
-            if staged.exists():
+        body = json.loads(manifest.read_text(encoding="utf-8"))
+        files, base = (body, None) if isinstance(body, list) else (body["files"], body["base"])
+        pending = [rel for rel in files if (staging / rel).exists()]
+        stale = base is not None and any(_digest(root / rel) != base.get(rel) for rel in pending)
+        if stale:
+            done = f"{staging}: a committed run's files that later runs had replaced: dropped, not swapped in"
+        else:
+            for rel in pending:
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                os.replace(staged, root / rel)
+                os.replace(staging / rel, root / rel)
+            done = f"{staging}: an interrupted run's committed files swapped in ({len(pending)} left to swap)"
+    elif staging.exists():
+        done = f"{staging}: an uncommitted run's files dropped"
     shutil.rmtree(staging, ignore_errors=True)
+    return done
 
 
 @dataclass
@@ -50,7 +74,9 @@ class Reports:
         self._staged = set()
         try:
             yield self
-            atomic_write_text(staging / COMMIT, json.dumps(sorted(self._staged)))
+            files = sorted(self._staged)
+            base = {rel: _digest(self.root / rel) for rel in files}  # what each staged file replaces
+            atomic_write_text(staging / COMMIT, json.dumps({"files": files, "base": base}))
             on_commit()
             recover(self.root)
         finally:

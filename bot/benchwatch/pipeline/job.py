@@ -18,6 +18,7 @@ from benchwatch.irt import DEFAULT_SCALE
 from benchwatch.pipeline import phases
 from benchwatch.pipeline.apply import JobResult, apply_delta
 from benchwatch.pipeline.gather import gather
+from benchwatch.pipeline.heal import heal
 from benchwatch.pipeline.run_state import DEFAULT_RULES
 from benchwatch.rules import RuleBook
 from benchwatch.sources import SourceTable
@@ -97,8 +98,11 @@ def run_job(
             counts = (len(delta.records), len(delta.new_rows), len(delta.new_alerts))
             result = JobResult(*counts, 0, delta.ok, delta.failed)
         else:
+            healed = heal(reports, now, log)  # what `repair` would rebuild, before anything is read or written
             with reports.transaction(on_commit=lambda: phases.phase("commit swap")):
                 delta, published = gather(sources, reports, **options)
+                if healed is not None:
+                    delta.new_alerts.append(healed)
                 result = apply_delta(reports, delta, now=now, started=started, log=log)
         for callback in published:  # after the commit: a run killed before this only reads again
             callback()

@@ -40,12 +40,14 @@ def alerts_page(alerts: list[dict], records: dict[str, dict] | None = None) -> s
     records = records or {}
     rows = []
     for a in alert_events(alerts):
-        rec = records.get(a["benchmark"], a)
+        rec = records.get(a["benchmark"])
         # an id for each alert the line stands for (a folded *watch* is its state's line): the feeds link here
         ids = [alert_anchor(a), *(alert_anchor(x) for x in alerts if _folded_into(x, a))]
         spans = "".join(f'<span id="{i}"></span>' for i in dict.fromkeys(ids))
-        title = md(alert_title(a, records.get(a["benchmark"])))
-        rows.append([a["raised_at"][:10] + spans, f"[{name_cell(rec)}]({page_of(rec)})", md(a["event_kind"]), title])
+        title = md(alert_title(a, rec))
+        # an alert about no published benchmark (the reports themselves, or a benchmark since lost) links nowhere
+        named = name_cell(a) if rec is None else f"[{name_cell(rec)}]({page_of(rec)})"
+        rows.append([a["raised_at"][:10] + spans, named, md(a["event_kind"]), title])
     return render("alerts.md.j2", helpers(), any_alerts=bool(alerts), rows=rows)
 
 

@@ -1,0 +1,230 @@
+"""``benchwatch repair``: fix what ``benchwatch.history.check_reports`` finds from the folder's other files (a
+scheduled run does it too before it writes, ``benchwatch.pipeline.heal``); every file replaced is first copied to
+``.repair-backup/<time>/``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+from benchwatch.errors import InputError
+from benchwatch.history.check import (
+    BACKUP,
+    NOT_A_NUMBER,
+    file_loaders,
+    history_cell_problems,
+    implied_files,
+    lost_from_latest,
+    problem_of,
+    typed_cell,
+)
+from benchwatch.history.folder import Reports, recover
+from benchwatch.history.formats import csv_text, is_merge_marker, parse_csv, to_json, versioned
+from benchwatch.history.reports import (
+    HISTORY_COLUMNS,
+    RUN_COLUMNS,
+    history_rows,
+    load_history,
+    load_latest,
+)
+
+
+def _salvage_csv(path: Path, columns: list[str]) -> tuple[pd.DataFrame, int]:
+    """The rows of a damaged CSV that have the header's fields (merge markers and cut rows left out)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = [ln for ln in text.splitlines() if not is_merge_marker(ln)]
+    if text and not text.endswith("\n") and lines:
+        lines = lines[:-1]  # a cut last line
+    good, dropped = [], 0
+    for line in lines[1:]:
+        try:
+            row = next(csv.reader([line], strict=True))
+        except (csv.Error, StopIteration):
+            dropped += 1
+            continue
+        if len(row) == len(columns):
+            good.append(row)
+        else:
+            dropped += 1
+    frame = pd.DataFrame(good, columns=columns).drop_duplicates()
+    return parse_csv(path, csv_text(frame), columns, blanks=False), dropped
+
+
+def _replay_alerts(history: pd.DataFrame) -> list[dict]:
+    """The alerts of every change of state and flag in the history (the notices of held or gone data cannot be)."""
+    from benchwatch.alerts import diff_alerts
+
+    before: dict[str, dict]
+    alerts, before = [], {}
+    for row in history.to_dict(orient="records"):
+        fig = {**row, "flags": str(row.get("flags") or "").split()}
+        for k in ("ddm", "max_gap", "top5_gap_sum", "saturation_index", "top1", "top5", "top5_mean"):
+            fig[k] = pd.to_numeric(fig.get(k), errors="coerce")
+            fig[k] = None if pd.isna(fig[k]) else float(fig[k])
+        alerts += diff_alerts(before.get(row["benchmark"]), fig, row["snapshot_at"])
+        before[row["benchmark"]] = fig
+    seen, unique = set(), []
+    for a in alerts:
+        if a["id"] not in seen:
+            seen.add(a["id"])
+            unique.append(a)
+    return unique
+
+
+def _latest_from_history(history: pd.DataFrame) -> dict:
+    """Minimal records (the history's last row of each benchmark), marked ``rebuilt``: the next run refits them. A
+    cell that is not a number is left out of its record (the record stays valid; ``check`` names the cell)."""
+    records: list[dict] = []  # JSON records, as load_latest reads them
+    for row in history.drop_duplicates("benchmark", keep="last").to_dict(orient="records"):
+        rec = {k: typed_cell(k, v) for k, v in row.items() if v != ""}
+        rec = {k: v for k, v in rec.items() if v is not NOT_A_NUMBER}
+        rec["flags"] = str(row.get("flags") or "").split()
+        rec["rebuilt"] = True
+        records.append(rec)
+    return versioned("benchmarks", sorted(records, key=lambda r: r["benchmark"]))
+
+
+def _own_files(reports: Reports, name: str) -> set[Path]:
+    """Every table and snapshot a benchmark may have."""
+    return {
+        reports.items(name),
+        reports.models(name),
+        reports.by_date(name),
+        reports.snapshot(name, "responses"),
+        reports.snapshot(name, "aggregates"),
+    }
+
+
+def _salvage_entries(path: Path) -> tuple[list[dict], int]:
+    """The complete entries of a cut or damaged ``{"changes": [...]}`` file, and how many were lost (at least
+    the one that was cut, when the file does not end where an entry does)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    start = text.find("[")
+    decoder, kept, at = json.JSONDecoder(), [], start + 1
+    while start >= 0:
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        if at >= len(text) or text[at] != "{":
+            break
+        try:
+            entry, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            break
+        if isinstance(entry, dict):
+            kept.append(entry)
+    complete = text.rstrip().endswith("}") and text[at:].strip().startswith("]")
+    return kept, 0 if complete else 1
+
+
+def _whole_alerts(path: Path) -> list[dict]:
+    """The complete alerts of a cut or damaged alerts.json that are valid alerts, as they were."""
+    from benchwatch.history.records import Alert, typed
+
+    whole = []
+    for entry in _salvage_entries(path)[0]:
+        try:
+            typed(Alert, entry, path.name)
+        except InputError:
+            continue
+        whole.append(entry)
+    return whole
+
+
+def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list[str]:
+    """Fix what ``check_reports`` finds from the folder's other files; every file
+    replaced is first copied to ``.repair-backup/<time>/``. Returns what was done, one line each."""
+    reports = Reports(Path(root))
+    done: list[str] = []
+    recovered = recover(reports.root)
+    if recovered:
+        done.append(recovered)
+    backup = reports.root / BACKUP / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+    def replace(path: Path, text: str | bytes, how: str) -> None:
+        kept = backup / path.relative_to(reports.root)
+        if path.exists() and not kept.exists():  # the file as it was before the repair, not a step of it
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, kept)
+        reports.write_bytes(path, text if isinstance(text, bytes) else text.encode("utf-8"))
+        done.append(f"{path}: {how}" + (f" (the old file is in {backup})" if backup.exists() else ""))
+
+    loaders = file_loaders(reports)
+    refit: set[Path] = set()  # tables and snapshots moved aside
+    for path, load in loaders.items():
+        if problem_of(load) is None:
+            continue
+        if path == reports.history:
+            history, dropped = _salvage_csv(path, HISTORY_COLUMNS)
+            replace(path, csv_text(history), f"kept {len(history)} good rows, dropped {dropped}")
+        elif path == reports.runs:
+            runs, dropped = _salvage_csv(path, RUN_COLUMNS)
+            replace(path, csv_text(runs), f"kept {len(runs)} good rows, dropped {dropped}")
+        elif path == reports.latest:
+            pass  # rebuilt below, from the history
+        elif path == reports.alerts:
+            whole = _whole_alerts(path)
+            replayed = [a for a in _replay_alerts(load_history(reports)) if a["id"] not in {w["id"] for w in whole}]
+            merged = sorted([*whole, *replayed], key=lambda a: a["raised_at"])  # stable: the file's order kept
+            how = f"kept the {len(whole)} whole alerts as they were, rebuilt {len(replayed)} lost ones from history.csv"
+            replace(path, to_json(versioned("alerts", merged)), how)
+        elif path == reports.sources:
+            replace(path, to_json(versioned("sources", {})), "reset: the next run records every source again")
+        elif path == reports.changelog:
+            kept, lost = _salvage_entries(path)
+            replace(path, to_json(versioned("changes", kept)), f"kept the {len(kept)} complete entries, dropped {lost}")
+        else:  # a table or a snapshot: moved aside, its benchmark refitted from its data on the next run
+            (backup / path.relative_to(reports.root)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(path, backup / path.relative_to(reports.root))
+            refit.add(path)
+    if problem_of(lambda: load_latest(reports)) is not None or (
+        not reports.latest.exists() and len(load_history(reports))
+    ):
+        history = load_history(reports)
+        replace(reports.latest, to_json(_latest_from_history(history)), "rebuilt from history.csv (refit next run)")
+        for name, column, value in history_cell_problems(history.drop_duplicates("benchmark", keep="last")):
+            done.append(f"{reports.latest}: {name!r}'s {column!r} left out: history.csv holds {value!r}, not a number")
+    lost_names = lost_from_latest(reports)
+    if lost_names:
+        rebuilt = _latest_from_history(load_history(reports))["benchmarks"]
+        records = {**load_latest(reports), **{r["benchmark"]: r for r in rebuilt if r["benchmark"] in lost_names}}
+        body = versioned("benchmarks", [records[k] for k in sorted(records)])
+        replace(
+            reports.latest,
+            to_json(body),
+            f"{len(lost_names)} lost benchmark(s) rebuilt from history.csv (refit next run)",
+        )
+    latest_now = load_latest(reports)
+    for name, rec in sorted(latest_now.items()):  # a published benchmark whose files are damaged or gone
+        gone = {p for p in implied_files(reports, rec) if not p.exists()} | (refit & _own_files(reports, name))
+        if gone:
+            rec["refit"] = "its files were damaged or missing: " + ", ".join(sorted({p.name for p in gone}))
+            for p in sorted(gone):
+                how = "moved to the backup" if p in refit else "missing"
+                done.append(f"{p}: {how}; {name!r} is refitted from its data on the next run, which writes it again")
+    if any(rec.get("refit") for rec in latest_now.values()):
+        marked = versioned("benchmarks", [latest_now[k] for k in sorted(latest_now)])
+        replace(reports.latest, to_json(marked), "refits marked")
+    for path in sorted(refit - {p for n in latest_now for p in _own_files(reports, n)}):
+        done.append(f"{path}: moved to the backup (no published benchmark has it)")
+    latest = {k: r for k, r in load_latest(reports).items() if not r.get("rebuilt")}
+    history = load_history(reports)
+    have = set(zip(history["benchmark"], history["revision"], strict=True))
+    missing = [  # records whose snapshot the history lost
+        {**r, "flags": " ".join(r.get("flags", []))}
+        for r in latest.values()
+        if (r["benchmark"], r.get("revision")) not in have
+    ]
+    if missing:
+        rows = pd.concat([history, history_rows(missing)], ignore_index=True) if len(history) else history_rows(missing)
+        rows = rows.sort_values("snapshot_at", kind="stable")
+        how = f"{len(missing)} row(s) rebuilt from latest.json (the latest snapshot of each benchmark)"
+        replace(reports.history, csv_text(rows), how)
+    for line in done:
+        log(line)
+    return done
