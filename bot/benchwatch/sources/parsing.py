@@ -6,11 +6,14 @@ import gzip
 import json
 from collections.abc import Mapping
 from datetime import UTC
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Download, Fetcher
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def where(source: str, url: str) -> str:
@@ -35,11 +38,28 @@ class _DuplicateKey(ValueError):
         self.key, self.first, self.second = key, first, second
 
 
+def _text(value: Any) -> Any:
+    """A string as UTF-8 can hold it: a lone surrogate (JSON's ``\\ud800`` escape, which no UTF-8 file can
+    store) kept as its escape, as text; anything else unchanged."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
+def escape_surrogates(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object hook: every key and string value as UTF-8 can hold it (``_text``)."""
+    return {_text(k): _text(v) for k, v in pairs}
+
+
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
     """An object's members; a key given twice must have one value (the JSON standard leaves it undefined,
-    and Python's reader silently keeps the last)."""
+    and Python's reader silently keeps the last). Strings with a lone surrogate are kept escaped (``_text``)."""
     out: dict = {}
     for key, value in pairs:
+        key, value = _text(key), _text(value)
         if key in out and out[key] != value:
             raise _DuplicateKey(key, out[key], value)
         out[key] = value
@@ -65,6 +85,50 @@ def read_json(download: Download, source: str) -> Any:
         ) from None
     except UnicodeDecodeError:
         raise InputError(where(source, download.url), "the body is not UTF-8 text") from None
+
+
+def read_once(frame: pd.DataFrame, keys: list[str], src: str, url: str) -> tuple[pd.DataFrame, str | None]:
+    """Rows given twice, as every adapter treats them: a row repeated whole is read once (and said, the
+    returned note); two rows of one ``keys`` with other values are an InputError naming the key's values
+    (the item and the model) and both."""
+    same = frame.duplicated()
+    note = f"{int(same.sum())} row(s) repeated whole: read once" if same.any() else None
+    frame = frame[~same]
+    clash = frame.duplicated(keys, keep=False)
+    if clash.any():
+        rows = frame[clash]
+        first = rows.iloc[0]
+        both = rows[(rows[keys] == first[keys]).all(axis=1)].drop(columns=keys)
+        raise InputError(
+            where(src, url),
+            f"two rows for one ({', '.join(keys)}) with two values: "
+            + ", ".join(f"{k}={first[k]!r}" for k in keys)
+            + f": {both.to_dict('records')[:2]}",
+            field=", ".join(keys),
+        )
+    return frame.reset_index(drop=True), note
+
+
+def whole_csv(data: bytes, src: str, url: str, *, newline: bool = False) -> None:
+    """Refuse a CSV body cut short: a last line with fewer fields than the header (a cut mid-row, which a CSV
+    reader pads with empty cells), or, where the producer always ends its file with one (``newline``), a body
+    not ending in a newline (a cut inside the last value)."""
+    import csv
+    import io
+
+    text = data.decode("utf-8", errors="replace")
+    if not text.strip():
+        return
+    rows = [r for r in csv.reader(io.StringIO(text)) if r]
+    if newline and not text.endswith("\n"):
+        raise InputError(where(src, url), "the body does not end with a newline: cut short?", row=len(rows))
+    if len(rows) > 1 and len(rows[-1]) < len(rows[0]):
+        raise InputError(
+            where(src, url),
+            f"the last line has {len(rows[-1])} of the header's {len(rows[0])} fields: cut short?",
+            row=len(rows),
+            value=_short(",".join(rows[-1])),
+        )
 
 
 def require(obj: Any, key: str, kind: type | tuple[type, ...], source: str, url: str, context: str = "") -> Any:

@@ -30,7 +30,7 @@ from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
 from benchwatch.sources.options import SourceOptions
-from benchwatch.sources.parsing import provenance, read_bytes, read_json, where
+from benchwatch.sources.parsing import provenance, read_bytes, read_json, read_once, where
 from benchwatch.sources.table import AGGREGATE_COLUMNS, LONG_COLUMNS, SourceTable
 
 ANNOTATOR = "weighted_alpaca_eval_gpt4_turbo"
@@ -71,7 +71,12 @@ def _scores(records: object, model: str, src: str, url: str) -> tuple[list[tuple
             dropped += 1
             continue
         out.append((_item(rec), pref - 1.0))
-    return out, dropped
+    if not out:  # nothing to average: say where, never divide by zero (issue 41)
+        raise InputError(
+            where(src, url), f"{model}: no record has a preference in [1, 2] (of {len(records)})", field="preference"
+        )
+    once, _ = read_once(pd.DataFrame(out, columns=["item", "score"]), ["item"], src, url)
+    return list(once.itertuples(index=False, name=None)), dropped
 
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:

@@ -18,7 +18,7 @@ from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
 from benchwatch.sources.options import SourceOptions
-from benchwatch.sources.parsing import fetch_files, proportion, provenance, require, where
+from benchwatch.sources.parsing import escape_surrogates, fetch_files, proportion, provenance, read_once, require, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable
 
 
@@ -28,7 +28,7 @@ def _parse(text: str, src: str, url: str, name: str | None = None) -> list[list[
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, object_pairs_hook=escape_surrogates)
         except json.JSONDecodeError as exc:
             raise InputError(where(src, url), f"invalid JSON on line {n}: {exc.msg}") from None
         ctx = f"line {n}"
@@ -57,7 +57,7 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     downloads = fetch_files(fetcher, cfg, opts.files)
     names = dict(opts.names)
     first_file: dict[str, str]
-    rows, first_file = [], {}
+    rows, first_file, notes = [], {}, []
     for dl in downloads:
         try:
             text = dl.path.read_text(encoding="utf-8")
@@ -75,6 +75,12 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
                     field="names",
                     value=file,
                 )
+        once, note = read_once(
+            pd.DataFrame(parsed, columns=LONG_COLUMNS), ["benchmark", "model", "item_id"], cfg.name, dl.url
+        )
+        if note:  # a row repeated whole is read once, as LiveCodeBench does (issue 41)
+            notes.append(f"{file}: {note}")
+            parsed = once.values.tolist()
         rows += parsed
     frame = pd.DataFrame(rows, columns=LONG_COLUMNS)
-    return SourceTable(cfg.name, cfg.url, frame, provenance=provenance(cfg.url, downloads))
+    return SourceTable(cfg.name, cfg.url, frame, notes=tuple(notes), provenance=provenance(cfg.url, downloads))

@@ -29,7 +29,7 @@ from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
 from benchwatch.sources.options import SourceOptions
-from benchwatch.sources.parsing import provenance, read_bytes, read_json, where
+from benchwatch.sources.parsing import provenance, read_bytes, read_json, read_once, where, whole_csv
 from benchwatch.sources.table import AGGREGATE_COLUMNS, SourceTable, empty_long
 
 N_ITEMS = 50  # questions per task assumed where n_items says nothing (the site tables do not give them)
@@ -48,12 +48,14 @@ def _release_date(release: str) -> str:
 
 
 def _table(data: bytes, src: str, url: str) -> pd.DataFrame:
+    whole_csv(data, src, url)  # a table cut mid-row is refused, never read as fewer models (issue 41)
     try:
         table = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InputError(where(src, url), f"not a readable CSV file: {exc}") from None
     if "model" not in table.columns:
         raise InputError(where(src, url), "missing column", field="model", value=list(table.columns))
+    table, _ = read_once(table, ["model"], src, url)
     return table.set_index("model")
 
 
