@@ -82,6 +82,7 @@ def test_the_package_exports_a_small_documented_api_and_no_test_oracle():
     assert set(benchwatch.__all__) == {
         "__version__",
         "AuditResult",
+        "BenchmarkRecord",
         "InputError",
         "Target",
         "Thresholds",

@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from benchwatch.alerts import notice_alert
-from benchwatch.history import Reports
-from benchwatch.history.check import check_reports
-from benchwatch.history.repair import repair_reports
+from benchwatch.history import Reports, check_reports, repair_reports
 
 REPORTS = "reports/"  # the alert's subject: the reports folder itself, not a benchmark
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchwatch.sources.adapters import CATALOG
 from benchwatch.sources.config import DEFAULT_CONFIG, Config, SourceConfig, read_config
 
 
@@ -13,6 +12,8 @@ def check_options(path: str | Path, sources: dict[str, SourceConfig]) -> None:
     """Every source's options against its adapter's options class: an unknown key or a value of the wrong
     type is an ``OptionError`` naming the file, the source, the key and the value. A source whose adapter does
     not exist is left to ``Config.check_adapters``."""
+    from benchwatch.sources.adapters import CATALOG  # once the file is read: a missing one loads no adapter
+
     for cfg in sources.values():
         if cfg.adapter in CATALOG:
             CATALOG[cfg.adapter].options.of(cfg, str(path))
