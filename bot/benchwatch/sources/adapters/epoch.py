@@ -10,9 +10,11 @@ files of results reported by others each have a score column of their own (``EM`
 Only the configured files are read and checked: ``[sources.NAME.benchmarks.<stem>]`` gives each one's
 ``n_items`` (the test-set size the saturation index needs) and, where it is not Epoch's own
 ``Best score (across scorers)``, its ``score_column`` and ``percent``. The archive's other files are
-counted in one log line. A model listed more than once keeps its best score (the others are listed on
-the provenance list). ``stderr`` is kept where the file has it. The archive is read in memory, never
-extracted, and its member names are only ever used as labels.
+counted in one log line. In Epoch's own files (one row per model version) a row repeated whole is read
+once and a model listed twice with two scores is an error; in the external files a model listed more than
+once keeps its best score (the others are listed on the provenance list). A file cut short (its last line
+short of the header's fields, or no final newline) is refused. ``stderr`` is kept where the file has it.
+The archive is read in memory, never extracted, and its member names are only ever used as labels.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
 from benchwatch.sources.options import SourceOptions
-from benchwatch.sources.parsing import proportion, provenance, where
+from benchwatch.sources.parsing import proportion, provenance, where, whole_csv
 from benchwatch.sources.table import AGGREGATE_COLUMNS, SourceTable, empty_long
 
 MAX_UNCOMPRESSED = 256 * 1024 * 1024
@@ -53,11 +55,11 @@ def _spec(stem: str, table: object, src: str) -> dict:
     return {"score_column": OWN_SCORE, "percent": False, "label": stem, **table}
 
 
-def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, src: str, url: str) -> pd.DataFrame:
+def _read_member(body: bytes, filename: str, src: str, url: str) -> pd.DataFrame:
     try:
-        return pd.read_csv(io.BytesIO(archive.read(member)), dtype=str, keep_default_na=False, na_values=[])
+        return pd.read_csv(io.BytesIO(body), dtype=str, keep_default_na=False, na_values=[])
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise InputError(where(src, url), f"{member.filename} is not a readable CSV file: {exc}") from None
+        raise InputError(where(src, url), f"{filename} is not a readable CSV file: {exc}") from None
 
 
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
@@ -87,7 +89,10 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             continue
         if member.file_size > MAX_UNCOMPRESSED:
             raise InputError(where(src, url), f"{member.filename} unpacks to more than {MAX_UNCOMPRESSED:,} bytes")
-        frame = _read_member(archive, member, src, url)
+        body = archive.read(member)
+        # every file of the archive ends with a newline: one cut mid-row or mid-value is refused (issue 41)
+        whole_csv(body, src, f"{url} ({member.filename})", newline=True)
+        frame = _read_member(body, member.filename, src, url)
         score_col = spec["score_column"]
         for col in (MODEL, score_col):
             if col not in frame.columns:
@@ -105,6 +110,18 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             score = proportion(text, src, url, label, percent=bool(spec["percent"]))
             stderr = rec.get("stderr", "").strip()
             row = [bench, model, score, int(spec["n_items"]), rec.get(DATE, "").strip()[:10], stderr]
+            if model in best and score_col == OWN_SCORE:
+                # Epoch's own runs have one row per model version: a row repeated whole is read once, and
+                # two scores for one cannot be told apart
+                if row == best[model]:
+                    continue
+                raise InputError(
+                    where(src, url),
+                    f"{member.filename}: the model {model!r} is listed twice with two values "
+                    f"({best[model][2]:.4g} and {score:.4g})",
+                    field=MODEL,
+                    value=model,
+                )
             if model in best:
                 kept, dropped = (row, best[model]) if score > best[model][2] else (best[model], row)
                 excluded.append(

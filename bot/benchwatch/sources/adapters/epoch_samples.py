@@ -26,7 +26,7 @@ from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
 from benchwatch.sources.options import SourceOptions
-from benchwatch.sources.parsing import provenance, read_bytes, where
+from benchwatch.sources.parsing import provenance, read_bytes, read_once, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable
 
 BENCHMARKS = {
@@ -71,6 +71,8 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     samples_dl = fetcher.get(cfg.url, source=src)
     runs_dl = fetcher.get(runs_url, source=src)
     samples = _csv(read_bytes(samples_dl, src), SAMPLE_COLUMNS, src, cfg.url)
+    # a sample given twice: read once when repeated whole, an error naming it (and its run's model) otherwise
+    samples, repeated = read_once(samples, ["benchmark", "run_id", "sample_id"], src, cfg.url)
     runs = _csv(read_bytes(runs_dl, src), RUN_COLUMNS, src, runs_url).drop_duplicates("id").set_index("id")
     score = pd.to_numeric(samples["score"], errors="coerce")
     bad = score.isna() | (score < 0) | (score > 1)
@@ -87,6 +89,8 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     unknown = sorted(set(samples["benchmark"]) - set(names))
     samples = samples[samples["benchmark"].isin(names)]
     excluded, notes, rows = [], [], []
+    if repeated:
+        notes.append(repeated)
     if unknown:
         notes.append(f"benchmarks not configured, left out: {', '.join(unknown)}")
     for (bench, run), part in samples.groupby(["benchmark", "run_id"], sort=True):
