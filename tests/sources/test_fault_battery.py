@@ -404,10 +404,8 @@ def KIND_OF_INNER(name: str) -> str:
 DUP = "conflicting duplicate rows read without an error naming the item and the model"
 LEFT = {
     "swebench-duplicate-row-conflict": "two entries of one model end as a bare duplicate error at validation",
-    "livebench-duplicate-row-conflict": DUP,
     "livebench_site-duplicate-row-conflict": "the fault renames the model (its required field): not a conflict",
     "livebench_site-control-chars-name": "a model name with control characters is not kept as sent",
-    "helm-duplicate-row-conflict": DUP,
     "epoch-control-chars-name": "a model name with control characters is not kept as sent",
     "epoch_samples-control-chars-name": "a renamed run model is dropped (joined on run_id)",
     "epoch_samples-formula-name": "a renamed run model is dropped (joined on run_id)",

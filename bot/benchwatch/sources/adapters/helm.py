@@ -93,10 +93,22 @@ def _scores(instances: object, metric: str, split: str, src: str, url: str) -> t
         raise InputError(where(src, url), "expected a non-empty list of instances")
     values: dict[str, list[float]] = {}
     references: dict[str, int] = {}
+    seen: dict[tuple[str, str], object] = {}
     for k, inst in enumerate(instances):
         if isinstance(inst, dict) and inst.get("perturbation"):
             continue
         iid = str(require(inst, "instance_id", (str, int), src, url, f"[{k}]"))
+        trial = (iid, str(inst.get("train_trial_index")))
+        if trial in seen:  # one instance's trial given twice: read once when whole, else which is meant is unknown
+            if seen[trial] == inst:
+                continue
+            raise InputError(
+                where(src, url),
+                f"the instance {iid!r} (train trial {trial[1]}) is given twice with two values",
+                field=f"[{k}].stats",
+                value=iid,
+            )
+        seen[trial] = inst
         for s, stat in enumerate(require(inst, "stats", list, src, url, f"[{k}]")):
             name = require(stat, "name", dict, src, url, f"[{k}].stats[{s}]")
             if name.get("perturbation") or name.get("split", split) != split or stat.get("mean") is None:

@@ -27,7 +27,7 @@ from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Download, Fetcher
 from benchwatch.sources.options import SourceOptions
-from benchwatch.sources.parsing import fetch_files, provenance, where
+from benchwatch.sources.parsing import fetch_files, provenance, read_once, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable
 
 JUDGMENT_COLUMNS = ("question_id", "model", "score", "category", "tstamp")
@@ -106,6 +106,9 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         excluded.append({"benchmark": f"LiveBench {category}", "model": str(model), "reason": reason})
     df = df[~unscored & ~retired].copy()
     df["tstamp"] = pd.to_numeric(df["tstamp"], errors="coerce")
+    # a judgment made later replaces an earlier one; two of one time with two scores cannot be told apart
+    key = ["category", "question_id", "model", "tstamp"]
+    read_once(df[[*key, "score"]], key, cfg.name, downloads[0].url if len(downloads) == 1 else cfg.url)
     df = df.sort_values("tstamp", kind="stable").drop_duplicates(["category", "question_id", "model"], keep="last")
     first = pd.to_datetime(df.groupby("model")["tstamp"].transform("min"), unit="s", errors="coerce")
     first_day = first.dt.strftime("%Y-%m-%d").fillna("")
