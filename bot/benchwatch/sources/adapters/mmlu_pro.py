@@ -9,7 +9,8 @@ answer could not be extracted) and the question, options and the model's output 
 A question is answered correctly when ``pred == answer``; a null ``pred`` counts as wrong (the official
 script replaces it with a random guess, which adds about one tenth of the nulls in expectation: see
 ``../shared/data/mmlu_pro/SOURCE.md``). A record that is not an object is skipped (the count is logged);
-a question id seen twice keeps its first record. The model is the zip's name between ``model_outputs_`` and
+a record without a ``pred`` field at all is an error naming the file; a record repeated whole is read once,
+and a question id given twice with two records is an error. The model is the zip's name between ``model_outputs_`` and
 ``_<N>shots`` (or as configured: ``files = {MODEL = "FILE.zip"}``). The zips carry no dates.
 
 Chance floors (``chance``): a question's ``options`` list is what the model chose among, so its floor is one over
@@ -37,7 +38,7 @@ from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Download, Fetcher
 from benchwatch.sources.options import SourceOptions
-from benchwatch.sources.parsing import provenance, where
+from benchwatch.sources.parsing import escape_surrogates, provenance, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable, chance_of, with_chance
 
 MAX_UNCOMPRESSED = 256 * 1024 * 1024
@@ -78,7 +79,8 @@ def _records(dl: Download, src: str) -> list:
                 raise InputError(where(src, url), "expected one JSON file in the zip", value=names)
             if members[0].file_size > MAX_UNCOMPRESSED:
                 raise InputError(where(src, url), "the JSON file is too large", value=members[0].file_size)
-            data = json.loads(archive.read(members[0]))
+            # a lone surrogate (a JSON escape no UTF-8 file can hold) is kept as its escape
+            data = json.loads(archive.read(members[0]), object_pairs_hook=escape_surrogates)
     except zipfile.BadZipFile as exc:
         raise InputError(where(src, url), f"not a readable zip archive: {exc}") from None
     except json.JSONDecodeError as exc:
@@ -89,7 +91,7 @@ def _records(dl: Download, src: str) -> list:
 
 
 def _rows(records: list, model: str, src: str, url: str) -> tuple[list[tuple], int]:
-    seen: set[str] = set()
+    seen: dict[str, dict] = {}
     rows, skipped = [], 0
     for k, rec in enumerate(records):
         if not isinstance(rec, dict):
@@ -98,11 +100,20 @@ def _rows(records: list, model: str, src: str, url: str) -> tuple[list[tuple], i
         for key in ("question_id", "category", "answer"):
             if rec.get(key) in (None, ""):
                 raise InputError(where(src, url), "missing field", field=f"[{k}].{key}")
+        if "pred" not in rec:  # null is "no answer extracted"; no field at all is a file of another shape
+            raise InputError(where(src, url), "missing field", field=f"[{k}].pred", value=str(rec["question_id"]))
         item = str(rec["question_id"])
-        if item in seen:
-            continue
-        seen.add(item)
-        pred = rec.get("pred")
+        if item in seen:  # a record repeated whole is read once; two different ones cannot be told apart
+            if seen[item] == rec:
+                continue
+            raise InputError(
+                where(src, url),
+                f"the question {item!r} of {model!r} is given twice with two values",
+                field=f"[{k}].question_id",
+                value=item,
+            )
+        seen[item] = rec
+        pred = rec["pred"]
         options = rec.get("options")
         count = len(options) if isinstance(options, list) else None
         right = 1.0 if pred is not None and pred == rec["answer"] else 0.0
