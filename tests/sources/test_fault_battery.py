@@ -411,9 +411,6 @@ LEFT = {
     "epoch_samples-formula-name": "a renamed run model is dropped (joined on run_id)",
     "evalplus-control-chars-name": "a model name with control characters is not kept as sent",
     "alpaca_eval-missing-field": "a record without a preference is dropped with a note, as AlpacaEval itself does",
-    "eee-empty-body": "an empty index is no records, read as nothing",
-    "eee-duplicate-row": "an index row given twice fails instead of being read once",
-    "eee-duplicate-row-conflict": DUP,
 }
 
 

@@ -44,12 +44,24 @@ class Options(SourceOptions):
 
 
 def _index(body: bytes, src: str) -> list[dict]:
-    rows = []
+    """An index's rows: a row repeated whole is read once; two rows of one object with other values, an empty
+    index (a collection of no record, or a body lost on the way) and a row without a data/ path are errors."""
+    rows: list[dict] = []
+    seen: dict[str, dict] = {}
     for number, row in json_lines(body.splitlines(), src):
+        key = row.get("object_uuid") if isinstance(row, dict) else None
+        if isinstance(key, str) and key in seen:
+            if seen[key] == row:
+                continue
+            raise InputError(src, "one object's index row is given twice with two values", row=number, value=key)
+        if isinstance(key, str):
+            seen[key] = row
         path = row.get("legacy_path") if isinstance(row, dict) else None
         if not isinstance(path, str) or not path.startswith("data/") or ".." in path.split("/"):
             raise InputError(src, "an index row without a data/ path", row=number, field="legacy_path", value=path)
         rows.append(row)
+    if not rows:
+        raise InputError(src, "an empty index: no record to read")
     return rows
 
 
