@@ -403,7 +403,6 @@ def KIND_OF_INNER(name: str) -> str:
 # shows up as an unexpected pass and is taken off this list.
 DUP = "conflicting duplicate rows read without an error naming the item and the model"
 LEFT = {
-    "swebench-duplicate-row-conflict": "two entries of one model end as a bare duplicate error at validation",
     "livebench_site-duplicate-row-conflict": "the fault renames the model (its required field): not a conflict",
     "livebench_site-control-chars-name": "a model name with control characters is not kept as sent",
     "epoch-control-chars-name": "a model name with control characters is not kept as sent",

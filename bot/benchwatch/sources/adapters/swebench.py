@@ -64,6 +64,28 @@ def _runs(board: str, results: list, src: str, url: str, b: int) -> list[tuple[s
     return out
 
 
+def _once(results: list, board: str, src: str, url: str, b: int) -> list:
+    """A board's entries, one per model: an entry repeated whole is read once; two entries of one model with
+    other values are an error naming the board and the model (which is meant cannot be told)."""
+    seen: dict[str, object] = {}
+    out = []
+    for e, entry in enumerate(results):
+        model = entry.get("folder") or entry.get("name") if isinstance(entry, dict) else None
+        if model is not None and str(model) in seen:
+            if seen[str(model)] == entry:
+                continue
+            raise InputError(
+                where(src, url),
+                f"board {board!r} lists the model {str(model)!r} twice with two values",
+                field=f"leaderboards[{b}].results[{e}]",
+                value=str(model),
+            )
+        if model is not None:
+            seen[str(model)] = entry
+        out.append(entry)
+    return out
+
+
 def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     """Fetch and parse the leaderboards."""
     opts = Options.of(cfg)
@@ -88,6 +110,7 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         if not results:
             notes.append(f"board {name!r} has no entries")
             continue
+        results = _once(results, name, src, url, b)
         page = f"SWE-bench {test_set}"
         for e, entry in enumerate(results):
             ctx = f"leaderboards[{b}].results[{e}]"
