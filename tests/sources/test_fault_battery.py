@@ -27,6 +27,7 @@ from benchwatch.sources import Fetcher, SourceConfig, load_source
 from benchwatch.sources.adapters import CATALOG
 from benchwatch.sources.http import FetchError
 from benchwatch.store import content_revision, validate_aggregates, validate_responses
+from benchwatch.store.naming import clean_name
 from tests.sources.upstream_server import Upstream
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "upstream"
@@ -47,6 +48,13 @@ class Case:
     rows: Callable[[Any], list] = lambda doc: doc
     slow: bool = False
     faults: tuple[str, ...] = field(default_factory=tuple)  # faults that do not apply (left out)
+    # False where the published model name comes from another file (Epoch's samples: the runs table, joined on
+    # run_id): a hostile ``name`` in the main file must then leave the table as it was
+    names_models: bool = True
+    conflict: str = ""  # the field a conflicting duplicate row gives another value (default: ``required``)
+    # The model of the main file where the producer's own rule drops a record without ``required`` (AlpacaEval:
+    # a record without a preference), so that one record without it is dropped with a note, not an error
+    drops_missing: str = ""
 
 
 def _need_shared(what: str) -> Path:
@@ -118,7 +126,8 @@ def _livebench_site(root: Path) -> Case:
         for name in (f"table_{r}.csv", f"categories_{r}.json"):
             _write(root, f"livebench_site/{name}", (folder / name).read_bytes())
     main = f"livebench_site/table_{releases[-1]}.csv"
-    return Case("livebench_site/", {"releases": releases}, main, "csv", "model", "model")
+    # the model is the row's key and its required field: a conflict is the same model with another task score
+    return Case("livebench_site/", {"releases": releases}, main, "csv", "model", "model", conflict="AMPS_Hard")
 
 
 def _helm(root: Path) -> Case:
@@ -156,7 +165,8 @@ def _epoch_samples(root: Path) -> Case:
     _write(root, "epoch_samples/parsed.csv", samples.to_csv(index=False, lineterminator="\n"))
     _write(root, "epoch_samples/runs.csv", table[table["id"].isin(runs)].to_csv(index=False, lineterminator="\n"))
     options = {"runs": "{url}epoch_samples/runs.csv"}
-    return Case("epoch_samples/parsed.csv", options, "epoch_samples/parsed.csv", "csv", "model", "score")
+    main = "epoch_samples/parsed.csv"
+    return Case(main, options, main, "csv", "model", "score", names_models=False)
 
 
 def _evalplus(root: Path) -> Case:
@@ -201,7 +211,7 @@ def _alpaca_eval(root: Path) -> Case:
         board.loc[model, "win_rate"] = rate  # the excerpt's own win rate, so that it is checked and kept
     _write(root, f"alpaca_eval/{board_path}", board.to_csv(lineterminator="\n"))
     main = f"alpaca_eval/results/{models[0]}/weighted_alpaca_eval_gpt4_turbo/annotations.json"
-    return Case("alpaca_eval/", {"models": models}, main, "json", "instruction", "preference")
+    return Case("alpaca_eval/", {"models": models}, main, "json", "instruction", "preference", drops_missing=models[0])
 
 
 def _eee(root: Path) -> Case:
@@ -328,6 +338,7 @@ def _mutate_rows(case: Case, fault: str, rows: list, evalplus: bool) -> list:
     if fault == "duplicate-row":
         return [*rows, copy.deepcopy(rows[0])]
     if fault == "duplicate-row-conflict":
+        req = case.conflict or req
         other = copy.deepcopy(rows[0])
         value = other[req]
         if isinstance(value, dict):  # EvalPlus: {"humaneval": 90.2, ...}
@@ -399,18 +410,9 @@ def KIND_OF_INNER(name: str) -> str:
 # -- running a case ----------------------------------------------------------------------------------------------
 
 
-# What the battery still finds (issue 41, left for later): each an expected failure, strict, so that a fix
-# shows up as an unexpected pass and is taken off this list.
-DUP = "conflicting duplicate rows read without an error naming the item and the model"
-LEFT = {
-    "livebench_site-duplicate-row-conflict": "the fault renames the model (its required field): not a conflict",
-    "livebench_site-control-chars-name": "a model name with control characters is not kept as sent",
-    "epoch-control-chars-name": "a model name with control characters is not kept as sent",
-    "epoch_samples-control-chars-name": "a renamed run model is dropped (joined on run_id)",
-    "epoch_samples-formula-name": "a renamed run model is dropped (joined on run_id)",
-    "evalplus-control-chars-name": "a model name with control characters is not kept as sent",
-    "alpaca_eval-missing-field": "a record without a preference is dropped with a note, as AlpacaEval itself does",
-}
+# What the battery still finds, each an expected failure, strict, so that a fix shows up as an unexpected pass
+# and is taken off this list (issue 41: none left).
+LEFT: dict[str, str] = {}
 
 
 def _params():
@@ -472,7 +474,8 @@ def served(tmp_path):
 @pytest.mark.parametrize(("adapter", "fault"), _params())
 def test_fault(served, tmp_path, adapter, fault):
     case = CASES[adapter](served.root)
-    good = _digest(_load(served, adapter, case, tmp_path / "baseline"))
+    baseline = _load(served, adapter, case, tmp_path / "baseline")
+    good = _digest(baseline)
     assert good[1] or good[2], f"{adapter}: the working configuration reads nothing"
     main = served.root / case.main
     original = main.read_bytes()
@@ -496,15 +499,28 @@ def test_fault(served, tmp_path, adapter, fault):
             assert fault != "duplicate-row-conflict" or "twice" in text or "repeat" in text or "two" in text, text
         return
     got = _digest(table)
+    if fault == "missing-field" and case.drops_missing:
+        model = case.drops_missing
+        assert any(n.startswith(f"{model}: 1 record(s) without") for n in table.notes), table.notes
+        before, after = ((t.frame["model"] == model).sum() for t in (baseline, table))
+        left_out = {e["model"] for e in table.excluded if "differs" in e["reason"]}  # its win rate no longer checks
+        assert after == before - 1 or (after == 0 and model in left_out), (before, after, table.excluded)
+        return
     assert fault not in (*BODY_FAULTS, *HTTP_FAULTS, "renamed-field", "missing-field", "duplicate-row-conflict"), (
         f"{adapter}-{fault}: read as whole ({len(got[1])} rows, {len(got[2])} aggregates; "
         f"{len(good[1])} and {len(good[2])} before)"
     )
     if fault == "duplicate-row":
         assert got[1:] == good[1:], "an identical duplicate row read other than once"
-    if fault in HOSTILE:
-        hostile = HOSTILE[fault].encode("utf-8", "backslashreplace").decode()
-        names = {str(c) for row in got[1] + got[2] for c in row}
-        assert hostile in names or HOSTILE[fault] in names or case.name not in ("model", "<key>", "Model version"), (
-            f"the hostile name was not kept as text: {sorted(names)[:5]}"
-        )
+    if fault in HOSTILE and not case.names_models:
+        assert got == good, "a name the table does not take from this file changed what was read"
+    elif fault in HOSTILE and case.name in ("model", "<key>", "Model version"):
+        # The adapter keeps the name as sent (a lone surrogate as its escape); the store then writes every
+        # name in its canonical spelling (clean_name: no control characters, single spaces), for good data too.
+        sent = HOSTILE[fault].encode("utf-8", "backslashreplace").decode()
+        raw = [table.frame, *([table.aggregates] if table.aggregates is not None else [])]
+        names = {str(c) for part in raw for c in part["model"].astype(str)}
+        assert sent in names, f"the hostile name was not kept as sent: {sorted(names)[:5]}"
+        long = validate_responses(table.frame, "battery") if len(table.frame) else table.frame
+        stored = {str(c) for row in got[2] for c in row} | set(long["model"].astype(str))
+        assert clean_name(sent) in stored, f"the hostile name was not stored as its canonical spelling: {stored}"
