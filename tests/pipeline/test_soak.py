@@ -1,9 +1,11 @@
 """Soak: 200 steps over a loopback upstream that changes, fails, trickles and corrupts at random (seeded,
 bounded in time). A step is a run, or a run killed (-9) at a random phase and then run again, or a run
 followed by damage to one reports file (then `check` must find it and `repair` fix it), or two runs started
-0.1 s apart. After every step `benchwatch check` finds nothing wrong; at the end every published revision is
-one the upstream really served, and the history holds one row per real change, as an undisturbed series of
-runs would (issues 12 and 27)."""
+0.1 s apart, or damage that nobody repairs (latest.json deleted, the snapshots removed, a snapshot damaged, a
+stale staging folder left with its commit record, alerts.json cut) before a plain run, which must heal it and
+say so in an operational alert (issue 41). After every step `benchwatch check` finds nothing wrong; at the end
+every published revision is one the upstream really served, and the history holds one row per real change, as
+an undisturbed series of runs would (issues 12 and 27)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ RUNS = 200
 CHANGE = {"board": 0.3, "cells": 0.12}  # chance of a real change per run (a per-item change costs a refit)
 SEED = 20261130
 FAULTS = ["500", "truncated", "html", "trickle:0.05", "304", "hang:0.4"]
-STEPS = {"run": 0.55, "kill": 0.15, "damage": 0.15, "overlap": 0.15}
+STEPS = {"run": 0.45, "kill": 0.15, "damage": 0.15, "overlap": 0.15, "heal": 0.10}
+HARM = ["latest.json deleted", "snapshots removed", "a snapshot damaged", "a stale staging folder", "alerts.json cut"]
 PHASES = ["fetch", "fit", "snapshot save", "staging", "run log", "commit swap", "site build", "site swap"]
 
 
@@ -70,6 +73,41 @@ def _damage(rng, reports) -> str:
         cut = max(1, len(data) // 2)
     victim.write_bytes(data[:cut])
     return str(victim.relative_to(reports))
+
+
+def _harm(rng, reports) -> str:
+    """Damage that nobody repairs by hand (issue 41): the next plain run must heal it."""
+    import shutil
+
+    case = str(rng.choice(HARM))
+    if case == "latest.json deleted":
+        (reports / "latest.json").unlink()
+    elif case == "snapshots removed":
+        shutil.rmtree(reports / "snapshots", ignore_errors=True)
+    elif case == "a snapshot damaged":
+        snapshots = sorted((reports / "snapshots").rglob("*.csv.gz"))
+        victim = snapshots[int(rng.integers(len(snapshots)))]
+        victim.write_bytes(victim.read_bytes()[: max(1, victim.stat().st_size // 2)])
+    elif case == "a stale staging folder":  # a committed staging of a run that read older files than today's
+        body = json.loads((reports / "latest.json").read_text())
+        older = {**body, "benchmarks": body["benchmarks"][1:]}
+        (reports / ".staging").mkdir(exist_ok=True)
+        (reports / ".staging" / "latest.json").write_text(json.dumps(older))
+        base = {"latest.json": hashlib.sha256(b"an older latest.json").hexdigest()}
+        (reports / ".staging" / "COMMIT.json").write_text(json.dumps({"files": ["latest.json"], "base": base}))
+    else:
+        text = (reports / "alerts.json").read_text()
+        (reports / "alerts.json").write_text(text[: len(text) // 2])
+    return case
+
+
+def _healed(reports) -> set[str]:
+    """The ids of the operational alerts saying what a run rebuilt (an unreadable alerts.json: none)."""
+    try:
+        alerts = json.loads((reports / "alerts.json").read_text())["alerts"]
+    except (ValueError, OSError):
+        return set()
+    return {a["id"] for a in alerts if a["kind"] == "healed"}
 
 
 def _board(rng, shift: np.ndarray) -> bytes:
@@ -115,7 +153,7 @@ def test_two_hundred_steps_of_faults_kills_damage_and_overlaps_leave_a_sound_rec
     argv = ["run", "--config", str(config), "--reports", str(reports), "--cache", str(cache)]
     genuine: set[tuple[str, str]] = set()
     published: dict[str, list[str]] = {}  # benchmark -> its revision in latest.json after each run
-    statuses, steps, killed, damaged = [], [], [], []
+    statuses, steps, killed, damaged, harmed = [], [], [], [], []
     reader = Fetcher(tmp_path / "genuine-cache")
     (tmp_path / "genuine").mkdir()
     start = time.perf_counter()
@@ -143,7 +181,12 @@ def test_two_hundred_steps_of_faults_kills_damage_and_overlaps_leave_a_sound_rec
         build = run % 50 == 49
         this = [*argv, "--site-out", str(site)] if build else [*argv, "--no-site"]
         step = str(rng.choice(list(STEPS), p=list(STEPS.values())))
+        if step == "heal" and not (reports / "latest.json").exists():
+            step = "run"  # nothing to damage before the first run
         steps.append(step)
+        if step == "heal":
+            healed_before = _healed(reports)
+            harmed.append(_harm(rng, reports))
         if step == "kill":
             kill_at = str(rng.choice(PHASES))
             killed.append(_wait(_forked([*argv, "--site-out", str(site)], kill_at)) == -signal.SIGKILL)
@@ -153,8 +196,11 @@ def test_two_hundred_steps_of_faults_kills_damage_and_overlaps_leave_a_sound_rec
             second = _forked(this)
             pair = (_wait(first), _wait(second))
             assert all(code in (0, 1) for code in pair), pair
-        status = main(this)  # after a kill: the run that makes the folder whole
+        status = main(this)  # after a kill: the run that makes the folder whole; after harm: the run that heals
         statuses.append(status)
+        if step == "heal":  # said in the run's log, and in one new operational alert
+            assert "heal " in capsys.readouterr().out, harmed[-1]
+            assert len(_healed(reports) - healed_before) == 1, harmed[-1]  # kept through a cut: whole alerts stay
         assert status in (0, 1), capsys.readouterr().err  # every run ends; all sources failing is 1
         for name, rec in load_latest(Reports(reports)).items():
             published.setdefault(name, []).append(rec["revision"])
@@ -167,6 +213,7 @@ def test_two_hundred_steps_of_faults_kills_damage_and_overlaps_leave_a_sound_rec
     reader.close()
     elapsed = time.perf_counter() - start
     assert sum(killed) > 10 and len(damaged) > 10 and steps.count("overlap") > 10  # every disturbance did happen
+    assert len(harmed) > 10 and set(harmed) == set(HARM)
 
     assert main(["check", "--reports", str(reports), "--site-out", str(site)]) == 0, capsys.readouterr().out
     history = load_history(Reports(reports))
@@ -184,6 +231,7 @@ def test_two_hundred_steps_of_faults_kills_damage_and_overlaps_leave_a_sound_rec
     assert elapsed < 1800, f"{RUNS} steps took {elapsed:.0f} s"  # a guard against a hang, not a timing target
     print(  # the figures of the closing note (pytest -s)
         f"soak: {RUNS} steps in {elapsed:.0f} s ({sum(killed)} killed, {len(damaged)} damaged and repaired, "
+        f"{len(harmed)} damaged and healed by the next run, "
         f"{steps.count('overlap')} overlapping pairs); exit 0: {statuses.count(0)}, exit 1: {statuses.count(1)}; "
         f"runs with a failed source: {(runs['status'] != 'ok').sum()}; history rows: "
         + ", ".join(f"{n} {len(history[history['benchmark'] == n])}" for n in sorted(published))

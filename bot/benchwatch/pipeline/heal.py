@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from benchwatch.alerts import notice_alert
-from benchwatch.history import Reports, check_reports, repair_reports
+from benchwatch.errors import InputError
+from benchwatch.history import Reports, check_reports, load_alerts, repair_reports
 
 REPORTS = "reports/"  # the alert's subject: the reports folder itself, not a benchmark
 
@@ -30,7 +31,12 @@ def heal(reports: Reports, now: str, log: Callable[[str], None]) -> dict | None:
         log(f"heal      NOT rebuilt (the run goes on): {_here(reports, line)}")
     what = "; ".join(_here(reports, line).split(" (the old file is in")[0] for line in done)
     title = f"benchwatch found {len(found)} problem(s) in its reports and rebuilt them before this run: {what}"
-    return notice_alert("healed", REPORTS, now, now, title[:2000])
+    # numbered: two runs within one second (tests) each say what they rebuilt, under ids of their own
+    try:
+        number = 1 + sum(a["kind"] == "healed" for a in load_alerts(reports))
+    except InputError:  # alerts.json is one of what could not be rebuilt: the run says so, and starts it again
+        number = 1
+    return notice_alert("healed", REPORTS, f"{now}/{number}", now, title[:2000])
 
 
 def _here(reports: Reports, line: str) -> str:
