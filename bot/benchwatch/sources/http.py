@@ -265,6 +265,9 @@ class Fetcher:
                     digest.update(chunk)
                     fh.write(chunk)
             os.replace(tmp, body_path)
+        except OSError as exc:
+            Path(tmp).unlink(missing_ok=True)
+            raise _naming(exc, body_path) from exc
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
@@ -278,9 +281,13 @@ class Fetcher:
             "fetched_at": fetched_at,
         }
         fd, tmp = tempfile.mkstemp(dir=self.cache, suffix=".part")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(meta, indent=2))
-        os.replace(tmp, meta_path)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(meta, indent=2))
+            os.replace(tmp, meta_path)
+        except OSError as exc:
+            Path(tmp).unlink(missing_ok=True)
+            raise _naming(exc, meta_path) from exc
         return Download(
             url,
             body_path,
@@ -302,3 +309,10 @@ class Fetcher:
         return Download(
             path, p, "fetched", _sha256_file(p), p.stat().st_size, "", fetched_at, time.perf_counter() - start
         )
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """A write's error naming the file being written (a full disk names none: "No space left on device" alone)."""
+    if exc.filename is not None:
+        return exc
+    return OSError(exc.errno, exc.strerror or str(exc), str(path))
