@@ -38,7 +38,7 @@ from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Download, Fetcher, FetchError
 from benchwatch.sources.inspect_logs import CHANCE_FROM, log_rows, reader, table_from_epochs
 from benchwatch.sources.options import SourceOptions
-from benchwatch.sources.parsing import NewDownloads, provenance, where
+from benchwatch.sources.parsing import NewDownloads, provenance, read_once, where, whole_csv
 from benchwatch.sources.table import SourceTable
 
 MAX_LOGS = 20
@@ -64,6 +64,7 @@ def _indexes(dl: Download, cfg: SourceConfig) -> dict[str, pd.DataFrame]:
     try:
         if body[:2] != b"PK":
             name = PurePosixPath(cfg.url).stem if opts.benchmark is None else opts.benchmark
+            whole_csv(body, cfg.name, cfg.url)  # an index cut mid-row is refused, never read as fewer runs
             return {name: pd.read_csv(io.BytesIO(body), **read)}
         stems = opts.files
         if not isinstance(stems, list) or not stems:
@@ -73,7 +74,13 @@ def _indexes(dl: Download, cfg: SourceConfig) -> dict[str, pd.DataFrame]:
             missing = [s for s in stems if s not in members]
             if missing:
                 raise InputError(src, "no such CSV in the index", field="files", value=missing)
-            return {str(s): pd.read_csv(io.BytesIO(archive.read(members[s])), **read) for s in stems}
+            tables = {}
+            for s in stems:
+                data = archive.read(members[s])
+                # every CSV of Epoch's archive ends with a newline: one cut mid-row or mid-value is refused
+                whole_csv(data, cfg.name, f"{cfg.url} ({members[s].filename})", newline=True)
+                tables[str(s)] = pd.read_csv(io.BytesIO(data), **read)
+            return tables
     except (zipfile.BadZipFile, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InputError(src, f"not a readable index: {exc}") from None
 
@@ -116,6 +123,9 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         for col in (log_col, model_col):
             if col not in table.columns:
                 raise InputError(where(cfg.name, cfg.url), f"{bench}: no such column", field=col)
+        # one row per model run: a row repeated whole is read once, one model with two runs is an error naming it
+        named = table[model_col].str.strip().ne("")
+        table, _ = read_once(table[named], [model_col], cfg.name, f"{cfg.url} ({bench})")
         for _, run in table.iterrows():
             url, model = run[log_col].strip(), run[model_col].strip()
             if not url.startswith(("http://", "https://")) or not model:
