@@ -40,3 +40,14 @@ def setup(fixture_server, tmp_path):
     argv = run_argv(config, tmp_path)
     assert main(argv) == 0
     return fixture_server, tmp_path, argv, write_config
+
+
+@pytest.fixture(scope="session")
+def inspect_made(tmp_path_factory):
+    """One run of the Inspect tasks (toy_choice too) on the mock models for the session: (folder, logs). The
+    Inspect-index tests and the fault battery each serve a copy of its logs."""
+    pytest.importorskip("inspect_ai", reason='inspect_ai is the optional extra ".[inspect]" (the dev extra has it)')
+    from tests.sources.evallogs.inspect_tasks import run_tasks
+
+    folder = tmp_path_factory.mktemp("inspect-index-logs")
+    return folder, run_tasks(folder, choices=True)

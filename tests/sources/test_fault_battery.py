@@ -240,9 +240,18 @@ def _eee(root: Path) -> Case:
     return Case("", {"collections": ["toy_mc"]}, main, "jsonl", "object_uuid", "legacy_path")
 
 
-def _inspect_index(root: Path) -> Case:
-    pytest.importorskip("inspect_ai", reason='inspect_ai is the optional extra ".[inspect]" (the dev extra has it)')
-    pytest.skip("no battery fixture yet (its logs are made by running the tool): left for later, issue 41")
+def _inspect_index(root: Path, made: Any, server: Upstream) -> Case:
+    """The Inspect-index tests' zip in the shape of Epoch's download (real headers and rows, each row's Logs the
+    URL of one of the session's Inspect logs on this server); the faults go to its gpqa_diamond.csv."""
+    from types import SimpleNamespace
+
+    from tests.sources.test_inspect_index import TASKS, _index, _logs
+
+    _need_shared("epoch/benchmark_data.zip")
+    logs = _logs(made, root)
+    _write(root, "index.zip", _index(SimpleNamespace(root=SHARED), server, logs))
+    options = {"files": [stem for stem, _ in TASKS]}
+    return Case("index.zip", options, "index.zip", "zip:gpqa_diamond.csv", "Model version", "Logs")
 
 
 def _open_llm(root: Path) -> Case:
@@ -250,7 +259,9 @@ def _open_llm(root: Path) -> Case:
     pytest.skip("no battery fixture yet (its logs are made by running the tool): left for later, issue 41")
 
 
-CASES: dict[str, Callable[[Path], Case]] = {
+# the adapters whose files are made by running their tool: a session fixture runs it once (tests/sources/conftest.py)
+RUNS = {"inspect_index": "inspect_made"}
+CASES: dict[str, Callable[..., Case]] = {
     "swebench": _swebench,
     "livecodebench": _livecodebench,
     "evalarena": _evalarena,
@@ -364,10 +375,13 @@ def _apply(case: Case, fault: str, data: bytes) -> bytes:
         inner = kind.split(":", 1)[1]
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             body = z.read(inner)
+            others = {n: z.read(n) for n in z.namelist() if n != inner}  # the archive's other files, kept
         mutated = _apply(Case(**{**case.__dict__, "kind": KIND_OF_INNER(inner)}), fault, body)
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w") as z:
             z.writestr(inner, mutated)
+            for name, other in others.items():
+                z.writestr(name, other)
         return out.getvalue()
     if fault == "cut-mid-row":
         return _cut(data, kind, "row")
@@ -472,8 +486,11 @@ def served(tmp_path):
 
 
 @pytest.mark.parametrize(("adapter", "fault"), _params())
-def test_fault(served, tmp_path, adapter, fault):
-    case = CASES[adapter](served.root)
+def test_fault(served, tmp_path, request, adapter, fault):
+    if adapter in RUNS:
+        case = CASES[adapter](served.root, request.getfixturevalue(RUNS[adapter]), served)
+    else:
+        case = CASES[adapter](served.root)
     baseline = _load(served, adapter, case, tmp_path / "baseline")
     good = _digest(baseline)
     assert good[1] or good[2], f"{adapter}: the working configuration reads nothing"

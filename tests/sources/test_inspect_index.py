@@ -17,16 +17,15 @@ from benchwatch.store import validate_responses
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 pytest.importorskip("inspect_ai", reason='inspect_ai is the optional extra ".[inspect]" (the dev extra has it)')
 
-from tests.sources.evallogs.inspect_tasks import MODELS, N_SAMPLES, run_tasks  # noqa: E402
+from tests.sources.evallogs.inspect_tasks import MODELS, N_SAMPLES  # noqa: E402
 
 TASKS = (("gpqa_diamond", "toy_binary"), ("math_level_5", "toy_credit"))
 
 
-@pytest.fixture(scope="module")
-def made(tmp_path_factory):
-    """One run of the Inspect tasks (toy_choice too) for the module; each test serves a copy of its logs."""
-    folder = tmp_path_factory.mktemp("inspect-index-logs")
-    return folder, run_tasks(folder, choices=True)
+@pytest.fixture
+def made(inspect_made):
+    """The session's run of the Inspect tasks (conftest.inspect_made); each test serves a copy of its logs."""
+    return inspect_made
 
 
 def _logs(made, root, tasks=("toy_binary", "toy_credit")) -> list:
