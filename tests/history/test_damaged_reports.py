@@ -289,3 +289,24 @@ def test_the_run_log_is_append_only_byte_for_byte(good, tmp_path):
     assert run(third) == 0
     after = path.read_text()
     assert after.startswith(before) and after.count("\n") == before.count("\n") + 1
+
+
+def test_check_names_a_benchmark_latest_lost_and_the_next_run_restores_it(good, tmp_path, capsys):
+    """Issue 41: latest.json that silently lost a benchmark the history holds (a stale staging swapped in did so)
+    is a problem check names, and the next plain run rebuilds the record and refits it."""
+    root, third = good
+    reports, cache = tmp_path / "r", tmp_path / "c"
+    shutil.copytree(root / "r", reports)
+    shutil.copytree(root / "c", cache) if (root / "c").exists() else cache.mkdir()
+    body = json.loads((reports / "latest.json").read_text())
+    lost = body["benchmarks"][0]["benchmark"]
+    kept = [b for b in body["benchmarks"] if b["benchmark"] != lost]
+    (reports / "latest.json").write_text(json.dumps({**body, "benchmarks": kept}))
+    capsys.readouterr()
+    assert main(["check", "--reports", str(reports)]) == 1
+    assert f"{lost!r} is in history.csv but not here (lost)" in capsys.readouterr().out
+    argv = ["run", "--input", str(third), "--reports", str(reports), "--cache", str(cache), "--no-site"]
+    assert main(argv) == 0
+    assert "lost benchmark(s) rebuilt from history.csv" in capsys.readouterr().out
+    assert main(["check", "--reports", str(reports)]) == 0
+    assert lost in {b["benchmark"] for b in json.loads((reports / "latest.json").read_text())["benchmarks"]}

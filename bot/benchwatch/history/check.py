@@ -176,7 +176,7 @@ def check_reports(root: str | Path, site: str | Path | None = None, quick: bool 
         for name, rec in sorted(latest.items()):
             if reports.history.exists() and (name, rec.get("revision")) not in have:
                 problems.append(f"{reports.history}: no row for {name!r} at revision {rec.get('revision')!r}")
-        for name in lost_from_latest(reports) if latest else []:
+        for name in lost_from_latest(reports) if reports.latest not in broken else []:
             problems.append(f"{reports.latest}: {name!r} is in history.csv but not here (lost)")
         for name, column, value in history_cell_problems(history):
             problems.append(f"{reports.history}: {name!r}'s {column!r} is {value!r}, not a number")
@@ -238,7 +238,6 @@ def lost_from_latest(reports: Reports) -> list[str]:
     record there, marked gone when its source stops publishing it)."""
     if problem_of(lambda: load_latest(reports)) is not None or problem_of(lambda: load_history(reports)) is not None:
         return []
-    latest = load_latest(reports)
-    if not latest:
+    if not reports.latest.exists():  # said apart: "missing while history.csv holds ..."
         return []
-    return sorted(set(load_history(reports)["benchmark"]) - set(latest))
+    return sorted(set(load_history(reports)["benchmark"]) - set(load_latest(reports)))
