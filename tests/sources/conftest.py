@@ -51,3 +51,14 @@ def inspect_made(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("inspect-index-logs")
     return folder, run_tasks(folder, choices=True)
+
+
+@pytest.fixture(scope="session")
+def lm_eval_details(tmp_path_factory):
+    """One run of lm-evaluation-harness on test_open_llm's toy models and tasks for the session: its output
+    folder. The Open LLM tests and the fault battery each lay a copy out as the Hub serves it."""
+    pytest.importorskip("lm_eval", reason="the details are written by lm-evaluation-harness itself (the dev extra)")
+    from tests.sources.evallogs.lm_eval_run import run_harness
+    from tests.sources.test_open_llm import MODELS, TASKS
+
+    return run_harness(tmp_path_factory.mktemp("open-llm"), MODELS, TASKS)

@@ -15,7 +15,7 @@ pytest.importorskip("lm_eval", reason="the details are written by lm-evaluation-
 from benchwatch.sources import Fetcher, load_source
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.local import read_input
-from tests.sources.evallogs.lm_eval_run import N_DOCS, run_harness
+from tests.sources.evallogs.lm_eval_run import N_DOCS
 from tests.sources.upstream_server import Upstream
 
 MODELS = {"benchwatch/toy-a": 0.8, "benchwatch/toy-b": 0.4, "benchwatch/toy-c": 0.6, "benchwatch/toy-d": 0.5}
@@ -23,9 +23,10 @@ TASKS = {"leaderboard_bbh_toy_mc": "mc", "leaderboard_bbh_toy_gen": "gen", "lead
 CONTENTS = "datasets/open-llm-leaderboard/contents/resolve/main/data/train-00000-of-00001.parquet"
 
 
-@pytest.fixture(scope="module")
-def harness(tmp_path_factory):
-    return run_harness(tmp_path_factory.mktemp("open-llm"), MODELS, TASKS)
+@pytest.fixture
+def harness(lm_eval_details):
+    """The session's run of the harness (conftest.lm_eval_details)."""
+    return lm_eval_details
 
 
 def _hub(out, root, names=None):
