@@ -27,7 +27,16 @@ def _digest(path: Path) -> str | None:
         return None
 
 
-def recover(root: Path) -> str | None:
+@dataclass(frozen=True)
+class Recovered:
+    """What ``recover`` did: ``kind`` "completed" (an interrupted commit swapped in), "uncommitted" (a run that
+    died before its commit, dropped) or "stale" (a committed staging older than the files, dropped); in words."""
+
+    kind: str
+    text: str
+
+
+def recover(root: Path) -> Recovered | None:
     """Finish a committed run that was interrupted while swapping files in, or drop an uncommitted one; says
     which it did (None when there was nothing to do).
 
@@ -36,21 +45,21 @@ def recover(root: Path) -> str | None:
     behind or put back) is dropped whole, never swapped in over newer data."""
     staging = root / STAGING
     manifest = staging / COMMIT
-    done = None
+    done: Recovered | None = None
     if manifest.exists():
         body = json.loads(manifest.read_text(encoding="utf-8"))
         files, base = (body, None) if isinstance(body, list) else (body["files"], body["base"])
         pending = [rel for rel in files if (staging / rel).exists()]
         stale = base is not None and any(_digest(root / rel) != base.get(rel) for rel in pending)
         if stale:
-            done = f"{staging}: a committed run's files that later runs had replaced: dropped, not swapped in"
+            done = Recovered("stale", f"{staging}: a committed run's files that later runs had replaced: dropped")
         else:
             for rel in pending:
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 os.replace(staging / rel, root / rel)
-            done = f"{staging}: an interrupted run's committed files swapped in ({len(pending)} left to swap)"
+            done = Recovered("completed", f"{staging}: an interrupted commit's {len(pending)} file(s) swapped in")
     elif staging.exists():
-        done = f"{staging}: an uncommitted run's files dropped"
+        done = Recovered("uncommitted", f"{staging}: an uncommitted run's files dropped")
     shutil.rmtree(staging, ignore_errors=True)
     return done
 

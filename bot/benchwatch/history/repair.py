@@ -142,8 +142,8 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
     reports = Reports(Path(root))
     done: list[str] = []
     recovered = recover(reports.root)
-    if recovered:
-        done.append(recovered)
+    if recovered is not None:
+        done.append(recovered.text)
     backup = reports.root / BACKUP / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
 
     def replace(path: Path, text: str | bytes, how: str) -> None:

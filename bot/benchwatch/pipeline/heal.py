@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from benchwatch.alerts import notice_alert
 from benchwatch.errors import InputError
-from benchwatch.history import Reports, check_reports, load_alerts, repair_reports
+from benchwatch.history import Reports, check_reports, load_alerts, recover, repair_reports
 
 REPORTS = "reports/"  # the alert's subject: the reports folder itself, not a benchmark
 
@@ -18,19 +18,26 @@ REPORTS = "reports/"  # the alert's subject: the reports folder itself, not a be
 def heal(reports: Reports, now: str, log: Callable[[str], None]) -> dict | None:
     """Rebuild what the quick check finds; the operational alert saying what was rebuilt, or None when the reports
     were whole."""
+    # the transaction's own business first: an interrupted commit is completed, an uncommitted run dropped, as
+    # any run does (said in the log only); a stale staging dropped is something the run heals (and says)
+    recovered = recover(reports.root)
+    if recovered is not None:
+        log(f"heal      {_here(reports, recovered.text)}")
+    stale = [_here(reports, recovered.text)] if recovered is not None and recovered.kind == "stale" else []
     found = check_reports(reports.root, quick=True)
-    if not found:
+    if not found and not stale:
         return None
     for line in found:
         log(f"heal      found: {_here(reports, line)}")
-    done = repair_reports(reports.root, log=lambda _line: None)
+    done = repair_reports(reports.root, log=lambda _line: None) if found else []
     for line in done:
         log(f"heal      {_here(reports, line)}")
     left = check_reports(reports.root, quick=True)
     for line in left:
         log(f"heal      NOT rebuilt (the run goes on): {_here(reports, line)}")
-    what = "; ".join(_here(reports, line).split(" (the old file is in")[0] for line in done)
-    title = f"benchwatch found {len(found)} problem(s) in its reports and rebuilt them before this run: {what}"
+    what = "; ".join([*stale, *(_here(reports, line).split(" (the old file is in")[0] for line in done)])
+    count = len(found) + len(stale)
+    title = f"benchwatch found {count} problem(s) in its reports and rebuilt them before this run: {what}"
     # numbered: two runs within one second (tests) each say what they rebuilt, under ids of their own
     try:
         number = 1 + sum(a["kind"] == "healed" for a in load_alerts(reports))

@@ -15,7 +15,15 @@ __all__ = exports(
         ".live": ("load_source",),
         ".local": ("fetch_csv_file", "fetch_sample", "read_csv_text", "read_input"),
         ".real_snapshot": ("snapshot_sources",),
-        ".table": ("AGGREGATE_COLUMNS", "LONG_COLUMNS", "SourceTable", "configured_chance"),
+        ".table": (
+            "AGGREGATE_COLUMNS",
+            "KEY",
+            "LONG_COLUMNS",
+            "REQUIRED_COLUMNS",
+            "SourceTable",
+            "configured_chance",
+            "missing_columns",
+        ),
     },
 )
 
@@ -40,6 +48,9 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.sources.local import read_input as read_input
     from benchwatch.sources.real_snapshot import snapshot_sources as snapshot_sources
     from benchwatch.sources.table import AGGREGATE_COLUMNS as AGGREGATE_COLUMNS
+    from benchwatch.sources.table import KEY as KEY
     from benchwatch.sources.table import LONG_COLUMNS as LONG_COLUMNS
+    from benchwatch.sources.table import REQUIRED_COLUMNS as REQUIRED_COLUMNS
     from benchwatch.sources.table import SourceTable as SourceTable
     from benchwatch.sources.table import configured_chance as configured_chance
+    from benchwatch.sources.table import missing_columns as missing_columns

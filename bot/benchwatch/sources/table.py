@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 LONG_COLUMNS = ["benchmark", "model", "item_id", "score", "date", "trials"]
+REQUIRED_COLUMNS = ("benchmark", "model", "item_id", "score")  # of a long table; the others are optional
+KEY = ["benchmark", "model", "item_id"]  # one row per key
 AGGREGATE_COLUMNS = ["benchmark", "model", "score", "n_items", "date"]
 CHANCE = "chance"
 
@@ -100,3 +102,17 @@ def configured_chance(
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value < 1.0:
         raise ValueError(f"chance must be a number in [0, 1), not {value!r}")  # load_config checked it
     return float(value), f"configured: chance = {float(value):g} for {scope} in {config}"
+
+
+def missing_columns(missing: list[str], found: list[str]) -> str:
+    """The error for a table without some required columns: what is missing, what was found, and the likely
+    cause where one shows (names in another case, or a file separated by something other than commas)."""
+    text = f"missing required column(s) {', '.join(missing)}; found {', '.join(found) or 'none'}"
+    by_case = {f.strip().lower(): f for f in found}
+    renames = [f"{by_case[m]} to {m}" for m in missing if m in by_case]
+    if renames:
+        return text + f" (column names are lower case: rename {', '.join(renames)})"
+    for mark, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "bars")):
+        if any(mark in f for f in found):
+            return text + f" (the header looks separated by {name}: the file must be comma-separated CSV)"
+    return text

@@ -10,12 +10,11 @@ import numpy as np
 import pandas as pd
 
 from benchwatch.errors import InputError
+from benchwatch.sources import KEY, REQUIRED_COLUMNS, missing_columns
 from benchwatch.store.csvbytes import row_bytes
 from benchwatch.store.naming import clean_name
 
-REQUIRED_COLUMNS = ("benchmark", "model", "item_id", "score")
 OPTIONAL_COLUMNS = ("date", "trials", "chance")
-KEY = ["benchmark", "model", "item_id"]
 MAX_TRIALS = 1_000_000  # samples behind one score; more is a unit mistake (or an attack), not an evaluation
 MAX_NAME = 1_000  # characters in a benchmark, model or item id: longer is a pasted document, not a name
 
@@ -61,20 +60,6 @@ def check_name_length(source: str, field: str, values: pd.Series) -> None:
             field=field,
             row=_line(first),
         )
-
-
-def missing_columns(missing: list[str], found: list[str]) -> str:
-    """The error for a table without some required columns: what is missing, what was found, and the likely
-    cause where one shows (names in another case, or a file separated by something other than commas)."""
-    text = f"missing required column(s) {', '.join(missing)}; found {', '.join(found) or 'none'}"
-    by_case = {f.strip().lower(): f for f in found}
-    renames = [f"{by_case[m]} to {m}" for m in missing if m in by_case]
-    if renames:
-        return text + f" (column names are lower case: rename {', '.join(renames)})"
-    for mark, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "bars")):
-        if any(mark in f for f in found):
-            return text + f" (the header looks separated by {name}: the file must be comma-separated CSV)"
-    return text
 
 
 def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:

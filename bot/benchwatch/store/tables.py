@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from benchwatch.errors import InputError
-from benchwatch.store.responses import fail_rows, missing_columns
+from benchwatch.sources import missing_columns
+from benchwatch.store.responses import fail_rows
 
 
 def is_difficulty_file(columns: list[str]) -> bool:

@@ -17,8 +17,7 @@ from benchwatch.sources.http import Fetcher
 from benchwatch.sources.local import file_chance
 from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import provenance, read_bytes, read_once, where, whole_csv
-from benchwatch.sources.table import SourceTable
-from benchwatch.store.responses import KEY, REQUIRED_COLUMNS, missing_columns
+from benchwatch.sources.table import KEY, REQUIRED_COLUMNS, SourceTable, missing_columns
 
 
 class Options(SourceOptions):
