@@ -1,4 +1,4 @@
-"""Soak: 200 steps over a loopback upstream that changes, fails, trickles and corrupts at random (seeded,
+"""Soak: 120 steps over a loopback upstream that changes, fails, trickles and corrupts at random (seeded,
 bounded in time). A step is a run, or a run killed (-9) at a random phase and then run again, or a run
 followed by damage to one reports file (then `check` must find it and `repair` fix it), or two runs started
 0.1 s apart, or damage that nobody repairs (latest.json deleted, the snapshots removed, a snapshot damaged, a
@@ -26,7 +26,7 @@ from benchwatch.store import content_revision, validate_aggregates, validate_res
 
 pytestmark = pytest.mark.slow
 
-RUNS = 200
+RUNS = 120  # about two minutes on two cores (200 steps took three: the suite keeps under ten minutes)
 CHANGE = {"board": 0.3, "cells": 0.12}  # chance of a real change per run (a per-item change costs a refit)
 SEED = 20261130
 FAULTS = ["500", "truncated", "html", "trickle:0.05", "304", "hang:0.4"]
@@ -137,7 +137,7 @@ def _revisions(fetcher: Fetcher, folder, name: str, adapter: str, body: bytes) -
     return {(b, content_revision(rows)) for b, rows in frame.groupby("benchmark")}
 
 
-def test_two_hundred_steps_of_faults_kills_damage_and_overlaps_leave_a_sound_record(fixture_server, tmp_path, capsys):
+def test_steps_of_faults_kills_damage_and_overlaps_leave_a_sound_record(fixture_server, tmp_path, capsys):
     rng = np.random.default_rng(SEED)
     root = fixture_server.root
     files = {"board": ("evalplus", "board.json"), "cells": ("csv", "cells.csv")}
@@ -212,8 +212,8 @@ def test_two_hundred_steps_of_faults_kills_damage_and_overlaps_leave_a_sound_rec
         capsys.readouterr()
     reader.close()
     elapsed = time.perf_counter() - start
-    assert sum(killed) > 10 and len(damaged) > 10 and steps.count("overlap") > 10  # every disturbance did happen
-    assert len(harmed) > 10 and set(harmed) == set(HARM)
+    assert sum(killed) > 8 and len(damaged) > 8 and steps.count("overlap") > 8  # every disturbance did happen
+    assert len(harmed) > 5 and set(harmed) == set(HARM)
 
     assert main(["check", "--reports", str(reports), "--site-out", str(site)]) == 0, capsys.readouterr().out
     history = load_history(Reports(reports))
@@ -222,7 +222,7 @@ def test_two_hundred_steps_of_faults_kills_damage_and_overlaps_leave_a_sound_rec
         changes = [r for k, r in enumerate(seen) if k == 0 or r != seen[k - 1]]
         rows = history.loc[history["benchmark"] == name, "revision"].tolist()
         assert rows == changes, name  # one row per real change, in order, none twice
-    assert len(published) == 2 and all(len(set(v)) > 5 for v in published.values())  # the data did move
+    assert len(published) == 2 and all(len(set(v)) > 3 for v in published.values())  # the data did move
     runs = pd.read_csv(reports / "runs.csv", dtype=str)
     assert len(runs) >= RUNS - damaged.count("runs.csv") and statuses.count(0) > RUNS * 0.8
     assert (runs["status"] != "ok").sum() > 10  # and the faults did bite
