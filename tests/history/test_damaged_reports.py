@@ -92,6 +92,7 @@ def test_damage_is_found_by_check_and_healed_by_the_next_run_which_says_so(good,
     assert history["revision"].nunique() >= 2  # the third data set was recorded
     healed = [a for a in json.loads((reports / "alerts.json").read_text())["alerts"] if a["kind"] == "healed"]
     assert len(healed) == 1 and name in healed[0]["title"] and healed[0]["benchmark"] == "reports/"
+    assert str(tmp_path) not in healed[0]["title"]  # the feed names no path of the machine that built it
 
 
 def test_repair_by_hand_still_fixes_what_check_finds(good, tmp_path, capsys):

@@ -31,7 +31,9 @@ def _items(flip: bool = False) -> pd.DataFrame:
 
 def _board() -> pd.DataFrame:
     models = [f"m{i}" for i in range(6)]
-    return pd.DataFrame({"benchmark": "board", "model": models, "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4], "n_items": 200})
+    return pd.DataFrame(
+        {"benchmark": "board", "model": models, "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4], "n_items": 200}
+    )
 
 
 def _run(root, when: int, flip: bool = False, site: bool = False, log=None):
@@ -114,6 +116,7 @@ def test_plain_runs_heal_the_damage_and_say_so_once(tmp_path, case):
     alerts = json.loads((tmp_path / "r" / "alerts.json").read_text())["alerts"]
     healed = [a for a in alerts if a["kind"] == "healed"]
     assert len(healed) == 1 and healed[0]["raised_at"] == TIMES[1], healed
+    assert str(tmp_path) not in healed[0]["title"]  # the feed names no path of the machine that built it
     whole = {a["id"]: a for a in alerts}
     if case == "alerts.json cut":  # the alerts that were whole are kept as they were, figures and all
         kept = [a for a in before_alerts if a["id"] in whole and whole[a["id"]] == a]
