@@ -130,3 +130,42 @@ def test_ci_script_uses_sudo_when_not_root():
     text = (ROOT / ".ci" / "run").read_text()
     assert "id -u" in text and "sudo" in text
     assert [line for line in text.splitlines() if line.strip().startswith("apt-get")] == []
+
+
+def _kernel_sources() -> set[str]:
+    """The package's files with numba kernels cached on disk."""
+    return {
+        str(p.relative_to(ROOT)) for p in (ROOT / "bot").rglob("*.py") if "@njit(cache=True" in p.read_text("utf-8")
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "job", "runs"), [("audit.yml", "audit", "benchwatch run"), ("ci.yml", "test", ".ci/run")]
+)
+def test_numba_cache_is_kept_between_runs(name, job, runs):
+    """numba's compiled kernels are restored and saved by actions/cache, in the folder the command compiles into,
+    keyed on every kernel source (exactly: no prefix fallback), with the installed sources' mtimes pinned (numba
+    takes a cached kernel only while its source keeps the mtime and size it was compiled from)."""
+    steps = yaml.safe_load((WORKFLOWS / name).read_text())["jobs"][job]["steps"]
+    caches = [s for s in steps if s.get("uses", "").startswith("actions/cache@")]
+    assert len(caches) == 1, caches
+    cache = caches[0]
+    run = next(s for s in steps if runs in s.get("run", ""))
+    assert steps.index(cache) < steps.index(run)
+    assert run["env"]["NUMBA_CACHE_DIR"] == cache["with"]["path"]
+    key = cache["with"]["key"]
+    assert "restore-keys" not in cache["with"] and "runner.os" in key
+    hashed = set(re.findall(r"'([^']+)'", key.split("hashFiles(", 1)[1]))
+    assert _kernel_sources() <= hashed and {"pyproject.toml", ".ci/numba_stamp.py"} <= hashed
+    if name == "ci.yml":
+        script = (ROOT / ".ci" / "run").read_text()
+        assert "BENCHWATCH_VENV" in run["env"] and "${BENCHWATCH_VENV:-" in script  # a fixed path
+        assert script.index("pip install") < script.index("numba_stamp.py") < script.index("pytest")
+    else:
+        stamp = next(s for s in steps if "numba_stamp.py" in s.get("run", ""))
+        install = next(s for s in steps if "pip install" in s.get("run", ""))
+        assert steps.index(install) < steps.index(stamp) < steps.index(run)
+
+
+def test_the_kernel_sources_are_found():
+    assert {"bot/benchwatch/irt/kernels.py", "bot/benchwatch/metrics/kernels.py"} <= _kernel_sources()
