@@ -145,3 +145,14 @@ def test_a_chance_that_is_not_one_floor_in_0_1_for_each_item_is_refused(tmp_path
     message = str(err.value)
     assert "scores.csv" in message and words in message
     assert err.value.field == "chance" and err.value.row == line and err.value.value == value
+
+
+def test_a_validated_table_validates_to_itself(tmp_path):
+    """What validation returns is a valid input (``benchwatch.audit`` of a table read by ``validate_responses``):
+    its missing trials (NA) and dates (NaT) are read as blanks, not as the text '<NA>' or 'NaT'."""
+    path = tmp_path / "r.csv"
+    path.write_text("benchmark,model,item_id,score,date,trials\nb,m1,i1,1,2024-01-02,\nb,m2,i1,0,,3\nb,m1,i2,0.5,,\n")
+    once = validate_responses(fetch_csv_file(path).frame, str(path))
+    assert once["trials"].isna().sum() == 2 and once["date"].isna().sum() == 2
+    twice = validate_responses(once, "again")
+    pd.testing.assert_frame_equal(twice, once)

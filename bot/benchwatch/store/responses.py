@@ -84,7 +84,7 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     out["score"] = score.astype(float)
 
     if "date" in raw.columns:
-        text = raw["date"].astype(str).str.strip()
+        text = raw["date"].astype(str).str.strip().where(raw["date"].notna(), "")  # NaT/NA: no date
         date = iso_dates(text)
         fail_rows(source, date.isna() & text.ne(""), "date", raw["date"], "not an ISO date")
         out["date"] = date.dt.normalize()
@@ -92,7 +92,7 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
         out["date"] = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns]")
 
     if "trials" in raw.columns:
-        text = raw["trials"].astype(str).str.strip()
+        text = raw["trials"].astype(str).str.strip().where(raw["trials"].notna(), "")  # NA: one trial
         trials = pd.to_numeric(text.where(text.ne("")), errors="coerce")
         bad = (trials.isna() & text.ne("")) | (
             trials.notna() & ((trials < 1) | (trials > MAX_TRIALS) | (trials % 1 != 0))
