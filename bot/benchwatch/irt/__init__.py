@@ -15,6 +15,7 @@ __all__ = exports(
         ".floors": ("FloorEstimate", "estimate_floor"),
         ".item_model": ("PATHS", "ItemModel", "fit_item_model", "judge"),
         ".twopl": ("TwoPLFit", "fit_2pl", "integrated_loglik"),
+        ".ahead": ("compile_ahead",),
         ".kernels": ("compiled_kernels",),
         ".cells": ("CellPatterns", "cell_loglik", "cell_patterns"),
         ".item_posterior": (
@@ -36,6 +37,7 @@ __all__ = exports(
 )
 
 if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported on first use
+    from benchwatch.irt.ahead import compile_ahead as compile_ahead
     from benchwatch.irt.calibrate import calibrate_items as calibrate_items
     from benchwatch.irt.calibrate import calibrate_models as calibrate_models
     from benchwatch.irt.cells import CellPatterns as CellPatterns

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchwatch.irt import ahead
 from benchwatch.irt.npmle_solver import _loglik, _solve
 
 TOL = 1e-7  # stop when the certified gap to the maximum is below this (log-likelihood units)
@@ -49,6 +50,7 @@ class MixingFit:
 
 def mixture_loglik(like: np.ndarray, counts: np.ndarray, w: np.ndarray) -> float:
     """l(w), -inf where some pattern has no likelihood left."""
+    ahead.wait()
     return float(_loglik(np.ascontiguousarray(like, dtype=float), np.asarray(counts, float), np.asarray(w, float)))
 
 
@@ -73,6 +75,7 @@ def solve_mixing(
     ``start`` (restricted to the free points and normalised) is used if it has a finite likelihood, else it is
     mixed half and half with the uniform distribution on the free points.
     """
+    ahead.wait()  # a first audit's solver, compiled beside its fit
     like = np.ascontiguousarray(like, dtype=float)
     counts = np.ascontiguousarray(counts, dtype=float)
     n_grid = like.shape[1]
