@@ -7,13 +7,17 @@ import html
 import importlib.metadata
 import json
 import logging
+import multiprocessing
 import os
 import re
 import shutil
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from benchwatch.errors import InputError
 from benchwatch.history import (
@@ -79,38 +83,21 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
         encoding="utf-8",
     )
     per_benchmark: dict[str, dict] = {}
-    for pid, recs in groups.items():
-        sections = []
-        for k, rec in enumerate(recs):
-            name = rec["benchmark"]
-            by_date = load_table(reports.by_date(name))
-            items = load_table(reports.items(name))
-            models = load_table(reports.models(name))
-            per_benchmark[name] = {"items": items, "models": models, "by_date": by_date}
-            if k == 0:
-                plan = _fill_plan(rec, items, models)
-                sections.append(
-                    benchmark_body(rec, history, alerts, by_date, changes, items, page_id=pid, plan=plan, models=models)
-                )
-            else:
-                sections.append(also_section(rec, history, alerts))
-            proposal = load_proposal(reports, name)
-            if proposal is not None:
-                sections.append(proposal_section(proposal, rec))
-            _write_assets(docs, name, rec, items, by_date, models)
-        (docs / benchmark_page(pid)).write_text("\n".join(sections), encoding="utf-8")
-        names = {rec["benchmark"] for rec in recs}
-        mine = [a for a in alerts if a["benchmark"] in names]
-        (docs / benchmark_feed(pid)).write_text(
-            rss_feed(
-                mine,
-                title=f"benchwatch: {page_name(pid, recs)}",
-                site_url=site_url,
-                self_path=benchmark_feed(pid),
-                records=records,
-            ),
-            encoding="utf-8",
-        )
+    shared = _Shared(reports, docs, site_url, records, history, alerts, changes, groups)
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if len(groups) < PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for pid in groups:
+            per_benchmark.update(_write_page(shared, pid))
+    else:  # the pages are independent: forked workers inherit what they read and send back only the tables
+        global _SHARED
+        _SHARED = shared
+        try:
+            context = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(workers, mp_context=context) as pool:
+                for tables in pool.map(_write_shared_page, groups, chunksize=4):
+                    per_benchmark.update(_raised(tables))
+        finally:
+            _SHARED = None
     (docs / "downloads").mkdir(exist_ok=True)
     schemas = published_schemas()
     (docs / "schema").mkdir(exist_ok=True)
@@ -119,6 +106,89 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
     tables = _named(bundle_tables(records, history, alerts, per_benchmark), records)
     (docs / BUNDLE).write_bytes(bundle_bytes(tables, schemas))
     return 2 + len(groups)
+
+
+# Page writing in worker processes from this many benchmark pages on (an atlas; the sample's 15 are written in
+# this process): each page, its plots, feed and downloads cost ~50 ms, a forked worker ~30 ms to start.
+PARALLEL_FROM = 40
+MAX_WORKERS = 8
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """What every benchmark page is written from."""
+
+    reports: Reports
+    docs: Path
+    site_url: str
+    records: dict[str, dict]
+    history: Any
+    alerts: list[dict]
+    changes: Any
+    groups: dict[str, list[dict]]
+
+
+_SHARED: _Shared | None = None  # set in the parent before the workers fork, so they inherit it
+
+
+def _write_shared_page(pid: str) -> dict[str, dict] | tuple[dict, str]:
+    """``_write_page`` in a worker; a damaged input comes back as its fields and text (an InputError does not
+    pickle: its constructor takes the parts of the text), raised again in the parent by ``_raised``."""
+    assert _SHARED is not None
+    try:
+        return _write_page(_SHARED, pid)
+    except InputError as exc:
+        return vars(exc), str(exc)
+
+
+def _raised(result: dict[str, dict] | tuple[dict, str]) -> dict[str, dict]:
+    if isinstance(result, tuple):
+        error = InputError.__new__(InputError)
+        ValueError.__init__(error, result[1])
+        vars(error).update(result[0])
+        raise error
+    return result
+
+
+def _write_page(shared: _Shared, pid: str) -> dict[str, dict]:
+    """Write one benchmark page, its feed, plots and downloads; returns its benchmarks' tables, by name."""
+    reports, docs, records, history, alerts = shared.reports, shared.docs, shared.records, shared.history, shared.alerts
+    recs = shared.groups[pid]
+    per_benchmark: dict[str, dict] = {}
+    sections = []
+    for k, rec in enumerate(recs):
+        name = rec["benchmark"]
+        by_date = load_table(reports.by_date(name))
+        items = load_table(reports.items(name))
+        models = load_table(reports.models(name))
+        per_benchmark[name] = {"items": items, "models": models, "by_date": by_date}
+        if k == 0:
+            plan = _fill_plan(rec, items, models)
+            sections.append(
+                benchmark_body(
+                    rec, history, alerts, by_date, shared.changes, items, page_id=pid, plan=plan, models=models
+                )
+            )
+        else:
+            sections.append(also_section(rec, history, alerts))
+        proposal = load_proposal(reports, name)
+        if proposal is not None:
+            sections.append(proposal_section(proposal, rec))
+        _write_assets(docs, name, rec, items, by_date, models)
+    (docs / benchmark_page(pid)).write_text("\n".join(sections), encoding="utf-8")
+    names = {rec["benchmark"] for rec in recs}
+    mine = [a for a in alerts if a["benchmark"] in names]
+    (docs / benchmark_feed(pid)).write_text(
+        rss_feed(
+            mine,
+            title=f"benchwatch: {page_name(pid, recs)}",
+            site_url=shared.site_url,
+            self_path=benchmark_feed(pid),
+            records=records,
+        ),
+        encoding="utf-8",
+    )
+    return per_benchmark
 
 
 def _named(tables: dict, records: dict[str, dict]) -> dict:
