@@ -191,6 +191,36 @@ def test_sparse_newton_reaches_the_dense_newton_optimum(n_models, n_items, missi
     np.testing.assert_allclose(fit.theta, theta, atol=1e-6)
 
 
+@pytest.mark.parametrize("floor", [None, 0.2])
+def test_the_dense_schur_steps_of_a_large_pool_reach_the_same_optimum(monkeypatch, floor):
+    """From ``DENSE_CELLS`` cells (1,000,000; here every fit) the Newton steps form S by BLAS and solve it by
+    Cholesky instead of running CG over the cells: the same mode, and no CG iteration."""
+    from benchwatch.irt import rasch_map
+
+    df, _, _ = simulate(60, 400, seed=8, missing=0.3)
+    data = encode_responses(df)
+    floors = None if floor is None else np.full(data.n_items, floor)
+    by_cg = fit_map(data, floor=floors)
+    monkeypatch.setattr(rasch_map, "DENSE_CELLS", 0)
+    dense = fit_map(data, floor=floors)
+    assert by_cg.diagnostics["cg_iterations"] > 0 and dense.diagnostics["cg_iterations"] == 0
+    assert dense.converged  # both stop at the same test, on a flat optimum: the same mode to about 1e-5 logits
+    np.testing.assert_allclose(dense.b, by_cg.b, atol=2e-5)
+    np.testing.assert_allclose(dense.theta, by_cg.theta, atol=2e-5)
+    np.testing.assert_allclose(dense.b_sd, by_cg.b_sd, rtol=1e-5)
+    # cells out of order, one of them twice (two Bernoulli trials of one binomial cell): summed, not assigned
+    order = np.random.default_rng(1).permutation(data.model_idx.size)
+    twice = np.concatenate([order, order[:1]])
+    y = np.concatenate([data.y[order], [1.0 - data.y[order[0]]]])
+    shuffled = _arrays(data.model_idx[twice], data.item_idx[twice], y, np.ones(twice.size), data.n_models, data.n_items)
+    monkeypatch.setattr(rasch_map, "DENSE_CELLS", 10**12)
+    by_cg_twice = fit_map(shuffled, floor=floors)
+    monkeypatch.setattr(rasch_map, "DENSE_CELLS", 0)
+    np.testing.assert_allclose(fit_map(shuffled, floor=floors).b, by_cg_twice.b, atol=2e-5)
+    monkeypatch.setattr(rasch_map, "DENSE_ENTRIES", data.n_models * data.n_items - 1)  # C too large to hold: CG
+    assert fit_map(data, floor=floors).diagnostics["cg_iterations"] > 0
+
+
 def test_the_fit_never_forms_a_dense_matrix(monkeypatch):
     df, _, _ = simulate(30, 200, seed=4, missing=0.4)
     data = encode_responses(df)

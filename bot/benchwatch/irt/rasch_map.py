@@ -6,8 +6,12 @@ location exactly. The Hessian is [[D_theta, -C], [-C', D_b]] with diagonal D blo
 the responses. Each Newton step is solved through the Schur complement over the smaller block,
 S = D_u - C D_v^-1 C', by preconditioned conjugate gradients: every product with S is one pass over
 the observed cells (``benchwatch.irt.kernels``), so the cost of an iteration is linear in the cells and no
-model x item array is ever formed. The steps are exact Newton steps (CG to a relative residual of
-1e-10) with the same convergence test as before, so the optimum is the same.
+model x item array is formed (but the one below). The steps are exact Newton steps (CG to a relative residual of
+1e-10) with the same convergence test as before, so the optimum is the same. A large pool whose cross block
+is small enough to hold (``DENSE_CELLS``, ``DENSE_ENTRIES``, ``DENSE_FLOPS``: 500 models x 5,000 items, say)
+forms C and S densely instead, S by one BLAS product, and solves by Cholesky: one pass over the cells per
+step in place of two per CG iteration (the same Newton steps, solved exactly; half the fit's time at 500 x 5,000,
+measured by ``benchmarks/irt_speed.py``). Smaller fits keep CG, bit for bit.
 
 Standard deviations (Laplace, on the constraint sum(b) = 0) are exact where the dense Schur complement
 is cheap to form (``EXACT_SD_WORK``): S is built from the cells grouped by the larger block and
@@ -22,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import linalg
+from threadpoolctl import threadpool_limits
 
 from benchwatch.irt.responses import ResponseArrays
 
@@ -62,6 +67,9 @@ _CG_RTOL = 1e-10
 _CG_MAX_ITER = 1000
 EXACT_SD_WORK = 3e8  # pairs of cells sharing a column of the larger block: the cost of the dense Schur complement
 EXACT_SD_SIZE = 4000  # and the size of the smaller block (the dense factorisation is its cube)
+DENSE_CELLS = 1_000_000  # cells from which the Newton steps may form S densely (BLAS) instead of running CG
+DENSE_ENTRIES = 2.5e7  # the most entries of the dense cross block C (200 MB)
+DENSE_FLOPS = 5e9  # the most multiply-adds of S = D_u - C D_v^-1 C' (a tenth of a second or so)
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,25 @@ class _Cells:
     n_m: int
     n_i: int
     floor: np.ndarray | None = None  # each item's chance floor c (None: none, the Rasch model itself)
+    _dense: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def dense(self, by_model: bool, values: np.ndarray) -> np.ndarray:
+        """The cells' ``values`` as a models x items (``by_model``) or items x models array, into one buffer per
+        fit, which the Newton steps of ``_Curvature`` refill (no fresh models x items array to fault in at every
+        step): assigned where the cells are in order, each once, else summed."""
+        if by_model not in self._dense:
+            flat = (
+                self.m.astype(np.int64) * self.n_i + self.i if by_model else self.i.astype(np.int64) * self.n_m + self.m
+            )
+            unique = bool(np.all(flat[1:] > flat[:-1]))  # sorted and no cell twice: assignment is the sum
+            shape = (self.n_m, self.n_i) if by_model else (self.n_i, self.n_m)
+            self._dense[by_model] = (flat, unique, np.zeros(shape))
+        flat, unique, out = self._dense[by_model]
+        if unique:
+            out.reshape(-1)[flat] = values
+        else:
+            out[...] = np.bincount(flat, weights=values, minlength=out.size).reshape(out.shape)
+        return out
 
 
 def _cells(data: ResponseArrays, floor: np.ndarray | None = None) -> _Cells:
@@ -150,10 +177,26 @@ class _Curvature:
         else:
             self.u, self.v, self.d_u, self.d_v = cells.i, cells.m, cur.d_b, cur.d_theta
         self.info = cur.info
-        # The diagonal of S: the preconditioner of CG, and the approximate SDs beyond EXACT_SD_WORK.
-        self.s_diag = self.d_u - self._sum_sq(self.u, self.v, self.d_v, self.d_u.size)
         self.cg_iterations = 0
         self._factor = None
+        self._cross: np.ndarray | None = None  # the dense C and the Cholesky factor of S, where affordable
+        self._chol = None
+        n_u, n_v = self.d_u.size, self.d_v.size
+        if self.info.size >= DENSE_CELLS and n_u * n_v <= DENSE_ENTRIES and n_u * n_u * n_v <= DENSE_FLOPS:
+            # C D_v^-1/2 (u x v) and D_v^1/2: C x = (C D_v^-1/2)(D_v^1/2 x); S = D_u - (C D_v^-1/2)(C D_v^-1/2)'
+            self._root_v = np.sqrt(self.d_v)
+            weights = (1.0 / self._root_v)[self.v]
+            weights *= self.info
+            self._cross = cells.dense(self.small_is_theta, weights)
+            del weights
+            schur = self._cross @ self._cross.T  # (numpy calls BLAS's syrk for a product with its own transpose)
+            schur *= -1.0
+            schur[np.diag_indices_from(schur)] += self.d_u
+            self.s_diag = np.diag(schur).copy()
+            self._chol = linalg.cho_factor(schur, lower=True, overwrite_a=True, check_finite=False)
+        else:
+            # The diagonal of S: the preconditioner of CG, and the approximate SDs beyond EXACT_SD_WORK.
+            self.s_diag = self.d_u - self._sum_sq(self.u, self.v, self.d_v, self.d_u.size)
 
     def _split(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         t, b = x[: self.n_theta], x[self.n_theta :]
@@ -171,10 +214,15 @@ class _Curvature:
 
     def _c(self, x_v: np.ndarray) -> np.ndarray:
         """C x_v (u-indexed) for the columns of x_v."""
+        if self._cross is not None:
+            return self._cross @ (self._root_v[:, None] * x_v if x_v.ndim == 2 else self._root_v * x_v)
         return self._times(self.v, self.u, x_v, self.d_u.size)
 
     def _ct(self, x_u: np.ndarray) -> np.ndarray:
         """C' x_u (v-indexed)."""
+        if self._cross is not None:
+            out = self._cross.T @ x_u
+            return self._root_v[:, None] * out if out.ndim == 2 else self._root_v * out
         return self._times(self.u, self.v, x_u, self.d_v.size)
 
     def _schur_times(self, x: np.ndarray) -> np.ndarray:
@@ -182,7 +230,9 @@ class _Curvature:
 
     def _schur_solve(self, rhs: np.ndarray, rtol: float) -> np.ndarray:
         """S^-1 rhs for each column, by preconditioned conjugate gradients (one recurrence per column) to a
-        relative residual of ``rtol``."""
+        relative residual of ``rtol``; by the Cholesky factor of the dense S where it was formed (exact)."""
+        if self._chol is not None:
+            return linalg.cho_solve(self._chol, rhs, check_finite=False)
         x = np.zeros_like(rhs)
         r = rhs.copy()
         z = r / self.s_diag[:, None]
@@ -295,36 +345,13 @@ def _start(cells: _Cells) -> tuple[np.ndarray, np.ndarray]:
     return theta, b - b.mean()
 
 
-def fit_map(
-    data: ResponseArrays,
-    *,
-    sd_theta: float = PRIOR_SD_THETA,
-    sd_b: float = PRIOR_SD_B,
-    init: tuple[np.ndarray, np.ndarray] | None = None,
-    tol: float = 1e-10,
-    max_iter: int = 100,
-    n_draws: int = 0,
-    seed: int = 0,
-    exact_sd: bool | None = None,
-    floor: np.ndarray | None = None,
-) -> RaschFit:
-    """Newton's method with backtracking from the margins or a warm start ``init`` = (theta, b).
-
-    ``exact_sd``: True forces the exact Laplace SDs, False the diagonal approximation; None (default)
-    chooses exact where the dense Schur complement is affordable. Draws always use the exact factor.
-    ``floor``: each item's chance floor c, P = c + (1 - c) sigmoid(theta - b) (``benchwatch.irt.floors``); with a
-    floor the curvature is the Fisher information (Fisher scoring, to the same mode) and so are the SDs.
-    """
-    cells = _cells(data, floor)
-    n_m = data.n_models
-    if init is None:
-        theta, b = _start(cells)
-    else:
-        theta, b = np.asarray(init[0], float).copy(), np.asarray(init[1], float).copy()
-        theta += -b.mean()  # keep the warm start's differences, move it onto sum(b) = 0
-        b -= b.mean()
-    cur = _evaluate(theta, b, cells, sd_theta, sd_b)
+def _newton(
+    cells: _Cells, theta: np.ndarray, b: np.ndarray, cur: _Pass, sd_theta: float, sd_b: float, tol: float, max_iter: int
+):
+    """``fit_map``'s Newton iterations with backtracking from (theta, b), whose pass is ``cur``."""
+    n_m = cells.n_m
     converged, iterations, decrement, cg, first = False, 0, np.inf, 0, 0.0
+    sigma_ones, ones_sigma_ones = np.zeros(0), 0.0
     for iterations in range(1, max_iter + 1):  # noqa: B007 (reported after the loop)
         curv = _Curvature(cells, cur)
         # The gradient less its component along the constraint (the Lagrange part): the same constrained
@@ -354,6 +381,44 @@ def fit_map(
                 break
             t *= 0.5
         theta, b, cur = cand_theta, cand_b, trial
+    return theta, b, cur, curv, converged, iterations, decrement, cg, sigma_ones, ones_sigma_ones
+
+
+def fit_map(
+    data: ResponseArrays,
+    *,
+    sd_theta: float = PRIOR_SD_THETA,
+    sd_b: float = PRIOR_SD_B,
+    init: tuple[np.ndarray, np.ndarray] | None = None,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    n_draws: int = 0,
+    seed: int = 0,
+    exact_sd: bool | None = None,
+    floor: np.ndarray | None = None,
+) -> RaschFit:
+    """Newton's method with backtracking from the margins or a warm start ``init`` = (theta, b).
+
+    ``exact_sd``: True forces the exact Laplace SDs, False the diagonal approximation; None (default)
+    chooses exact where the dense Schur complement is affordable. Draws always use the exact factor.
+    ``floor``: each item's chance floor c, P = c + (1 - c) sigmoid(theta - b) (``benchwatch.irt.floors``); with a
+    floor the curvature is the Fisher information (Fisher scoring, to the same mode) and so are the SDs.
+    """
+    cells = _cells(data, floor)
+    n_m = data.n_models
+    if init is None:
+        theta, b = _start(cells)
+    else:
+        theta, b = np.asarray(init[0], float).copy(), np.asarray(init[1], float).copy()
+        theta += -b.mean()  # keep the warm start's differences, move it onto sum(b) = 0
+        b -= b.mean()
+    cur = _evaluate(theta, b, cells, sd_theta, sd_b)
+    # One BLAS thread: the dense steps' products run beside the kernels' own threads (on two busy cores, BLAS's
+    # threads made the 500 x 5,000 fit three times as slow, measured)
+    with threadpool_limits(1, "blas"):
+        theta, b, cur, curv, converged, iterations, decrement, cg, sigma_ones, ones_sigma_ones = _newton(
+            cells, theta, b, cur, sd_theta, sd_b, tol, max_iter
+        )
     if not converged:  # the loop's last curvature is at the previous point
         curv = _Curvature(cells, cur)
         _, sigma_ones, ones_sigma_ones = curv.solve_constrained(np.concatenate([cur.g_theta, cur.g_b]))
