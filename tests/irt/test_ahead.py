@@ -23,7 +23,16 @@ def test_no_helper_on_one_core(monkeypatch):
     assert ahead.compile_ahead() is False and ahead._helper is None
 
 
+def test_no_helper_when_no_core_is_idle(monkeypatch):
+    monkeypatch.setattr("benchwatch.progress.kernels_compiled", lambda: False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0, 1})
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    assert ahead.compile_ahead() is False and ahead._helper is None
+
+
 PROBE = """
+import os
+os.getloadavg = lambda: (0.0, 0.0, 0.0)  # the suite's other workers may be busy
 from benchwatch.irt import ahead
 from benchwatch.irt.npmle_solver import _solve
 assert ahead.compile_ahead()

@@ -19,10 +19,14 @@ _later: list[Callable[[], list[tuple]]] = []  # the other stages' compiled_kerne
 
 
 def compile_ahead(*later: Callable[[], list[tuple]]) -> bool:
-    """Fork the solver's compiling (Linux, two cores or more, a cold cache); True if a helper started. ``later``:
-    other stages' ``compiled_kernels``, compiled in this process while it waits for the helper."""
+    """Fork the solver's compiling (Linux, a cold cache, a core idle: measured on two cores, 15.5 s became
+    9-11 s with one idle and 15-16 s with none, the two processes' duplicated numba set-up costing about 1 s of
+    CPU); True if a helper started. ``later``: other stages' ``compiled_kernels``, compiled in this process while
+    it waits for the helper."""
     global _helper
     if _helper is not None or sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2:
+        return False
+    if os.getloadavg()[0] > len(os.sched_getaffinity(0)) - 1:  # no idle core: a helper would only add its work
         return False
     from benchwatch.progress import kernels_compiled
 
