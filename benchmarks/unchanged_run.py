@@ -18,6 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bot"))
+sys.path.insert(0, str(ROOT))  # the tests' loopback server and the shipped configuration's rewrite
 
 from tests.conftest import SHARED  # noqa: E402
 from tests.sources.test_live_run import _shipped_config_on  # noqa: E402
