@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bot"))
 
-import benchwatch.site.build as site_build  # noqa: E402
+import benchwatch.site.pages as site_pages  # noqa: E402
 from benchwatch.history import Reports  # noqa: E402
 from benchwatch.site.build import build_site, find_site_project, write_pages  # noqa: E402
 
@@ -150,14 +150,14 @@ def main() -> None:
         serial: list[float] = []
         builds: list[float] = []
         unchanged: list[float] = []
-        parallel_from = site_build.PARALLEL_FROM
+        parallel_from = site_pages.PARALLEL_FROM
         for k in range(args.repeats):
             for times, workers in ((serial, False), (writes, True)):
                 docs = folder / f"docs{k}-{workers}"
                 shutil.copytree(project / "docs", docs)
-                site_build.PARALLEL_FROM = parallel_from if workers else 10**9
+                site_pages.PARALLEL_FROM = parallel_from if workers else 10**9
                 times.append(timed(partial(write_pages, Reports(reports), docs, "http://127.0.0.1:8000/", NOW)))
-            site_build.PARALLEL_FROM = parallel_from
+            site_pages.PARALLEL_FROM = parallel_from
             site = folder / f"site{k}"
             builds.append(timed(partial(build_site, reports, site, now=NOW)))
             unchanged.append(timed(partial(build_site, reports, site, now=NOW)))
@@ -180,7 +180,7 @@ def main() -> None:
     ]
     for what, seconds in rows:
         print(f"{what:<44} {seconds:>8.2f} {1000 * seconds / pages:>10.1f} {seconds / baseline:>14.2f}")
-    print(f"page writing: {one / write:.2f}x faster in {min(os.cpu_count() or 1, site_build.MAX_WORKERS)} workers")
+    print(f"page writing: {one / write:.2f}x faster in {min(os.cpu_count() or 1, site_pages.MAX_WORKERS)} workers")
     print(f"target: the site stage under {TARGET:.0f} s for 150 benchmarks: {'met' if whole < TARGET else 'NOT met'}")
 
 

@@ -195,13 +195,13 @@ def test_sparse_newton_reaches_the_dense_newton_optimum(n_models, n_items, missi
 def test_the_dense_schur_steps_of_a_large_pool_reach_the_same_optimum(monkeypatch, floor):
     """From ``DENSE_CELLS`` cells (1,000,000; here every fit) the Newton steps form S by BLAS and solve it by
     Cholesky instead of running CG over the cells: the same mode, and no CG iteration."""
-    from benchwatch.irt import rasch_map
+    from benchwatch.irt import rasch_curvature
 
     df, _, _ = simulate(60, 400, seed=8, missing=0.3)
     data = encode_responses(df)
     floors = None if floor is None else np.full(data.n_items, floor)
     by_cg = fit_map(data, floor=floors)
-    monkeypatch.setattr(rasch_map, "DENSE_CELLS", 0)
+    monkeypatch.setattr(rasch_curvature, "DENSE_CELLS", 0)
     dense = fit_map(data, floor=floors)
     assert by_cg.diagnostics["cg_iterations"] > 0 and dense.diagnostics["cg_iterations"] == 0
     assert dense.converged  # both stop at the same test, on a flat optimum: the same mode to about 1e-5 logits
@@ -213,11 +213,11 @@ def test_the_dense_schur_steps_of_a_large_pool_reach_the_same_optimum(monkeypatc
     twice = np.concatenate([order, order[:1]])
     y = np.concatenate([data.y[order], [1.0 - data.y[order[0]]]])
     shuffled = _arrays(data.model_idx[twice], data.item_idx[twice], y, np.ones(twice.size), data.n_models, data.n_items)
-    monkeypatch.setattr(rasch_map, "DENSE_CELLS", 10**12)
+    monkeypatch.setattr(rasch_curvature, "DENSE_CELLS", 10**12)
     by_cg_twice = fit_map(shuffled, floor=floors)
-    monkeypatch.setattr(rasch_map, "DENSE_CELLS", 0)
+    monkeypatch.setattr(rasch_curvature, "DENSE_CELLS", 0)
     np.testing.assert_allclose(fit_map(shuffled, floor=floors).b, by_cg_twice.b, atol=2e-5)
-    monkeypatch.setattr(rasch_map, "DENSE_ENTRIES", data.n_models * data.n_items - 1)  # C too large to hold: CG
+    monkeypatch.setattr(rasch_curvature, "DENSE_ENTRIES", data.n_models * data.n_items - 1)  # C too large to hold: CG
     assert fit_map(data, floor=floors).diagnostics["cg_iterations"] > 0
 
 

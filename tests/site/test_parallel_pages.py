@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 import benchwatch.site.build as build_module
+import benchwatch.site.pages as pages_module
 from benchwatch.errors import InputError
 from benchwatch.history import Reports
 
@@ -19,13 +20,13 @@ def test_pages_written_by_workers_are_those_written_in_one_process(sample_site, 
     _, reports, _ = sample_site
     now = "2026-12-01T00:00:00Z"
     pages = build_module.write_pages(Reports(reports), tmp_path / "one", "http://127.0.0.1:8000/", now)
-    monkeypatch.setattr(build_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(build_module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(pages_module, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(pages_module.os, "cpu_count", lambda: 2)
     forked = []
-    real = build_module.ProcessPoolExecutor
-    monkeypatch.setattr(build_module, "ProcessPoolExecutor", lambda *a, **k: forked.append(1) or real(*a, **k))
+    real = pages_module.ProcessPoolExecutor
+    monkeypatch.setattr(pages_module, "ProcessPoolExecutor", lambda *a, **k: forked.append(1) or real(*a, **k))
     assert build_module.write_pages(Reports(reports), tmp_path / "workers", "http://127.0.0.1:8000/", now) == pages
-    assert forked == [1] and build_module._SHARED is None
+    assert forked == [1] and pages_module._SHARED is None
     one, workers = _written(tmp_path / "one"), _written(tmp_path / "workers")
     assert len(one) > 3 * pages and any(name.endswith(".svg") for name in one)
     assert one.keys() == workers.keys()
@@ -45,8 +46,8 @@ def test_a_damaged_table_read_by_a_worker_is_the_error_one_process_gives(sample_
         return caught.value
 
     one = error()
-    monkeypatch.setattr(build_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(build_module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(pages_module, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(pages_module.os, "cpu_count", lambda: 2)
     workers = error()
     assert str(workers) == str(one) and items.name in str(one) and "fields" in str(one)
-    assert (workers.source, workers.row) == (one.source, one.row) and build_module._SHARED is None
+    assert (workers.source, workers.row) == (one.source, one.row) and pages_module._SHARED is None
