@@ -274,3 +274,32 @@ def test_a_start_that_is_already_the_optimum_converges_at_once():
     assert fit.converged and fit.diagnostics["iterations"] == 1
     np.testing.assert_allclose(fit.theta, 0.0, atol=1e-12)
     np.testing.assert_allclose(fit.b, 0.0, atol=1e-12)
+
+
+def test_a_fit_whose_value_cannot_show_the_last_gain_stops_at_the_mode(monkeypatch):
+    """The log posterior is a sum over the cells that rounds at eps |value| (4e-9 at 4,500 x 12,000, where the
+    last Newton decrements were 1e-8): there every line search failed, 27 passes each, up to 100 iterations. Here
+    the value is rounded to 1e-4 to make that happen on a small pool: the fit stops, converged, at the mode."""
+    from benchwatch.irt import rasch_map
+
+    df, _, _ = simulate(30, 200, seed=6, missing=0.2)
+    data = encode_responses(df)
+    exact = fit_map(data)
+    real = rasch_map.evaluate
+
+    def coarse(*args, **kwargs):
+        out = real(*args, **kwargs)
+        out.value = round(out.value, 4)
+        return out
+
+    monkeypatch.setattr(rasch_map, "evaluate", coarse)
+    stalled = fit_map(data, max_iter=15)
+    assert not stalled.converged and stalled.diagnostics["iterations"] == 15  # every later line search fails
+    monkeypatch.setattr(
+        rasch_map,
+        "ROUNDING",
+        1e-4 / (np.finfo(float).eps * abs(real(exact.theta, exact.b, rasch_map.cells_of(data), 3.0, 3.0).value)),
+    )
+    stopped = fit_map(data, max_iter=15)
+    assert stopped.converged and stopped.diagnostics["iterations"] < 15
+    np.testing.assert_allclose(stopped.b, exact.b, atol=1e-3)
