@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
-import os
 import pstats
 import shutil
 import statistics
@@ -180,8 +179,12 @@ def main() -> None:
     ]
     for what, seconds in rows:
         print(f"{what:<44} {seconds:>8.2f} {1000 * seconds / pages:>10.1f} {seconds / baseline:>14.2f}")
-    print(f"page writing: {one / write:.2f}x faster in {min(os.cpu_count() or 1, site_pages.MAX_WORKERS)} workers")
-    print(f"target: the site stage under {TARGET:.0f} s for 150 benchmarks: {'met' if whole < TARGET else 'NOT met'}")
+    print(f"page writing: {one / write:.2f}x faster in {min(site_pages.threads.CORES, site_pages.MAX_WORKERS)} workers")
+    if pages >= 150:
+        verdict = "met" if whole < TARGET else "NOT met"
+        print(f"target: the site stage under {TARGET:.0f} s for 150 benchmarks: {verdict}")
+    else:  # a smaller atlas says nothing of the target
+        print(f"target: the site stage under {TARGET:.0f} s for 150 benchmarks (not judged at {pages} pages)")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ def test_pages_written_by_workers_are_those_written_in_one_process(sample_site, 
     now = "2026-12-01T00:00:00Z"
     pages = build_module.write_pages(Reports(reports), tmp_path / "one", "http://127.0.0.1:8000/", now)
     monkeypatch.setattr(pages_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(pages_module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(pages_module.threads, "CORES", 2)
     forked = []
     real = pages_module.ProcessPoolExecutor
     monkeypatch.setattr(pages_module, "ProcessPoolExecutor", lambda *a, **k: forked.append(1) or real(*a, **k))
@@ -47,7 +47,7 @@ def test_a_damaged_table_read_by_a_worker_is_the_error_one_process_gives(sample_
 
     one = error()
     monkeypatch.setattr(pages_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(pages_module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(pages_module.threads, "CORES", 2)
     workers = error()
     assert str(workers) == str(one) and items.name in str(one) and "fields" in str(one)
     assert (workers.source, workers.row) == (one.source, one.row) and pages_module._SHARED is None

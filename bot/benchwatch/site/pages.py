@@ -4,12 +4,12 @@ atlas, in forked workers (``write_benchmark_pages``)."""
 from __future__ import annotations
 
 import multiprocessing
-import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchwatch import threads
 from benchwatch.errors import InputError
 from benchwatch.history import Reports, csv_text, load_proposal, load_table, to_json
 from benchwatch.site.benchmark import also_section, benchmark_body
@@ -149,7 +149,7 @@ def write_benchmark_pages(shared: PageInputs) -> dict[str, dict]:
     tables the bundle needs; the same files either way."""
     global _SHARED
     per_benchmark: dict[str, dict] = {}
-    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    workers = min(threads.CORES, MAX_WORKERS)  # the cores this process may run on (its affinity)
     if len(shared.groups) < PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         for pid in shared.groups:
             per_benchmark.update(write_page(shared, pid))
