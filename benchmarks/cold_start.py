@@ -1,16 +1,18 @@
-"""The first commands after ``pip install .`` into a fresh virtual environment (issue 42, cold start), when numba
-has compiled nothing yet: the first ``benchwatch audit`` of a 10-model x 50-item CSV, the first ``run --sample``
-in a fresh folder, the same in another fresh folder with the kernels compiled, and the unchanged rerun there,
-each through the fresh environment's console script against ``python -c pass`` measured in the same run.
+"""The first commands after ``pip install .`` into a fresh virtual environment (issue 42, cold start): the first
+``benchwatch audit`` of a 10-model x 50-item CSV, the first ``run --sample`` in a fresh folder, the same in another
+fresh folder, and the unchanged rerun there, each through the fresh environment's console script against
+``python -c pass`` measured in the same run.
 
 The environment: ``python -m venv`` under a temporary folder and ``pip install --no-deps .`` of this checkout (a
-wheel, byte-compiled as pip leaves it; hatchling comes from the package registry or pip's cache). The
-dependencies are the running environment's, seen through a .pth file (the only offline way; ``--deps``
-installs them from the registry instead, as a user's ``pip install .`` does). Each "first" command gets an
-empty NUMBA_CACHE_DIR of its own.
+wheel, byte-compiled as pip leaves it; its build compiles numba's kernels into the wheel, ``hatch_build.py``,
+with hatchling, numba and numpy from the package registry or pip's cache). The dependencies are the running
+environment's, seen through a .pth file (the only offline way; ``--deps`` installs them from the registry
+instead, as a user's ``pip install .`` does). The first audit and the first ``run --sample`` each get an install of
+their own, so that neither finds what the other compiled; ``--no-kernels`` builds the wheels without compiled
+kernels (BENCHWATCH_BUILD_KERNELS=0: numba compiles on first use), the baseline before the wheel shipped them.
 
 Targets: the first audit under 5 s, the first ``run --sample`` under 12 s, a fresh folder with compiled kernels
-under 10 s, the unchanged rerun under 2 s. Run: ``python benchmarks/cold_start.py [--deps]``.
+under 10 s, the unchanged rerun under 2 s. Run: ``python benchmarks/cold_start.py [--deps] [--no-kernels]``.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def timed(argv: list[str], cwd: Path, env: dict) -> float:
     return seconds
 
 
-def fresh_install(where: Path, deps: bool) -> tuple[Path, float]:
+def fresh_install(where: Path, deps: bool, kernels: bool) -> tuple[Path, float]:
     """A venv with this checkout installed as ``pip install .`` leaves it; its bin folder and the install's seconds."""
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
     if not deps:  # the running environment's packages, behind the fresh one's own
@@ -57,35 +59,46 @@ def fresh_install(where: Path, deps: bool) -> tuple[Path, float]:
         (purelib / "_benchmark_deps.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     start = time.perf_counter()
     argv = [str(where / "bin" / "pip"), "install", "--quiet", *([] if deps else ["--no-deps"]), str(ROOT)]
-    subprocess.run(argv, check=True)
+    env = {**os.environ, "BENCHWATCH_BUILD_KERNELS": "1" if kernels else "0"}
+    env.pop("BENCHWATCH_KERNEL_CACHE", None)  # the build compiles from nothing
+    subprocess.run(argv, check=True, env=env)
     return where / "bin", time.perf_counter() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deps", action="store_true", help="install the dependencies from the package registry")
+    parser.add_argument("--no-kernels", action="store_true", help="build the wheels without compiled kernels")
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        bin_, install = fresh_install(root / "venv", opts.deps)
-        bw = str(bin_ / "benchwatch")
-        base = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONDONTWRITEBYTECODE")}
+        installs: dict[str, float] = {}
+        base = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("NUMBA_CACHE_DIR", "PYTHONDONTWRITEBYTECODE", "NUMBA_CACHE_LOCATOR_CLASSES")
+        }
         per_item_csv(root / "items.csv")
-        bare = min(timed([str(bin_ / "python"), "-c", "pass"], root, base) for _ in range(5))
         times: dict[str, float] = {}
         for name in ("audit", "sample"):
-            (root / f"numba-{name}").mkdir()
+            bin_, installs[name] = fresh_install(root / f"venv-{name}", opts.deps, not opts.no_kernels)
             (root / f"work-{name}").mkdir()
-        audit_env = {**base, "NUMBA_CACHE_DIR": str(root / "numba-audit")}
-        times["first audit, 10 x 50"] = timed([bw, "audit", str(root / "items.csv")], root / "work-audit", audit_env)
-        times["audit again, kernels compiled"] = timed([bw, "audit", str(root / "items.csv")], root, audit_env)
-        env = {**base, "NUMBA_CACHE_DIR": str(root / "numba-sample")}
-        sample = [bw, "run", "--sample"]
-        times["first run --sample"] = timed(sample, root / "work-sample", env)
-        (root / "again").mkdir()
-        times["run --sample, fresh folder, kernels compiled"] = timed(sample, root / "again", env)
-        times["run --sample, unchanged rerun"] = timed(sample, root / "again", env)
-    print(f"pip install{'' if opts.deps else ' --no-deps'} . into a fresh venv: {install:.1f} s")
+            bw = str(bin_ / "benchwatch")
+            if name == "audit":
+                bare = min(timed([str(bin_ / "python"), "-c", "pass"], root, base) for _ in range(5))
+                audit = [bw, "audit", str(root / "items.csv")]
+                times["first audit, 10 x 50"] = timed(audit, root / "work-audit", base)
+                times["audit again"] = timed(audit, root, base)
+            else:
+                sample = [bw, "run", "--sample"]
+                times["first run --sample"] = timed(sample, root / "work-sample", base)
+                (root / "again").mkdir()
+                times["run --sample, fresh folder, kernels compiled"] = timed(sample, root / "again", base)
+                times["run --sample, unchanged rerun"] = timed(sample, root / "again", base)
+    kind = "without compiled kernels" if opts.no_kernels else "kernels compiled at build"
+    for name, seconds in installs.items():
+        flag = "" if opts.deps else " --no-deps"
+        print(f"pip install{flag} . into a fresh venv ({kind}, for the first {name}): {seconds:.1f} s")
     print(f"python -c pass: {bare:.3f} s")
     for name, seconds in times.items():
         target = TARGETS.get(name)

@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
-from numba import njit
 from numba import types as nt
 
 from benchwatch import threads
+from benchwatch.kernel_cache import njit
 
 _BLOCK = 4096
 MIN_CELLS_PER_THREAD = 250_000  # below this a second thread costs more than it saves
@@ -344,4 +344,17 @@ def compiled_kernels() -> list[tuple]:
             (_F2, _F, nt.boolean[::1], _F, _F, nt.float64, nt.float64, nt.float64, _N, nt.float64, nt.float64),
             4.9,
         ),
+    ]
+
+
+def item_model_kernels() -> list[tuple]:
+    """``compiled_kernels``' list for the item models' kernels (chance floors, the 2PL's discriminations), which a
+    run compiles only when a benchmark has floors or a 2PL path: the wheel's build compiles them too
+    (``benchwatch.kernel_cache``)."""
+    _F3 = nt.float64[:, :, ::1]
+    return [
+        (evaluate_floor, (_F, _F, _F, _I4, _I4, _F, _F, _F, _N, _N), 0.7),
+        (rows_add_floors, (_F2, _I4, _I4, _F, _F, _I8, _F3, _F3), 0.4),
+        (rows_add_floors, (_F2, _I8, _I8, _F, _F, _I8, _F3, _F3), 0.4),
+        (discrimination_out, (_F, _F, _I8, _I8, _F, _F, _F, _F, _F, nt.float64, nt.float64, _F2, _N, _N), 1.5),
     ]

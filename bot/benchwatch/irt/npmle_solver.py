@@ -5,7 +5,8 @@ equations, the quadratic programme over the simplex), compiled with numba (cache
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from benchwatch.kernel_cache import njit
 
 CANDIDATES = 24  # grid points of steepest ascent added to the support at each step
 

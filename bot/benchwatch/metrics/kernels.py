@@ -9,8 +9,9 @@ temporaries; these walk each row once. Each has a plain numpy counterpart in ``b
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numba import types as nt
+
+from benchwatch.kernel_cache import njit
 
 
 @njit(cache=True, nogil=True)

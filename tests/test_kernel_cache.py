@@ -1,0 +1,134 @@
+"""The compiled kernels travel with the package (issue 42, cold start): numba's cache of them is stamped by each
+source's content, so a copy of the package with new mtimes (what every install writes) loads them without
+compiling, and building the wheel puts a cache of every kernel the pipeline calls into it."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import benchwatch
+from benchwatch import kernel_build, kernel_cache
+from benchwatch.kernel_cache import LOCATOR, NUMBA_LOCATORS, SourceLocator, locators
+from tests.conftest import ROOT
+
+PACKAGE = Path(benchwatch.__file__).resolve().parent
+
+
+def test_the_source_locator_comes_first_or_right_after_numba_cache_dir():
+    # numba's first locator is NUMBA_CACHE_DIR's (it finds nothing unless that is set)
+    assert NUMBA_LOCATORS[0] == "UserProvidedCacheLocator"
+    assert locators("") == ",".join([NUMBA_LOCATORS[0], LOCATOR, *NUMBA_LOCATORS[1:]])
+    assert locators("InTreeCacheLocator") == f"{LOCATOR},InTreeCacheLocator"
+    assert locators("UserProvidedCacheLocator,InTreeCacheLocator") == (
+        f"UserProvidedCacheLocator,{LOCATOR},InTreeCacheLocator"
+    )
+    assert locators(f"InTreeCacheLocator, {LOCATOR}") == f"{LOCATOR},InTreeCacheLocator"  # once
+    assert locators(locators("")) == locators("")
+
+
+def test_the_kernels_are_decorated_with_the_source_locator():
+    from numba.core import config
+
+    from benchwatch.irt import npmle_solver
+
+    assert LOCATOR in config.CACHE_LOCATOR_CLASSES.split(",")[:2]
+    assert isinstance(npmle_solver._loglik._cache._impl.locator, SourceLocator)
+
+
+def test_the_stamp_is_the_sources_content_not_its_mtime(tmp_path, monkeypatch):
+    source = tmp_path / "kernels.py"
+    source.write_text("def f():\n    return 1\n")
+    monkeypatch.setattr(kernel_cache, "PACKAGE", tmp_path)
+    from benchwatch.irt.npmle_solver import _dot
+
+    locator = SourceLocator.from_function(_dot.py_func, str(source))
+    stamp = locator.get_source_stamp()
+    assert stamp == "sha256:" + hashlib.sha256(source.read_bytes()).hexdigest()
+    os.utime(source, (1_000_000_000, 1_000_000_000))  # a reinstall writes the file anew
+    assert locator.get_source_stamp() == stamp
+    source.write_text("def f():\n    return 2\n")  # a changed kernel never meets its old code
+    assert locator.get_source_stamp() != stamp
+
+
+def test_a_function_outside_the_package_is_left_to_numbas_locators():
+    from benchwatch.irt.npmle_solver import _dot
+
+    assert SourceLocator.from_function(_dot.py_func, __file__) is None
+    assert SourceLocator.from_function(_dot.py_func, str(PACKAGE / "irt" / "npmle_solver.py")) is not None
+
+
+COUNT = """
+from benchwatch.kernel_build import every_kernel
+import benchwatch
+kernels = every_kernel()
+for kernel, types, _ in kernels:
+    kernel.compile(types)
+hits = sum(sum(k.stats.cache_hits.values()) for k in {k for k, _, _ in kernels})
+misses = sum(sum(k.stats.cache_misses.values()) for k in {k for k, _, _ in kernels})
+print(benchwatch.__file__, len(kernels), hits, misses)
+"""
+
+
+def _count(env: dict) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", COUNT], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.split()
+
+
+def test_a_copy_with_new_mtimes_loads_every_kernel_without_compiling(tmp_path):
+    """What ``pip install`` of a wheel with compiled kernels does: the files arrive with new mtimes, the cache
+    files beside them; numba loads every kernel (cache hits), compiling none (no misses)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_CACHE_LOCATOR_CLASSES")}
+    _count(env)  # the installed package's cache: the wheel's (compiled here if this install has none yet)
+    copy = tmp_path / "benchwatch"
+    shutil.copytree(PACKAGE, copy, copy_function=shutil.copy)  # contents and cache files; mtimes of now
+    for path in copy.rglob("*.py"):
+        os.utime(path, (2_000_000_000, 2_000_000_000))
+    where, kernels, hits, misses = _count({**env, "PYTHONPATH": str(tmp_path)})
+    assert Path(where).resolve().is_relative_to(copy)
+    assert (int(hits), int(misses)) == (int(kernels), 0)
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_a_cache_of_every_kernel(tmp_path, monkeypatch):
+    """Building the wheel (hatchling, in this process, the build hook compiling in a subprocess) puts numba's
+    index of every kernel the pipeline calls beside its source, stamped by that source's content, with an
+    overload for each signature. The build starts from a copy of the installed package's cache
+    (BENCHWATCH_KERNEL_CACHE, as CI keeps one), so it loads rather than compiles what is already there."""
+    hatchling = pytest.importorskip("hatchling.builders.wheel", reason="hatchling is a [dev] dependency")
+    kept = tmp_path / "kept"
+    for path in PACKAGE.rglob("__pycache__/*.nb[ic]"):
+        target = kept / path.relative_to(PACKAGE)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, target)
+    monkeypatch.setenv("BENCHWATCH_KERNEL_CACHE", str(kept))
+    monkeypatch.delenv("BENCHWATCH_BUILD_KERNELS", raising=False)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    [wheel] = hatchling.WheelBuilder(str(ROOT)).build(directory=str(tmp_path / "dist"), versions=["standard"])
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        for kernel, _, _ in kernel_build.every_kernel():
+            func = kernel.py_func
+            source = Path(func.__code__.co_filename)
+            module = source.relative_to(PACKAGE)
+            base = f"{source.stem}.{func.__qualname__}-{func.__code__.co_firstlineno}"
+            folder = f"benchwatch/{module.parent.as_posix()}/__pycache__"
+            index = f"{folder}/{base}.py{sys.version_info[0]}{sys.version_info[1]}.nbi"
+            assert index in names, index
+            stream = io.BytesIO(archive.read(index))
+            pickle.load(stream)  # numba's version, then the stamp and the overloads
+            stamp, overloads = pickle.loads(stream.read())
+            content = (ROOT / "bot" / "benchwatch" / module).read_bytes()
+            assert stamp == "sha256:" + hashlib.sha256(content).hexdigest()
+            assert len(overloads) >= len([k for k, _, _ in kernel_build.every_kernel() if k is kernel])
+            assert all(f"{folder}/{name}" in names for name in overloads.values())
