@@ -38,7 +38,8 @@ class KernelsHook(BuildHookInterface):
         if kept and Path(kept).is_dir():
             _copy_cache(Path(kept), tree)
         env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
-        env["PYTHONPATH"] = self._tmp
+        # the copy first; then the build environment's packages (an isolated build reaches them through PYTHONPATH)
+        env["PYTHONPATH"] = os.pathsep.join([self._tmp, *filter(None, [os.environ.get("PYTHONPATH")])])
         done = subprocess.run(
             [sys.executable, "-m", "benchwatch.kernel_build"], cwd=self._tmp, env=env, capture_output=True, text=True
         )

@@ -132,3 +132,14 @@ def test_the_wheel_ships_a_cache_of_every_kernel(tmp_path, monkeypatch):
             assert stamp == "sha256:" + hashlib.sha256(content).hexdigest()
             assert len(overloads) >= len([k for k, _, _ in kernel_build.every_kernel() if k is kernel])
             assert all(f"{folder}/{name}" in names for name in overloads.values())
+
+
+def test_the_build_resolves_numba_as_the_install_does():
+    """numba loads a cached kernel only into the numba that compiled it: the build hook's environment has the
+    runtime's own requirements of numba, numpy and PyMC (whose pytensor caps numba below the newest release)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    runtime = {r.split(">")[0].split("<")[0].split("=")[0]: r for r in project["project"]["dependencies"]}
+    hook = project["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]["custom"]["dependencies"]
+    assert sorted(hook) == sorted(runtime[name] for name in ("numba", "numpy", "pymc"))
