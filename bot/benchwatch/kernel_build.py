@@ -13,8 +13,8 @@ from typing import Any
 def every_kernel() -> list[tuple[Callable[..., Any], tuple, float]]:
     """(kernel, argument types, seconds its first compile took on 2 cores) for every kernel the pipeline calls:
     the 1PL's and the bounds' (``compiled_kernels`` of each stage) and the item models' (floors, the 2PL)."""
-    from benchwatch.irt.kernels import compiled_kernels, item_model_kernels
-    from benchwatch.metrics.kernels import compiled_kernels as metrics_kernels
+    from benchwatch.irt import compiled_kernels, item_model_kernels
+    from benchwatch.metrics import compiled_kernels as metrics_kernels
 
     return [*compiled_kernels(), *item_model_kernels(), *metrics_kernels()]
 

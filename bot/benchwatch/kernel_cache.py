@@ -9,10 +9,11 @@ after the install then loads them in milliseconds wherever numba's own key match
 CPU (name and features) as the build's, which ``pip install .`` on the machine itself always gives. Elsewhere the
 kernels compile on first use and are cached as before; a changed source never meets its old code (another hash).
 
-The kernel modules decorate with this module's ``njit``, which puts ``SourceLocator`` in numba's list of cache
-locators (``numba.config.CACHE_LOCATOR_CLASSES``, read when a kernel is decorated), for files of this package only:
-first, unless NUMBA_CACHE_DIR is set (the kernels then go there, as numba does). Every other function, and a
-benchwatch kernel where the package's folder is not writable, is cached as numba does by default.
+The kernel modules decorate with this module's ``njit``; importing it registers ``SourceLocator`` in numba's list
+of cache locators (``numba.core.caching.CacheImpl._locator_classes``, where PyTensor registers its own) right after
+numba's for NUMBA_CACHE_DIR, so that a folder the user chose still takes the kernels (an empty one compiles them
+anew). It answers for this package's files only: every other function is cached as before, and so is a benchwatch
+kernel where the package's folder is not writable, or where NUMBA_CACHE_LOCATOR_CLASSES names the locators.
 
 ``python -m benchwatch.kernel_build`` compiles every kernel the pipeline calls (the build's step)."""
 
@@ -20,22 +21,11 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
 
 from numba import njit as _numba_njit
-from numba.core import config
-from numba.core.caching import InTreeCacheLocator
+from numba.core.caching import CacheImpl, InTreeCacheLocator, UserProvidedCacheLocator
 
 PACKAGE = Path(__file__).resolve().parent
-LOCATOR = "benchwatch.kernel_cache.SourceLocator"  # by name: numba imports it
-# numba's own list (numba.core.caching.CacheImpl), by the names NUMBA_CACHE_LOCATOR_CLASSES takes
-NUMBA_LOCATORS = (
-    "UserProvidedCacheLocator",
-    "InTreeCacheLocator",
-    "UserWideCacheLocator",
-    "IPythonCacheLocator",
-    "ZipCacheLocator",
-)
 
 
 class SourceLocator(InTreeCacheLocator):
@@ -56,19 +46,14 @@ class SourceLocator(InTreeCacheLocator):
         return super().from_function(py_func, py_file)
 
 
-def locators(current: str) -> str:
-    """numba's list of cache locators with ``SourceLocator`` (once) first, or right after numba's for
-    NUMBA_CACHE_DIR (a folder the user chose is where the kernels go: an empty one compiles them anew), the rest
-    as they were."""
-    listed = [name.strip() for name in current.split(",") if name.strip() and name.strip() != LOCATOR]
-    listed = listed or list(NUMBA_LOCATORS)
-    at = 1 if listed[0] == "UserProvidedCacheLocator" else 0
-    return ",".join([*listed[:at], LOCATOR, *listed[at:]])
+def register() -> None:
+    """Put ``SourceLocator`` in numba's list of cache locators, once: right after NUMBA_CACHE_DIR's, else first."""
+    classes = CacheImpl._locator_classes
+    if SourceLocator in classes:
+        return
+    at = classes.index(UserProvidedCacheLocator) + 1 if UserProvidedCacheLocator in classes else 0
+    classes.insert(at, SourceLocator)
 
 
-def njit(*args: Any, **kwargs: Any) -> Any:
-    """``numba.njit``, with benchwatch's kernels cached by their source's content (see the module's docstring).
-    numba without the locators setting (before 0.62) caches them as it does by default."""
-    if kwargs.get("cache") and hasattr(config, "CACHE_LOCATOR_CLASSES"):
-        config.CACHE_LOCATOR_CLASSES = locators(config.CACHE_LOCATOR_CLASSES)
-    return _numba_njit(*args, **kwargs)
+register()
+njit = _numba_njit  # the kernels' decorator: importing it from here registers the locator before they are decorated

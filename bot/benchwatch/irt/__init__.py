@@ -16,7 +16,7 @@ __all__ = exports(
         ".item_model": ("PATHS", "ItemModel", "fit_item_model", "judge"),
         ".twopl": ("TwoPLFit", "fit_2pl", "integrated_loglik"),
         ".ahead": ("compile_ahead",),
-        ".kernels": ("compiled_kernels",),
+        ".kernels": ("compiled_kernels", "item_model_kernels"),
         ".cells": ("CellPatterns", "cell_loglik", "cell_patterns"),
         ".item_posterior": (
             "GRID_SIZE",
@@ -65,6 +65,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.irt.item_posterior import item_posterior_dense as item_posterior_dense
     from benchwatch.irt.item_posterior import loglik_posterior as loglik_posterior
     from benchwatch.irt.kernels import compiled_kernels as compiled_kernels
+    from benchwatch.irt.kernels import item_model_kernels as item_model_kernels
     from benchwatch.irt.marginal import marginal_abilities as marginal_abilities
     from benchwatch.irt.marginal import marginal_abilities_patterns as marginal_abilities_patterns
     from benchwatch.irt.marginal_cells import marginal_abilities_cells as marginal_abilities_cells
