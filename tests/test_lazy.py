@@ -62,3 +62,18 @@ def test_a_submodule_never_shadows_the_function_of_its_name(module, name):
         check = f"assert type({name}).__name__ == 'function', {name}"
         code = f"{first}\nimport {module}\nfrom {package} import {name}\n{check}"
         subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_an_unchanged_run_loads_neither_numba_nor_scipy(sample_site, tmp_path):
+    """A rerun whose sources hold what the last run audited carries every benchmark: it never loads the audit's
+    numerical stack (issue 42: the unchanged rerun of the sample, 0.5 s of imports)."""
+    import shutil
+
+    root, _, _ = sample_site
+    for part in ("r", "c", "s"):
+        shutil.copytree(root / part, tmp_path / part)
+    argv = ["run", "--sample", "--reports", str(tmp_path / "r"), "--cache", str(tmp_path / "c")]
+    argv += ["--site-out", str(tmp_path / "s")]
+    code = f"from benchwatch.cli import main\nassert main({argv!r}) == 0"
+    loaded = _loaded_after(code)
+    assert "pandas" in loaded and not loaded & {"numba", "scipy", "pymc"}

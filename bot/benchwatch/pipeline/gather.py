@@ -137,8 +137,6 @@ def start_audits(run: RunState, source: str, started: Started, ctx: SourceContex
 
 
 def _start_per_item(run: RunState, source: str, started: Started, ctx: SourceContext, pool: Executor) -> None:
-    from benchwatch.pipeline.audit import unauditable
-
     table, frame, batch, notes = started.table, started.frame, started.batch, started.notes
     assert frame is not None
     groups = list(frame.groupby("benchmark", sort=True))
@@ -158,6 +156,9 @@ def _start_per_item(run: RunState, source: str, started: Started, ctx: SourceCon
             run.carry(batch, name)
             notes.append(f"{name} unchanged")
             continue
+        # imported once a benchmark has changed: an unchanged run never loads the audit's numerical stack
+        from benchwatch.pipeline.audit import unauditable
+
         stop = gate(run, batch, name, rows, unauditable(rows))
         if stop:
             notes.append(stop)
