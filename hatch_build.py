@@ -2,10 +2,11 @@
 ships numba's cache of them, stamped by their sources' content (``benchwatch.kernel_cache``), so that the first
 command after ``pip install .`` loads them instead of compiling for about 12 s.
 
-The kernels compile in a copy of the package under a temporary folder, by ``python -m benchwatch.kernel_build``
-in the build's environment (numba and numpy: this hook's dependencies in pyproject.toml); the cache files it
-writes join the wheel beside the sources they came from. ``BENCHWATCH_KERNEL_CACHE=<folder>`` keeps them between
-builds (CI restores that folder): the build loads what is there and compiles only what changed.
+The kernels compile in a copy of the package under a temporary folder, by ``benchwatch.kernel_build`` in the
+build's environment (numba, numpy and PyMC, as the install resolves them: this hook's dependencies in
+pyproject.toml); the cache files it writes join the wheel beside the sources they came from, with no folder of the
+machine that built them left in them (``benchwatch.kernel_build.scrub``). ``BENCHWATCH_KERNEL_CACHE=<folder>`` keeps
+them between builds (CI restores that folder): the build loads what is there and compiles only what changed.
 ``BENCHWATCH_BUILD_KERNELS=0`` skips the step. A failing compile never fails the build: the wheel then ships no
 cache and the kernels compile on first use, as numba does by default. An editable install compiles nothing here
 (the kernels are cached in the checkout on first use)."""
@@ -41,7 +42,11 @@ class KernelsHook(BuildHookInterface):
         # the copy first; then the build environment's packages (an isolated build reaches them through PYTHONPATH)
         env["PYTHONPATH"] = os.pathsep.join([self._tmp, *filter(None, [os.environ.get("PYTHONPATH")])])
         done = subprocess.run(
-            [sys.executable, "-m", "benchwatch.kernel_build"], cwd=self._tmp, env=env, capture_output=True, text=True
+            [sys.executable, "-m", "benchwatch.kernel_build", "--for-wheel"],
+            cwd=self._tmp,
+            env=env,
+            capture_output=True,
+            text=True,
         )
         if done.returncode != 0:
             self.app.display_warning(

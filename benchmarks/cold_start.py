@@ -5,7 +5,7 @@ fresh folder, and the unchanged rerun there, each through the fresh environment'
 
 The environment: ``python -m venv`` under a temporary folder and ``pip install --no-deps .`` of this checkout (a
 wheel, byte-compiled as pip leaves it; its build compiles numba's kernels into the wheel, ``hatch_build.py``,
-with hatchling, numba and numpy from the package registry or pip's cache). The dependencies are the running
+with hatchling, numba, numpy and PyMC from the package registry or pip's cache). The dependencies are the running
 environment's, seen through a .pth file (the only offline way; ``--deps`` installs them from the registry
 instead, as a user's ``pip install .`` does). The first audit and the first ``run --sample`` each get an install of
 their own, so that neither finds what the other compiled; ``--no-kernels`` builds the wheels without compiled

@@ -34,16 +34,10 @@ def _die_with_parent() -> None:
 def _my_kernels(share: int, shares: int) -> list[tuple]:
     """This worker's part of the compiled kernels: the longest compiles first, each to the least loaded part."""
     from benchwatch.irt import compiled_kernels as irt_kernels
+    from benchwatch.kernel_build import shares_of
     from benchwatch.metrics import compiled_kernels as metrics_kernels
 
-    load = [0.0] * shares
-    mine = []
-    for kernel, types, seconds in sorted([*irt_kernels(), *metrics_kernels()], key=lambda k: -k[2]):
-        part = load.index(min(load))
-        load[part] += seconds
-        if part == share:
-            mine.append((kernel, types))
-    return mine
+    return shares_of([*irt_kernels(), *metrics_kernels()], shares)[share]
 
 
 _share: int | None = None  # this worker's part of the kernels (None outside a forked worker)
