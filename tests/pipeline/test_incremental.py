@@ -19,22 +19,22 @@ def full():
 
 
 def test_plans(full):
-    old = full[full["model"] < "m027"]
+    old = full[full["model"].astype(str) < "m027"]
     assert plan_update(None, full).kind == "refit"
     plan = plan_update(old, full)
     assert plan.kind == "new-models" and plan.new_models == ("m027", "m028", "m029")
-    assert plan_update(full[full["item_id"] < "i0110"], full).kind == "new-items"
+    assert plan_update(full[full["item_id"].astype(str) < "i0110"], full).kind == "new-items"
     changed = full.copy()
     changed.loc[0, "score"] = 1 - changed.loc[0, "score"]
     assert plan_update(full, changed).kind == "refit"
     assert plan_update(full, old).kind == "refit"  # a model vanished
-    assert plan_update(full[full["model"] < "m010"], full).kind == "refit"  # too many new ones
-    both = full[(full["model"] < "m029") & (full["item_id"] < "i0119")]
+    assert plan_update(full[full["model"].astype(str) < "m010"], full).kind == "refit"  # too many new ones
+    both = full[(full["model"].astype(str) < "m029") & (full["item_id"].astype(str) < "i0119")]
     assert plan_update(both, full).kind == "refit"
 
 
 def test_calibrated_fit_keeps_the_old_estimates_and_adds_the_new(full):
-    old = full[full["model"] < "m027"]
+    old = full[full["model"].astype(str) < "m027"]
     fit = fit_map(encode_responses(old))
     items = pd.DataFrame({"item_id": fit.items, "b": fit.b, "b_sd": fit.b_sd})
     models = pd.DataFrame({"model": fit.models, "theta": fit.theta, "theta_sd": fit.theta_sd})

@@ -162,6 +162,8 @@ def handle(args: argparse.Namespace) -> int:
         records, items = pipeline.coverage_only(args.file, rows=rows), None
     else:
         rows = store.validate_responses(table.frame, table.location)
+        chance_from = table.chance_from
+        del table  # the file as read: the checked rows hold all of it
         if args.eee_out:
             store.write_eee_records(rows, args.eee_out, source=Path(args.file).name)
         from benchwatch import irt, metrics
@@ -173,7 +175,7 @@ def handle(args: argparse.Namespace) -> int:
             method=args.method,
             scale=args.scale,
             sampler=args.sampler,
-            chance_from=table.chance_from,
+            chance_from=chance_from,
         )
         records = [a.as_dict() for a in audits]
         import pandas as pd

@@ -69,9 +69,10 @@ def audit_responses(
         chance_from = table.chance_from or chance_from
     df = rows
     audits = []
-    groups = list(df.groupby("benchmark", sort=True))
-    bar = Progress(len(groups), "audit")
-    for name, rows in groups:
+    names = sorted(df["benchmark"].unique())
+    bar = Progress(len(names), "audit")
+    for name in names:  # each benchmark's rows taken in turn (one benchmark's are the table itself, not a copy)
+        rows = df if len(names) == 1 else df[df["benchmark"] == name]
         bar.step(str(name))
         reason = unauditable(rows)
         try:

@@ -30,8 +30,10 @@ def plan_update(old: pd.DataFrame | None, new: pd.DataFrame) -> Update:
     if not (old_models <= new_models and old_items <= new_items):
         return Update("refit")
     cols = ["model", "item_id", "score", "trials"]
-    seen = new[new["model"].isin(old_models) & new["item_id"].isin(old_items)][cols]
-    before = old[cols]
+    # the names compared as names: the two tables' categories (every name each one holds) differ by the new ones
+    names = {"model": object, "item_id": object}
+    seen = new[new["model"].isin(old_models) & new["item_id"].isin(old_items)][cols].astype(names)
+    before = old[cols].astype(names)
     if len(seen) != len(before) or not seen.reset_index(drop=True).equals(before.reset_index(drop=True)):
         return Update("refit")
     added_models = tuple(sorted(new_models - old_models))

@@ -20,7 +20,10 @@ def file_chance(frame: pd.DataFrame) -> str | None:
     """``chance_from`` for a table read as the user wrote it: the file's words when some row gives a floor."""
     if CHANCE not in frame.columns:
         return None
-    return CHANCE_FROM if frame[CHANCE].astype(str).str.strip().ne("").any() else None
+    import pandas as pd
+
+    given = pd.Series(frame[CHANCE].unique(), dtype=object).astype(str).str.strip()  # each distinct value once
+    return CHANCE_FROM if given.ne("").any() else None
 
 
 def _readable(path: Path) -> None:
@@ -33,14 +36,16 @@ def _readable(path: Path) -> None:
         raise InputError(str(path), "the file is empty")
 
 
-def read_csv_text(path: str | Path) -> pd.DataFrame:
-    """Read a local CSV with every column as text (validation is the store's job)."""
+def read_csv_text(path: str | Path, coded: bool = False) -> pd.DataFrame:
+    """Read a local CSV with every column as text (validation is the store's job); ``coded``: as categories of
+    that text (each row a code into the column's distinct values, each value held once: a file of millions of
+    responses names few distinct models, items and scores)."""
     path = Path(path)
     _readable(path)
     import pandas as pd
 
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
+        frame = _read_coded(path) if coded else pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
     except FileNotFoundError:
         raise InputError(str(path), "no such file") from None
     except pd.errors.EmptyDataError:
@@ -50,6 +55,24 @@ def read_csv_text(path: str | Path) -> pd.DataFrame:
     except pd.errors.ParserError as exc:
         raise InputError(str(path), f"not a readable CSV file: {exc}") from None
     return frame
+
+
+CHUNK_ROWS = 500_000  # rows read as text at a time before they become codes
+
+
+def _read_coded(path: Path) -> pd.DataFrame:
+    """The CSV with every column as categories of its text, read a block of rows at a time (never the whole file
+    as text). The categories are the text as written: pandas' own ``dtype="category"`` would read "007" as 7."""
+    import pandas as pd
+    from pandas.api.types import union_categoricals
+
+    blocks = [
+        block.astype("category")
+        for block in pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[], chunksize=CHUNK_ROWS)
+    ]
+    if len(blocks) == 1:
+        return blocks[0]
+    return pd.DataFrame({c: union_categoricals([b[c] for b in blocks]) for c in blocks[0].columns})
 
 
 def not_utf8(path: Path) -> InputError:
@@ -82,9 +105,12 @@ def fetch_csv_file(path: str | Path) -> SourceTable:
     """Read a local long-format CSV (``benchmark`` defaults to the file's stem); every column is kept, so its
     optional ``chance`` column (the items' floors) reaches validation."""
     path = Path(path)
-    frame = read_csv_text(path)
+    frame = read_csv_text(path, coded=True)
     if "benchmark" not in frame.columns:
-        frame.insert(0, "benchmark", path.stem)
+        import numpy as np
+        import pandas as pd
+
+        frame.insert(0, "benchmark", pd.Categorical.from_codes(np.zeros(len(frame), np.int8), [path.stem]))
         frame.attrs["defaulted"] = ("benchmark",)  # from the file name: an error about columns does not name it
     return SourceTable(name=path.name, location=str(path), frame=frame, chance_from=file_chance(frame))
 

@@ -13,7 +13,8 @@ __all__ = exports(
         ".changes": ("diff_snapshots",),
         ".memo": ("json_memo",),
         ".naming": ("clean_name", "safe_slug", "slug_collisions"),
-        ".responses": ("KEY", "REQUIRED_COLUMNS", "content_revision", "validate_responses"),
+        ".responses": ("KEY", "REQUIRED_COLUMNS", "validate_responses"),
+        ".revision": ("content_revision",),
         ".snapshots": ("SNAPSHOT_DIGITS", "parse_snapshot", "snapshot_bytes"),
         ".tables": ("is_difficulty_file", "validate_difficulties", "validate_parameters"),
     },
@@ -33,8 +34,8 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.store.naming import slug_collisions as slug_collisions
     from benchwatch.store.responses import KEY as KEY
     from benchwatch.store.responses import REQUIRED_COLUMNS as REQUIRED_COLUMNS
-    from benchwatch.store.responses import content_revision as content_revision
     from benchwatch.store.responses import validate_responses as validate_responses
+    from benchwatch.store.revision import content_revision as content_revision
     from benchwatch.store.snapshots import SNAPSHOT_DIGITS as SNAPSHOT_DIGITS
     from benchwatch.store.snapshots import parse_snapshot as parse_snapshot
     from benchwatch.store.snapshots import snapshot_bytes as snapshot_bytes

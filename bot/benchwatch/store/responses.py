@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
-
 import numpy as np
 import pandas as pd
 
 from benchwatch.errors import InputError
 from benchwatch.sources import KEY, REQUIRED_COLUMNS, missing_columns
-from benchwatch.store.csvbytes import row_bytes
 from benchwatch.store.naming import clean_name
 
 OPTIONAL_COLUMNS = ("date", "trials", "chance")
@@ -63,7 +58,13 @@ def check_name_length(source: str, field: str, values: pd.Series) -> None:
 
 
 def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Check a raw table against the common shape and return it typed and sorted."""
+    """Check a raw table against the common shape and return it typed and sorted.
+
+    Every column is read as codes into its distinct values (a column already read as categories, as
+    ``benchwatch.sources.fetch_csv_file`` reads a file, keeps its own), and each check runs once per distinct
+    value, never once per row: a matrix of millions of cells names a few thousand models and items and a handful of
+    scores. The names come back as categories (their canonical spellings, sorted): integer codes per row, each
+    name held once."""
     missing = [c for c in REQUIRED_COLUMNS if c not in raw.columns]
     if missing:
         defaulted = raw.attrs.get("defaulted", ())  # a column the reader filled in is not one the file has
@@ -71,86 +72,215 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     if raw.empty:
         raise InputError(source, "no data rows")
     raw = raw.reset_index(drop=True)
-    out = pd.DataFrame(index=raw.index)
+    columns: dict[str, object] = {}
+    # column -> (each row's name code, each row's spelling code, the names sorted, the spellings)
+    names: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
     for col in ("benchmark", "model", "item_id"):
-        text = canonical_names(raw[col])
-        fail_rows(source, text.eq("") | raw[col].isna(), col, raw[col], "empty value")
-        check_name_length(source, col, raw[col])
-        out[col] = text
+        codes, uniques = _distinct(raw[col])
+        text = pd.Series(uniques, dtype=object).astype(str)
+        canonical = canonical_names(text).to_numpy(dtype=object)
+        empty = np.asarray(canonical == "", bool)
+        fail_rows(source, _rows(codes, empty, missing=True), col, raw[col], "empty value")
+        _check_lengths(source, col, raw[col], codes, text)
+        sorted_names, name_of = (
+            np.unique(canonical.astype(str), return_inverse=True)
+            if canonical.size
+            else (
+                np.array([], dtype=str),
+                np.array([], np.int64),
+            )
+        )
+        row_codes = name_of.ravel().astype(np.int32)[codes]  # (a missing name was refused above)
+        spelled = None if col == "item_id" else codes  # the spellings merged are listed for benchmarks and models
+        names[col] = (row_codes, spelled, sorted_names, text.to_numpy(dtype=object))
+        columns[col] = (row_codes, sorted_names.astype(object))
 
-    score = pd.to_numeric(raw["score"], errors="coerce")
-    fail_rows(source, score.isna(), "score", raw["score"], "score is missing or not a number")
-    fail_rows(source, (score < 0) | (score > 1), "score", raw["score"], "score must lie in [0, 1]")
-    out["score"] = score.astype(float)
+    codes, uniques = _distinct(raw["score"])
+    values = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce").to_numpy(dtype=float)
+    missing_score = np.isnan(values)
+    fail_rows(
+        source, _rows(codes, missing_score, missing=True), "score", raw["score"], "score is missing or not a number"
+    )
+    fail_rows(source, _rows(codes, (values < 0) | (values > 1)), "score", raw["score"], "score must lie in [0, 1]")
+    columns["score"] = values[codes]
 
     if "date" in raw.columns:
-        text = raw["date"].astype(str).str.strip().where(raw["date"].notna(), "")  # NaT/NA: no date
+        codes, uniques = _distinct(raw["date"])
+        text = pd.Series(uniques, dtype=object).astype(str).str.strip()  # NaT/NA (code -1): no date
         date = iso_dates(text)
-        fail_rows(source, date.isna() & text.ne(""), "date", raw["date"], "not an ISO date")
-        out["date"] = date.dt.normalize()
-    else:
-        out["date"] = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns]")
+        fail_rows(
+            source, _rows(codes, np.asarray(date.isna() & text.ne(""), bool)), "date", raw["date"], "not an ISO date"
+        )
+        columns["date"] = _take(date.dt.normalize().array, codes)
+    else:  # no dates: built once the rows are in order (None), never taken
+        columns["date"] = None
 
     if "trials" in raw.columns:
-        text = raw["trials"].astype(str).str.strip().where(raw["trials"].notna(), "")  # NA: one trial
+        codes, uniques = _distinct(raw["trials"])
+        text = pd.Series(uniques, dtype=object).astype(str).str.strip()  # NA (code -1): one trial
         trials = pd.to_numeric(text.where(text.ne("")), errors="coerce")
         bad = (trials.isna() & text.ne("")) | (
             trials.notna() & ((trials < 1) | (trials > MAX_TRIALS) | (trials % 1 != 0))
         )
-        fail_rows(source, bad, "trials", raw["trials"], f"trials must be a whole number from 1 to {MAX_TRIALS:,}")
-        out["trials"] = trials.astype("Int64")
+        fail_rows(
+            source,
+            _rows(codes, np.asarray(bad, bool)),
+            "trials",
+            raw["trials"],
+            f"trials must be a whole number from 1 to {MAX_TRIALS:,}",
+        )
+        columns["trials"] = _take(trials.astype("Int64").array, codes)
     else:
-        out["trials"] = pd.array([pd.NA] * len(raw), dtype="Int64")
+        columns["trials"] = None
 
     if "chance" in raw.columns:
-        chance = _chance(raw["chance"], out, source)
+        chance = _chance(raw["chance"], names, source)
         if chance is not None:
-            out["chance"] = chance
+            columns["chance"] = chance
 
-    merged = merged_names(raw, out, ["benchmark", "model"])
-    out, dup = _drop_agreeing_twins(out, raw)
-    if dup.any():
-        first = np.flatnonzero(dup.to_numpy())[0]
-        key = tuple(out.loc[first, KEY])
-        twin = out.index[(out[KEY] == pd.Series(key, index=KEY)).all(axis=1)]
-        lines = ", ".join(str(_line(i)) for i in twin[:5])
-        forms = sorted({tuple(raw.loc[i, KEY].astype(str)) for i in twin})
-        what = f"duplicate (benchmark, model, item_id) on lines {lines}"
-        if len(forms) > 1:
-            spelled = " and ".join(repr(f) for f in forms)
-            what += f": {spelled} are one name once normalised (Unicode NFKC, spaces), with different results"
-        raise InputError(
-            source,
-            what,
-            field="item_id",
-            value=key,
-            row=_line(first),
-        )
-    out = out.sort_values(KEY, kind="stable").reset_index(drop=True)
+    merged = _merged(names, ["benchmark", "model"])
+    key = _cell_key([names[c][0] for c in KEY], [names[c][2].size for c in KEY])
+    order = np.argsort(key, kind="stable")  # by (benchmark, model, item): codes are ranks in the names' order
+    ordered = key[order]
+    same = ordered[1:] == ordered[:-1]
+    del ordered
+    if same.any():  # rows naming one cell (rare): kept once where they agree, refused otherwise
+        flags = np.zeros(key.size, bool)
+        flags[order[1:][same]] = True
+        flags[order[:-1][same]] = True
+        out, dup = _drop_agreeing_twins(_table(columns, None), raw, pd.Series(flags))
+        if dup.any():
+            _refuse_twins(out, raw, dup, source)
+        kept = out.index.to_numpy()
+        order = kept[np.argsort(key[kept], kind="stable")]
+    del key, same
+    out = _table(columns, order)
     out.attrs["merged"] = merged
     return out
 
 
-def _chance(column: pd.Series, out: pd.DataFrame, source: str) -> pd.Series | None:
+def _table(columns: dict, order: np.ndarray | None) -> pd.DataFrame:
+    """The validated table from its per-row columns (the names as codes into their sorted names), in ``order``
+    (None: as read); in order, each column is taken from ``columns`` in turn, so that only one is ever held twice."""
+    out: dict = {}
+    n = columns["score"].size if order is None else order.size
+    for col in list(columns):
+        value = columns[col] if order is None else columns.pop(col)  # in order: each original let go once taken
+        if value is None and col == "date":  # no dates given
+            out[col] = pd.array(np.full(n, np.datetime64("NaT", "ns")), dtype="datetime64[ns]")
+        elif value is None:  # no trials given: one each (missing)
+            out[col] = pd.arrays.IntegerArray(np.ones(n, np.int64), np.ones(n, bool))
+        elif isinstance(value, tuple):  # (codes, names)
+            codes, sorted_names = value
+            out[col] = pd.Categorical.from_codes(
+                codes if order is None else codes[order], categories=pd.Index(sorted_names, dtype=object)
+            )
+        elif isinstance(value, np.ndarray):
+            out[col] = value if order is None else value[order]
+        else:
+            out[col] = value if order is None else value.take(order)
+        del value
+    return pd.DataFrame(out, copy=False)
+
+
+def _refuse_twins(out: pd.DataFrame, raw: pd.DataFrame, dup: pd.Series, source: str) -> None:
+    """The error for rows that name one cell with different results."""
+    first = np.flatnonzero(dup.to_numpy())[0]
+    first = out.index[first]
+    cell = tuple(str(v) for v in out.loc[first, KEY])
+    twin = out.index[(out[KEY].astype(object) == pd.Series(cell, index=KEY)).all(axis=1)]
+    lines = ", ".join(str(_line(i)) for i in twin[:5])
+    forms = sorted({tuple(raw.loc[i, KEY].astype(str)) for i in twin})
+    what = f"duplicate (benchmark, model, item_id) on lines {lines}"
+    if len(forms) > 1:
+        spelled = " and ".join(repr(f) for f in forms)
+        what += f": {spelled} are one name once normalised (Unicode NFKC, spaces), with different results"
+    raise InputError(
+        source,
+        what,
+        field="item_id",
+        value=cell,
+        row=_line(first),
+    )
+
+
+def _distinct(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's code into the column's distinct values (-1 where missing) and those values (an object array)."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    return codes.astype(np.int32 if len(uniques) < 2**31 else np.int64, copy=False), np.asarray(uniques, dtype=object)
+
+
+def _rows(codes: np.ndarray, bad: np.ndarray, missing: bool = False) -> pd.Series:
+    """The rows whose value is flagged in ``bad`` (one flag per distinct value); with ``missing`` the rows with no
+    value too."""
+    flagged = np.append(np.asarray(bad, bool), missing)  # code -1 reads the last entry: the missing value's flag
+    return pd.Series(flagged[codes])
+
+
+def _take(values, codes: np.ndarray):
+    """The per-row array of per-distinct-value ``values`` (missing where the code is -1)."""
+    return values.take(codes, allow_fill=True)
+
+
+def _check_lengths(source: str, field: str, column: pd.Series, codes: np.ndarray, text: pd.Series) -> None:
+    """Refuse a name (benchmark, model, item id) longer than MAX_NAME characters, naming the row."""
+    length = text.str.len().to_numpy()
+    bad = _rows(codes, length > MAX_NAME)
+    if bad.any():
+        first = int(np.flatnonzero(bad.to_numpy())[0])
+        more = int(bad.sum()) - 1
+        value = str(text.iloc[codes[first]])
+        raise InputError(
+            source,
+            f"{field} is {len(value):,} characters long, over the limit of {MAX_NAME:,} "
+            f"(starts {value[:40]!r})" + (f"; {more} more row(s) like this" if more else ""),
+            field=field,
+            row=_line(first),
+        )
+
+
+def _cell_key(codes: list[np.ndarray], sizes: list[int]) -> np.ndarray:
+    """One integer per row naming its (benchmark, model, item) cell."""
+    key = codes[0].astype(np.int64)
+    for c, n in zip(codes[1:], sizes[1:], strict=True):
+        key *= max(n, 1)
+        key += c
+    return key
+
+
+def _chance(column: pd.Series, names: dict, source: str) -> np.ndarray | None:
     """The items' nominal chance floors (one over the number of options of a multiple-choice item: what a model
     that guesses uniformly gets right), as floats, NaN where a row gives none; None when no row gives one (the
     table then carries no ``chance`` column, as before floors existed). Every row of an item must agree."""
-    text = column.astype(str).str.strip().where(column.notna(), "")
-    chance = pd.to_numeric(text.where(text.ne("")), errors="coerce")
-    bad = (chance.isna() & text.ne("")) | (chance.notna() & ((chance < 0) | (chance >= 1)))
-    fail_rows(source, bad, "chance", column, "chance must be a number in [0, 1) (one over the number of options)")
-    if chance.isna().all():
-        return None
-    keyed = pd.DataFrame({"benchmark": out["benchmark"], "item_id": out["item_id"], "chance": chance.fillna(-1.0)})
-    spread = keyed.groupby(["benchmark", "item_id"], sort=False)["chance"].transform("nunique")
+    codes, uniques = _distinct(column)
+    text = pd.Series(uniques, dtype=object).astype(str).str.strip()
+    values = pd.to_numeric(text.where(text.ne("")), errors="coerce")
+    bad = (values.isna() & text.ne("")) | (values.notna() & ((values < 0) | (values >= 1)))
     fail_rows(
         source,
-        spread > 1,
+        _rows(codes, np.asarray(bad, bool)),
+        "chance",
+        column,
+        "chance must be a number in [0, 1) (one over the number of options)",
+    )
+    per_value = np.append(values.to_numpy(dtype=float), np.nan)  # code -1: no floor given
+    chance = per_value[codes]
+    if np.isnan(chance).all():
+        return None
+    item = _cell_key([names["benchmark"][0], names["item_id"][0]], [names[c][2].size for c in ("benchmark", "item_id")])
+    # an item's distinct floors (no floor counts as one of them), each value once however it is spelled
+    floor_values, floor_of = np.unique(np.nan_to_num(per_value, nan=-1.0), return_inverse=True)
+    pairs = np.unique(item * floor_values.size + floor_of.ravel()[codes])
+    items, floors_per_item = np.unique(pairs // floor_values.size, return_counts=True)
+    uneven = np.isin(item, items[floors_per_item > 1])
+    fail_rows(
+        source,
+        pd.Series(uneven),
         "chance",
         column,
         "the rows of one item give different chance floors (it is the item's, the same for every model)",
     )
-    return chance.astype(float)
+    return chance
 
 
 def canonical_names(values: pd.Series) -> pd.Series:
@@ -178,11 +308,47 @@ def merged_names(raw: pd.DataFrame, out: pd.DataFrame, columns: list[str]) -> li
     return entries
 
 
-def _drop_agreeing_twins(out: pd.DataFrame, raw: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
-    """Rows that name the same cell after normalisation: one kept when they agree; the duplicates otherwise."""
-    dup = out.duplicated(KEY, keep=False)
-    if not dup.any():
-        return out, dup
+def _merged(names: dict, columns: list[str]) -> list[dict]:
+    """``merged_names`` from the columns' codes: one row per distinct (spelling, benchmark) pair, never per row."""
+    bench = names["benchmark"][0]
+    n_bench = max(1, names["benchmark"][2].size)
+    frames = {}
+    for col in columns:
+        row_codes, spelling, sorted_names, text = names[col]
+        if n_bench == 1:  # one benchmark: every spelling read is one of its pairs
+            pairs = np.arange(text.size, dtype=np.int64)
+        else:  # no row is missing a name (refused above)
+            pairs = pd.unique(_cell_key([spelling, bench], [text.size, n_bench]))
+        spell, at = pairs // n_bench, pairs % n_bench
+        name_of = np.empty(text.size, np.int64)
+        name_of[spelling] = row_codes
+        frames[col] = pd.DataFrame(
+            {
+                "name": pd.Series(sorted_names[name_of[spell]], dtype=object),
+                "raw": pd.Series(text[spell], dtype=object),
+                "benchmark": pd.Series(names["benchmark"][2][at], dtype=object),
+            }
+        )
+    return _merged_entries(frames, columns)
+
+
+def _merged_entries(frames: dict, columns: list[str]) -> list[dict]:
+    entries = []
+    for col in columns:
+        pairs = frames[col][["raw", "name", "benchmark"]]
+        spellings = pairs.drop_duplicates().groupby(["benchmark", "name"])["raw"].agg(sorted)
+        for (bench, name), forms in spellings.items():
+            if len(forms) > 1 or forms[0] != name:
+                shown = ", ".join(repr(f) for f in forms)
+                label = name if col == "model" else "(the benchmark's name)"
+                reason = f"{col} spelled {shown} upstream: read as {name!r}"
+                entries.append({"benchmark": bench, "model": label, "reason": reason})
+    return entries
+
+
+def _drop_agreeing_twins(out: pd.DataFrame, raw: pd.DataFrame, dup: pd.Series) -> tuple[pd.DataFrame, pd.Series]:
+    """Rows that name the same cell after normalisation (``dup``): one kept when they agree; the duplicates
+    otherwise."""
     twins = out[dup]
     values = [c for c in ("score", "trials", "date", "chance") if c in twins.columns]
     agree = twins.groupby(KEY)[values].nunique(dropna=False).le(1).all(axis=1)
@@ -191,66 +357,3 @@ def _drop_agreeing_twins(out: pd.DataFrame, raw: pd.DataFrame) -> tuple[pd.DataF
         out = out[~out.duplicated(KEY, keep="first")]
         return out, out.duplicated(KEY, keep=False)
     return out, dup
-
-
-def content_revision(df: pd.DataFrame) -> str:
-    """A short content hash of one benchmark's table (per-item or aggregate), independent of row order: the
-    SHA-256 of its CSV text sorted by model and item, floats as ``%.10g`` and dates as ``%Y-%m-%d``.
-
-    Computed without writing that text as pandas would: each column's distinct values are formatted (and
-    quoted as the CSV writer quotes them) once, the rows ordered by their values' codes, and the bytes of each
-    block of rows gathered by numpy and fed to the hash, so that tens of millions of cells hash in
-    seconds and little memory. The bytes are those ``to_csv(index=False, float_format="%.10g",
-    date_format="%Y-%m-%d")`` writes (a test keeps them so).
-    """
-    keys = [c for c in ("model", "item_id") if c in df.columns]
-    cols = [c for c in ("model", "item_id", "score", "n_items", "date", "trials") if c in df.columns]
-    if "chance" in df.columns and df["chance"].notna().any():  # a benchmark without floors keeps its revision
-        cols.append("chance")
-    codes, tables = [], []
-    for c in cols:
-        code, shown = _coded(df[c], sort=c in keys)
-        codes.append(code)
-        tables.append(shown)
-    order = np.lexsort([codes[cols.index(k)] for k in reversed(keys)]) if keys else np.arange(len(df))
-    blob, starts, lengths, bases = _table_bytes(tables)
-    digest = hashlib.sha256((",".join(cols) + "\n").encode())
-    step = 200_000
-    for lo in range(0, len(order), step):  # a block of rows at a time: memory stays a few tens of MB
-        rows = order[lo : lo + step]
-        block = np.stack([codes[k][rows] + bases[k] for k in range(len(cols))], axis=1)
-        digest.update(row_bytes(block, blob, starts, lengths).tobytes())
-    return digest.hexdigest()[:12]
-
-
-def _csv_field(text: str) -> str:
-    """One field as the CSV writer writes it (quoted where it holds a comma, a quote or a line break)."""
-    if text == "":
-        return ""
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerow([text])
-    return buffer.getvalue()[:-1]
-
-
-def _coded(column: pd.Series, sort: bool) -> tuple[np.ndarray, list[str]]:
-    """Each row's code into the column's distinct values as the CSV text shows them (missing: the last, empty)."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        column = column.astype(object)
-    codes, uniques = pd.factorize(column, sort=sort, use_na_sentinel=True)
-    if pd.api.types.is_datetime64_any_dtype(column.dtype):
-        shown = [v.strftime("%Y-%m-%d") for v in uniques]
-    elif pd.api.types.is_float_dtype(column.dtype):
-        shown = ["%.10g" % v for v in uniques]  # noqa: UP031 (the writer's own format)
-    else:
-        shown = [_csv_field(str(v)) for v in uniques]
-    codes = np.where(codes < 0, len(shown), codes).astype(np.int64)
-    return codes, [*shown, ""]
-
-
-def _table_bytes(tables: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
-    """The distinct values of every column as one byte blob: where each starts, its length, each column's base."""
-    encoded = [v.encode("utf-8") for t in tables for v in t]
-    lengths = np.array([len(b) for b in encoded], np.int64)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-    bases = np.cumsum([0, *[len(t) for t in tables[:-1]]]).tolist()
-    return np.frombuffer(b"".join(encoded), np.uint8), starts, lengths, bases

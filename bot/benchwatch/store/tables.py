@@ -14,6 +14,12 @@ def is_difficulty_file(columns: list[str]) -> bool:
     return "z" in columns and "score" not in columns
 
 
+def as_text(raw: pd.DataFrame) -> pd.DataFrame:
+    """The table with any column read as categories (``benchwatch.sources.fetch_csv_file``) as plain text."""
+    coded = {c: str for c in raw.columns if isinstance(raw[c].dtype, pd.CategoricalDtype)}
+    return raw.astype(coded) if coded else raw
+
+
 def require_columns(raw: pd.DataFrame, source: str, columns: tuple[str, ...]) -> None:
     missing = [c for c in columns if c not in raw.columns]
     if missing:
@@ -31,7 +37,7 @@ def _numbers(raw: pd.DataFrame, source: str, column: str) -> pd.Series:
 def validate_difficulties(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     """A difficulty file: item_id, z in [0, 1], optional benchmark."""
     require_columns(raw, source, ("benchmark", "item_id", "z"))
-    raw = raw.reset_index(drop=True)
+    raw = as_text(raw).reset_index(drop=True)
     z = _numbers(raw, source, "z")
     fail_rows(source, (z < 0) | (z > 1), "z", raw["z"], "z must lie in [0, 1]")
     out = pd.DataFrame({"benchmark": raw["benchmark"].astype(str), "item_id": raw["item_id"].astype(str), "z": z})
