@@ -10,6 +10,7 @@ import numpy as np
 from benchwatch.metrics.coverage import Target
 
 GRID = 200  # grid points of the axis: midpoints of 200 cells of width 0.005
+BLOCK_CELLS = 1_000_000  # cells copied at a time when they must be put in item order
 
 
 def axis_grid(n: int = GRID) -> np.ndarray:
@@ -76,20 +77,40 @@ def likelihood_from_cells(
     abilities = uncertain_abilities(np.asarray(theta, float), theta_sd)
     model_idx, item_idx = np.asarray(model_idx), np.asarray(item_idx)
     trials, successes = np.asarray(trials, float), np.asarray(successes, float)
-    if item_idx.size > 1 and np.any(np.diff(item_idx) < 0):  # by item: the pass writes each item's row in turn
+    grid = difficulty_b(z, abilities.population, scale)
+
+    def rows_of(cells: np.ndarray | None, first: int, last: int) -> np.ndarray:
+        """The rows of items first..last-1 from their cells (all cells: None)."""
+        take = (lambda a: a) if cells is None else (lambda a: a[cells])
+        return cell_loglik(
+            take(model_idx),
+            take(item_idx) - first if first else take(item_idx),
+            take(trials),
+            take(successes),
+            abilities.theta,
+            grid,
+            last - first,
+            slope=abilities.slope,
+            floor=None if floor is None else np.asarray(floor)[first:last],
+        )
+
+    floors = floor is not None and bool(np.any(np.asarray(floor) > 0))  # (a block of open items: the same formula)
+    if item_idx.size <= 1 or not np.any(np.diff(item_idx) < 0):
+        rows = rows_of(None, 0, n_items)
+    elif floors:  # by item: the pass writes each item's row in turn
         order = np.argsort(item_idx, kind="stable")
         model_idx, item_idx, trials, successes = model_idx[order], item_idx[order], trials[order], successes[order]
-    rows = cell_loglik(
-        model_idx,
-        item_idx,
-        trials,
-        successes,
-        abilities.theta,
-        difficulty_b(z, abilities.population, scale),
-        n_items,
-        slope=abilities.slope,
-        floor=floor,
-    )
+        rows = rows_of(None, 0, n_items)
+    else:  # by item, a block of items at a time: only a block's cells are ever copied
+        order = np.argsort(item_idx, kind="stable")  # each item's cells keep their order: the same sums
+        starts = np.concatenate([[0], np.cumsum(np.bincount(item_idx, minlength=n_items))])
+        rows = np.empty((n_items, z.size))
+        first = 0
+        while first < n_items:
+            last = int(np.searchsorted(starts, starts[first] + BLOCK_CELLS, side="right")) - 1
+            last = min(n_items, max(last, first + 1))
+            rows[first:last] = rows_of(order[starts[first] : starts[last]], first, last)
+            first = last
     return axis_likelihood(rows, z, groups=groups)
 
 

@@ -47,8 +47,20 @@ def target_reference(n_items: int, target: Target, *, replicates: int = REFERENC
     finitely many items; this is their range (pure simulation of z, no responses, no fit).
     """
     rng = np.random.default_rng(seed)
-    per_draw = coverage_draws(np.stack([_target_z(target, n_items, rng) for _ in range(replicates)]), target)
+    blocks = [coverage_draws(z, target) for z in _target_blocks(target, n_items, rng, replicates)]
+    per_draw = {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0]}
     return {k: (float(np.quantile(v, 0.05)), float(np.quantile(v, 0.975))) for k, v in per_draw.items()}
+
+
+BLOCK_VALUES = 1_000_000  # simulated positions held at a time (8 MB): the replicates' rows a block at a time
+
+
+def _target_blocks(target: Target, n_items: int, rng: np.random.Generator, replicates: int):
+    """The replicates' draws of n target items (rows), a block of rows at a time, in the order one array of all
+    of them would hold (the same draws, the same figures: each row's figures are its own)."""
+    per_block = max(1, BLOCK_VALUES // max(n_items, 1))
+    for lo in range(0, replicates, per_block):
+        yield np.stack([_target_z(target, n_items, rng) for _ in range(min(per_block, replicates - lo))])
 
 
 def figures_from_draws(
@@ -130,9 +142,12 @@ def sampling_levels(n_items: int, target: Target, *, replicates: int = SAMPLING_
     Pure simulation of z (no responses, no fit).
     """
     rng = np.random.default_rng(seed)
-    z = np.stack([_target_z(target, n_items, rng) for _ in range(replicates)])
-    figures = coverage_draws(z, target)
-    thin = thin_truth_rows(z, target)
+    parts = [
+        (coverage_draws(z, target), thin_truth_rows(z, target))
+        for z in _target_blocks(target, n_items, rng, replicates)
+    ]
+    figures = {k: np.concatenate([f[k] for f, _ in parts]) for k in parts[0][0]}
+    thin = np.concatenate([t for _, t in parts])
     out = {f"{k}_sampling_p95": float(np.quantile(figures[k], 0.95)) for k in SAMPLED}
     out["thin_width_sampling_p95"] = float(np.quantile(thin[:, 0], 0.95))
     out["thin_top5_sampling_p95"] = float(np.quantile(thin[:, 1], 0.95))

@@ -122,6 +122,7 @@ def measure(
             ceiling=ceiling,
             uninformative=uninformative,
         )
+    revision = revision or content_revision(responses)  # before the arrays of the fit exist: its peak is the table's
     fitted = own if pool_rows is None else split_uninformative(pd.concat([responses, pool_rows], ignore_index=True))[0]
     z = difficulty_z(fit.b, fit.theta, scale)
     items = pd.DataFrame({"item_id": fit.items, "b": fit.b, "b_sd": fit.b_sd, "z": z})
@@ -201,6 +202,7 @@ def measure(
             theta = two.theta
         else:
             post = item_posterior(data, theta, patterns=patterns)
+        del patterns  # the cells again, by pattern: nothing after this reads them
         rng = np.random.default_rng(seed)
         draws = posterior_z_draws(theta, scale, N_DRAWS, rng, post)
         reference = matched.result()
@@ -246,7 +248,7 @@ def measure(
     }
     return BenchmarkAudit(
         benchmark=str(names[0]),
-        revision=revision or content_revision(responses),
+        revision=revision,
         source=source,
         synthetic=synthetic,
         method="nuts" if model.nuts is not None else fit.method,
