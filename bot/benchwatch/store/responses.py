@@ -73,7 +73,7 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     raw = raw.reset_index(drop=True)
     columns: dict[str, object] = {}
     # column -> (each row's name code, each row's spelling code, the names sorted, the spellings)
-    names: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+    names: dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]] = {}
     for col in ("benchmark", "model", "item_id"):
         codes, uniques = _distinct(raw[col])
         text = pd.Series(uniques, dtype=object).astype(str)
