@@ -196,7 +196,7 @@ def check_candidates(bench: Benchmark, responses: pd.DataFrame, *, draws: int = 
     cdf = _posteriors(bench, responses, ids)
     axis = _axis_posteriors(bench, responses, ids)
     axis_cdf = np.cumsum(axis, axis=1)
-    answered = responses.groupby("item_id")["model"].nunique().reindex(ids).to_numpy()
+    answered = responses.groupby("item_id", observed=True)["model"].nunique().reindex(ids).to_numpy()
     mass = _mass(axis, gaps)
     rows = []
     for k, item in enumerate(ids):

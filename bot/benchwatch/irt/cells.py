@@ -48,25 +48,30 @@ def cell_patterns(data: ResponseArrays, floor: np.ndarray | None = None) -> Cell
     keys = hash_items(
         data.item_idx.astype(np.int64), data.model_idx.astype(np.int64), data.weight, successes, r1, r2, data.n_items
     )
+    del successes  # (each pattern's successes are gathered below, one product per kept cell: the same numbers)
     has_floor = floor is not None and np.any(np.asarray(floor) > 0)
     if has_floor:  # the floor's bits mixed in with one more odd multiplier
         bits = np.round(np.asarray(floor, float) * 2**40).astype(np.uint64)
         keys = keys + bits * np.uint64(0x9E3779B97F4A7C15)
     _, first, pattern, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    pattern = pattern.ravel()
     keep = np.zeros(data.n_items, bool)
     keep[first] = True
-    cells = np.flatnonzero(keep[data.item_idx])
-    pattern_of = pattern.ravel()[data.item_idx[cells]]
-    cells = cells[np.argsort(pattern_of, kind="stable")]  # by pattern: the passes over them read memory in order
+    del keys, first
+    cells = np.flatnonzero(keep[data.item_idx]).astype(np.int32 if data.item_idx.size < 2**31 else np.int64)
+    order = np.argsort(pattern[data.item_idx[cells]], kind="stable")  # by pattern: the passes read memory in order
+    cells = cells[order]
+    del order, keep
+    trials = data.weight[cells].astype(float)
     return CellPatterns(
         model_idx=data.model_idx[cells].astype(np.int64),
-        pattern_idx=pattern.ravel()[data.item_idx[cells]].astype(np.int64),
-        trials=data.weight[cells].astype(float),
-        successes=successes[cells].astype(float),
+        pattern_idx=pattern[data.item_idx[cells]].astype(np.int64),
+        trials=trials,
+        successes=trials * data.y[cells],
         counts=counts.astype(float),
-        pattern=pattern.ravel().astype(np.int64),
+        pattern=pattern.astype(np.int64),
         n_models=data.n_models,
-        floor=_pattern_floor(floor, pattern.ravel(), counts.size) if has_floor and floor is not None else None,
+        floor=_pattern_floor(floor, pattern, counts.size) if has_floor and floor is not None else None,
     )
 
 
@@ -111,12 +116,40 @@ def cell_loglik(
     # s log sigmoid(eta) + (w - s) log sigmoid(-eta) = w log sigmoid(eta) - (w - s) eta: one pass over the cells
     # on the grid, and the linear term's two per-item sums (eta = a theta - a g) added in closed form
     out = rows_add(np.zeros((n_items, grid.size)), item_idx, model_idx, trials, log_expit(eta))
-    fails = np.asarray(trials, float) - np.asarray(successes, float)
-    level = np.bincount(item_idx, fails * (a * theta)[model_idx], minlength=n_items)
-    tilt = np.bincount(item_idx, fails * a[model_idx], minlength=n_items)
+    level, tilt = _linear_sums(
+        model_idx, item_idx, np.asarray(trials, float), np.asarray(successes, float), a, theta, n_items
+    )
     out -= level[:, None]
     out += tilt[:, None] * grid[None, :]
     return out
+
+
+SUM_CELLS = 1_000_000  # cells per block of the per-item sums (cells in item order: blocks end where an item does)
+
+
+def _linear_sums(model_idx, item_idx, trials, successes, a, theta, n_items) -> tuple[np.ndarray, np.ndarray]:
+    """Per item: the sums over its cells of (w - s) a theta and of (w - s) a. Cells in item order are summed a block
+    at a time, each block ending where an item's cells do, so that every item's sum is the one pass over its own
+    cells that a single ``bincount`` makes (the same numbers) while the per-cell products exist a block at a time."""
+    n = item_idx.size
+    ordered = n > SUM_CELLS and bool(np.all(item_idx[1:] >= item_idx[:-1]))
+    ends = [n]
+    if ordered:  # the first cell of a new item at or after each multiple of SUM_CELLS
+        marks = np.arange(SUM_CELLS, n, SUM_CELLS)
+        ends = sorted(set(np.searchsorted(item_idx, item_idx[marks], side="left").tolist()) - {0} | {n})
+    level, tilt = np.zeros(n_items), np.zeros(n_items)
+    a_theta = a * theta
+    lo = 0
+    for hi in ends:
+        fails = trials[lo:hi] - successes[lo:hi]
+        per_cell = a_theta[model_idx[lo:hi]]
+        per_cell *= fails
+        level += np.bincount(item_idx[lo:hi], per_cell, minlength=n_items)  # adds 0.0 to the items of other blocks
+        np.take(a, model_idx[lo:hi], out=per_cell, mode="clip")  # (mode "raise" buffers a copy; codes are in range)
+        per_cell *= fails
+        tilt += np.bincount(item_idx[lo:hi], per_cell, minlength=n_items)
+        lo = hi
+    return level, tilt
 
 
 def _floor_loglik(

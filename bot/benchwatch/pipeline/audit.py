@@ -131,7 +131,7 @@ def measure(
         pd.DataFrame({"model": fit.models, "theta": fit.theta, "theta_sd": fit.theta_sd}).set_index("model")
     ).reset_index()[["model", "theta", "theta_sd", "score", "n_answered", "date"]]
     sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), len(fit.items), ceiling)
-    solved = responses.groupby("item_id")["score"].max()
+    solved = responses.groupby("item_id", observed=True)["score"].max()
     paired, top_intervals = paired_figures(responses, sat)
     sat = state_from_paired(sat, paired)
     data = encode_responses(fitted)
@@ -160,6 +160,9 @@ def measure(
         patterns = cell_patterns(data, floors)  # over the observed cells: never a models x items array
         groups = pattern_groups(model, patterns)
         theta = bound_abilities(patterns, fit.theta, groups)
+        if model.path != "2PL":  # the 1PL's item posteriors read the patterns: read now, they go before the bounds
+            post = item_posterior(data, theta, patterns=patterns)
+        del patterns, groups
         lik = None
         if model.path == "withheld":
             bounds = None
@@ -200,9 +203,6 @@ def measure(
             rows = integrated_loglik(data, two.theta, grid, two.mean_log_a, two.spread, floor=floors, log_a=two.log_a)
             post = loglik_posterior(rows, grid)
             theta = two.theta
-        else:
-            post = item_posterior(data, theta, patterns=patterns)
-        del patterns  # the cells again, by pattern: nothing after this reads them
         rng = np.random.default_rng(seed)
         draws = posterior_z_draws(theta, scale, N_DRAWS, rng, post)
         reference = matched.result()

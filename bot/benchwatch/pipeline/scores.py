@@ -48,9 +48,11 @@ def too_few(responses: pd.DataFrame) -> str | None:
 
 
 def model_scores(responses: pd.DataFrame) -> pd.DataFrame:
-    return responses.groupby("model", sort=True).agg(
+    out = responses.groupby("model", sort=True, observed=True).agg(
         score=("score", "mean"), n_answered=("score", "size"), date=("date", "min")
     )
+    out.index = out.index.astype(str)  # the models table's names as text (the responses may hold them as categories)
+    return out
 
 
 def scores_only(
@@ -70,7 +72,7 @@ def scores_only(
     sat = saturation(models["model"].to_numpy(), models["score"].to_numpy(), n_items, ceiling)
     paired, top_intervals = paired_figures(responses, sat)
     sat = state_from_paired(sat, paired)
-    solved = responses.groupby("item_id")["score"].max()
+    solved = responses.groupby("item_id", observed=True)["score"].max()
     tiers = tiers_of(responses)
     models = with_tiers(models, tiers)
     return BenchmarkAudit(

@@ -63,7 +63,8 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     Every column is read as codes into its distinct values (a column already read as categories, as
     ``benchwatch.sources.fetch_csv_file`` reads a file, keeps its own), and each check runs once per distinct
     value, never once per row: a matrix of millions of cells names a few thousand models and items and a handful of
-    scores. The names come back as text (their canonical spellings)."""
+    scores. The names come back as categories (their canonical spellings, sorted): a code per row, each name held
+    once. Tables built from them for publication (a benchmark's models, its items) carry the names as text."""
     missing = [c for c in REQUIRED_COLUMNS if c not in raw.columns]
     if missing:
         defaulted = raw.attrs.get("defaulted", ())  # a column the reader filled in is not one the file has
@@ -171,10 +172,11 @@ def _table(columns: dict, order: np.ndarray | None) -> pd.DataFrame:
             out[col] = pd.arrays.IntegerArray(np.ones(n, np.int64), np.ones(n, bool))
         elif isinstance(value, tuple):  # (codes, names)
             codes, sorted_names = value
-            names = pd.Categorical.from_codes(
-                codes if order is None else codes[order], categories=pd.Index(sorted_names, dtype=object)
+            small = np.int8 if sorted_names.size < 2**7 else np.int16 if sorted_names.size < 2**15 else np.int32
+            out[col] = pd.Categorical.from_codes(
+                (codes if order is None else codes[order]).astype(small, copy=False),
+                categories=pd.Index(sorted_names, dtype=object),
             )
-            out[col] = pd.Series(names).astype(str).array  # text, as every stage after this one reads names
         elif isinstance(value, np.ndarray):
             out[col] = value if order is None else value[order]
         else:
