@@ -43,7 +43,9 @@ def test_calibrated_fit_keeps_the_old_estimates_and_adds_the_new(full):
     assert list(out.models) == sorted(full["model"].unique())
     np.testing.assert_array_equal(out.b, fit.b)
     np.testing.assert_array_equal(out.theta[:27], fit.theta)
-    direct = calibrate_models(encode_responses(full[full["model"].astype(str) >= "m027"]), pd.Series(fit.b, index=fit.items))
+    direct = calibrate_models(
+        encode_responses(full[full["model"].astype(str) >= "m027"]), pd.Series(fit.b, index=fit.items)
+    )
     np.testing.assert_allclose(out.theta[27:], direct["theta"].to_numpy())
     refit = fit_map(encode_responses(full))
     assert np.max(np.abs(out.theta - refit.theta)) < 0.15

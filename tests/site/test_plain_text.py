@@ -37,9 +37,13 @@ def test_every_page_of_the_sample_renders_the_same_with_it(sample_site, tmp_path
     marked = []
     real = plain_text.PlainText.run
 
+    escaped = []
+
     def counting(self, root):
+        held = {id(e): e.text for e in root.iter() if e.tag in plain_text.CELLS and e.text and "\\" in e.text}
         real(self, root)
         marked.append(sum(isinstance(e.text, AtomicString) for e in root.iter()))
+        escaped.append(sum(isinstance(e.text, AtomicString) for e in root.iter() if id(e) in held))
 
     monkeypatch.setattr(plain_text.PlainText, "run", counting)
     fast, full = _renderers()
@@ -48,6 +52,15 @@ def test_every_page_of_the_sample_renders_the_same_with_it(sample_site, tmp_path
         text = page.read_text(encoding="utf-8")
         assert fast.reset().convert(text) == full.reset().convert(text), page.name
     assert sum(marked) > 1000  # most table cells took the short path
+    assert escaped and sum(escaped) > 100  # escaped names among them
+
+
+def test_an_escaped_cell_takes_the_short_path():
+    fast, _ = _renderers()
+    root = fast.parser.parseDocument(["| a |", "|---|", r"| gpt\-5\.2 |"]).getroot()
+    plain_text.PlainText(fast).run(root)
+    cell = next(root.iter("td"))
+    assert isinstance(cell.text, AtomicString) and cell.text == "gpt-5.2"
 
 
 @pytest.mark.parametrize(
@@ -59,6 +72,13 @@ def test_every_page_of_the_sample_renders_the_same_with_it(sample_site, tmp_path
         ("AT&amp;T", "AT&amp;T"),
         ("the DDM bound", '<abbr title="Difficulty distribution mismatch">DDM</abbr>'),
         ("0.115 (0.1 to 0.2)", "<td>0.115 (0.1 to 0.2)</td>"),
+        # escaped text: unescaped on the short path, with or without a term in it
+        (r"gpt\-5\.2\_high", "<td>gpt-5.2_high</td>"),
+        (r"a\\\-b \| c", "<td>a\\-b | c</td>"),
+        (r"the DDM\-x", '<abbr title="Difficulty distribution mismatch">DDM</abbr>-x'),
+        (r"x\-DDM", 'x-<abbr title="Difficulty distribution mismatch">DDM</abbr>'),
+        (r"a\*b\* \[c\](d)", "<td>a*b* [c](d)</td>"),
+        (r"q\n \<", r"<td>q\n \&lt;</td>"),  # not an escape: the full path
     ],
 )
 def test_text_a_pattern_or_a_term_could_match_keeps_the_full_path(cell, html):
