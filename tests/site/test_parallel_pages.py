@@ -51,3 +51,43 @@ def test_a_damaged_table_read_by_a_worker_is_the_error_one_process_gives(sample_
     workers = error()
     assert str(workers) == str(one) and items.name in str(one) and "fields" in str(one)
     assert (workers.source, workers.row) == (one.source, one.row) and pages_module._SHARED is None
+
+
+def _site(root) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_an_atlas_site_with_its_assets_written_beside_mkdocs_is_the_site_written_in_one_go(
+    sample_site, tmp_path, monkeypatch
+):
+    """From ``PARALLEL_FROM`` pages on, the plots, downloads and bundle are written by a process of their own while
+    MkDocs builds from empty files at their paths: the built site is the one written in one go, byte for byte."""
+    _, reports, _ = sample_site
+    now = "2026-12-01T00:00:00Z"
+    build_module.build_site(reports, tmp_path / "one", now=now)
+    monkeypatch.setattr(pages_module, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(pages_module.threads, "CORES", 2)
+    forked = []
+    real = build_module.ProcessPoolExecutor
+    monkeypatch.setattr(build_module, "ProcessPoolExecutor", lambda *a, **k: forked.append(a) or real(*a, **k))
+    build_module.build_site(reports, tmp_path / "beside", now=now)
+    assert forked == [(1,)]  # one worker beside MkDocs
+    one, beside = _site(tmp_path / "one"), _site(tmp_path / "beside")
+    assert one.keys() == beside.keys() and len(one) > 100
+    assert [name for name in one if one[name] != beside[name]] == []
+    assert all(beside[name] for name in beside if name.startswith(("downloads/", "plots/")))  # none left empty
+
+
+def test_a_damaged_table_read_for_the_assets_is_the_error_the_pages_give(sample_site, tmp_path):
+    _, reports, _ = sample_site
+    copy = tmp_path / "r"
+    shutil.copytree(reports, copy)
+    models = sorted((copy / "models").glob("*.csv"))[-1]
+    models.write_text(models.read_text() + "cut,row\n")
+    with pytest.raises(InputError) as pages:
+        build_module.write_pages(Reports(copy), tmp_path / "docs", "http://127.0.0.1:8000/")
+    returned = build_module._write_assets_job(str(copy), str(tmp_path / "assets"), "http://127.0.0.1:8000/")
+    assert isinstance(returned, tuple)  # an InputError does not pickle: its fields and text come back
+    with pytest.raises(InputError) as assets:
+        pages_module._raised(returned)
+    assert str(assets.value) == str(pages.value) and models.name in str(pages.value)

@@ -114,4 +114,12 @@ def test_a_long_table_collapses_its_older_rows_with_the_header_again():
     macro = '{% from "_macros.md.j2" import collapsed %}{{ collapsed(c, r, 2, "%d older") }}'
     lines = environment().from_string(macro).render(c=columns, r=rows).splitlines()
     assert lines[:4] == ["| N |", "|---:|", "| 0 |", "| 1 |"]
-    assert lines[4:] == ["", '??? note bw-rest "3 older"', "    | N |", "    |---:|", "    | 2 |", "    | 3 |", "    | 4 |"]
+    assert lines[4:] == [
+        "",
+        '??? note bw-rest "3 older"',
+        "    | N |",
+        "    |---:|",
+        "    | 2 |",
+        "    | 3 |",
+        "    | 4 |",
+    ]

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import importlib.metadata
 import json
 import logging
+import multiprocessing
 import os
 import re
 import shutil
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,7 +35,13 @@ from benchwatch.site.feed import rss_feed
 from benchwatch.site.glossary import append_glossary
 from benchwatch.site.home import SUMMARY_PLOT, index_page, summary_points
 from benchwatch.site.names import page_name, shown_name
-from benchwatch.site.pages import PageInputs, write_benchmark_pages
+from benchwatch.site.pages import (
+    PageInputs,
+    _raised,
+    page_workers,
+    write_benchmark_assets,
+    write_benchmark_pages,
+)
 from benchwatch.site.paths import benchmark_page
 from benchwatch.site.plots import summary_svg
 from benchwatch.site.render import TEMPLATES
@@ -55,35 +64,72 @@ def _shown(records: dict[str, dict]) -> dict[str, dict]:
     return {name: rec for name, rec in records.items() if not rec.get("rebuilt")}
 
 
-def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = None) -> int:
-    """Write the generated Markdown pages and feeds into ``docs``; returns the number of pages."""
+def page_inputs(reports: Reports, docs: Path, site_url: str, deferred: bool = False) -> PageInputs:
+    """What every benchmark page is written from, read from the reports folder."""
     records = _shown(load_latest(reports))
     alerts = load_alerts(reports)
     history = load_history(reports)
+    changes = load_changelog(reports)
+    return PageInputs(reports, docs, site_url, records, history, alerts, changes, page_groups(records), deferred)
+
+
+def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = None, deferred: bool = False) -> int:
+    """Write the generated Markdown pages and feeds into ``docs``; returns the number of pages. ``deferred``: the
+    benchmarks' plots and downloads and the bundle are written empty, for ``write_assets`` to write."""
+    shared = page_inputs(reports, docs, site_url, deferred)
+    records, alerts = shared.records, shared.alerts
     (docs / "benchmarks").mkdir(parents=True, exist_ok=True)
     sources = load_sources(reports)
     now = now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     (docs / "index.md").write_text(index_page(records, alerts, sources, now), encoding="utf-8")
     (docs / "plots").mkdir(exist_ok=True)
     (docs / SUMMARY_PLOT).write_text(summary_svg(summary_points(records)), encoding="utf-8")
-    changes = load_changelog(reports)
     (docs / "alerts.md").write_text(alerts_page(alerts, records), encoding="utf-8")
-    groups = page_groups(records)
     (docs / "feed.xml").write_text(
         rss_feed(alerts, title="benchwatch: all alerts", site_url=site_url, self_path="feed.xml", records=records),
         encoding="utf-8",
     )
-    per_benchmark = write_benchmark_pages(
-        PageInputs(reports, docs, site_url, records, history, alerts, changes, groups)
-    )
+    per_benchmark = write_benchmark_pages(shared)
     (docs / "downloads").mkdir(exist_ok=True)
     schemas = published_schemas()
     (docs / "schema").mkdir(exist_ok=True)
     for name, text in schemas.items():
         (docs / "schema" / name).write_text(text, encoding="utf-8")
-    tables = _named(bundle_tables(records, history, alerts, per_benchmark), records)
+    if deferred:
+        (docs / BUNDLE).write_bytes(b"")
+    else:
+        _write_bundle(docs, shared, per_benchmark, schemas)
+    return 2 + len(shared.groups)
+
+
+def write_assets(reports: Reports, out: Path, site_url: str) -> None:
+    """What ``write_pages(..., deferred=True)`` left empty: every benchmark's plots and downloads and the bundle,
+    under ``out`` at the same paths, in this process."""
+    shared = page_inputs(reports, out, site_url)
+    (out / "downloads").mkdir(parents=True, exist_ok=True)
+    per_benchmark = write_benchmark_assets(shared, out)
+    _write_bundle(out, shared, per_benchmark, published_schemas())
+
+
+def _write_assets_job(root: str, out: str, site_url: str) -> tuple[dict, str] | None:
+    """``write_assets`` in a worker; a damaged input comes back as its fields and text (see ``pages._raised``)."""
+    try:
+        write_assets(Reports(Path(root)), Path(out), site_url)
+    except InputError as exc:
+        return vars(exc), str(exc)
+    return None
+
+
+def _beside(deferred: bool) -> contextlib.AbstractContextManager[ProcessPoolExecutor | None]:
+    """A forked worker for the deferred assets (None when they are not deferred)."""
+    if not deferred:
+        return contextlib.nullcontext()
+    return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+
+
+def _write_bundle(docs: Path, shared: PageInputs, per_benchmark: dict[str, dict], schemas: dict[str, str]) -> None:
+    tables = _named(bundle_tables(shared.records, shared.history, shared.alerts, per_benchmark), shared.records)
     (docs / BUNDLE).write_bytes(bundle_bytes(tables, schemas))
-    return 2 + len(groups)
 
 
 def _named(tables: dict, records: dict[str, dict]) -> dict:
@@ -227,7 +273,11 @@ def build_site(
             docs = Path(tmp) / "docs"
             shutil.copytree(project_dir / "docs", docs)
             url = site_address(site_url) or LOCAL_ADDRESS  # not mkdocs.yml's: a fork's local build is not there
-            n_pages = write_pages(reports, docs, url, now)
+            groups = page_groups(_shown(load_latest(reports)))
+            # An atlas's plots and downloads are written by a process of their own while MkDocs builds (on one
+            # core) from the pages, which link to them written empty; they replace those in the built site.
+            deferred = page_workers(len(groups)) > 0
+            n_pages = write_pages(reports, docs, url, now, deferred=deferred)
             append_glossary(docs)
             config = load_config(
                 config_file=str(project_dir / "mkdocs.yml"),
@@ -235,12 +285,19 @@ def build_site(
                 site_dir=str(staging),
                 site_url=url,
                 strict=True,
-                nav=_nav(page_groups(_shown(load_latest(reports)))),
+                nav=_nav(groups),
                 copyright=footer(now),
             )
+            assets = Path(tmp) / "assets"
             config.plugins.on_startup(command="build", dirty=False)
             try:
-                build(config)
+                with _beside(deferred) as pool:
+                    job = pool.submit(_write_assets_job, str(reports.root), str(assets), url) if pool else None
+                    build(config)
+                    if job is not None:
+                        _raised(job.result() or {})
+                        for path in sorted(p for p in assets.rglob("*") if p.is_file()):
+                            shutil.copyfile(path, staging / path.relative_to(assets))
             finally:
                 config.plugins.on_shutdown()
         (staging / STAMP).write_text(json.dumps({"inputs": digest, "pages": n_pages}) + "\n", encoding="utf-8")

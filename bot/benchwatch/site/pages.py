@@ -1,9 +1,11 @@
 """The benchmark pages of the site: each page with its feed, plots and downloads, written in this process or, for an
-atlas, in forked workers (``write_benchmark_pages``)."""
+atlas, in forked workers (``write_benchmark_pages``); there the plots and downloads can be left to a process of
+their own (``PageInputs.deferred``, ``write_benchmark_assets``) that runs beside MkDocs' build."""
 
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,7 @@ class PageInputs:
     alerts: list[dict]
     changes: Any
     groups: dict[str, list[dict]]
+    deferred: bool = False  # plots and downloads written empty: their bytes come from ``write_benchmark_assets``
 
 
 _SHARED: PageInputs | None = None  # set in the parent before the workers fork, so they inherit it
@@ -70,10 +73,10 @@ def write_page(shared: PageInputs, pid: str) -> dict[str, dict]:
     sections = []
     for k, rec in enumerate(recs):
         name = rec["benchmark"]
-        by_date = load_table(reports.by_date(name))
-        items = load_table(reports.items(name))
-        models = load_table(reports.models(name))
-        per_benchmark[name] = {"items": items, "models": models, "by_date": by_date}
+        tables = _tables(reports, name)
+        items, models, by_date = tables["items"], tables["models"], tables["by_date"]
+        if not shared.deferred:  # (deferred: the bundle is written with the assets, from their own reading)
+            per_benchmark[name] = tables
         if k == 0:
             plan = _fill_plan(rec, items, models)
             sections.append(
@@ -86,7 +89,7 @@ def write_page(shared: PageInputs, pid: str) -> dict[str, dict]:
         proposal = load_proposal(reports, name)
         if proposal is not None:
             sections.append(proposal_section(proposal, rec))
-        _write_assets(docs, name, rec, items, by_date, models)
+        _write_assets(docs, asset_files(name, rec, items, by_date, models), empty=shared.deferred)
     (docs / benchmark_page(pid)).write_text("\n".join(sections), encoding="utf-8")
     names = {rec["benchmark"] for rec in recs}
     mine = [a for a in alerts if a["benchmark"] in names]
@@ -112,45 +115,71 @@ def _fill_plan(rec: dict, items, models) -> list[dict] | None:
     return fill_plan(Benchmark(rec, items, models))
 
 
-def _write_assets(docs: Path, name: str, rec: dict, items, by_date, models=None) -> None:
-    """Pictures and downloads of one benchmark."""
+def asset_files(name: str, rec: dict, items, by_date, models=None) -> dict[str, Callable[[], str]]:
+    """Pictures and downloads of one benchmark: each file's path (under the docs folder) and what writes its text."""
     slug = safe_slug(name)
-    (docs / "plots").mkdir(exist_ok=True)
-    (docs / "downloads").mkdir(exist_ok=True)
-    (docs / "downloads" / f"{slug}.json").write_text(to_json(rec), encoding="utf-8")
+    out: dict[str, Callable[[], str]] = {f"downloads/{slug}.json": lambda: to_json(rec)}
     if items is not None:
-        (docs / "downloads" / f"{slug}-items.csv").write_text(csv_text(items), encoding="utf-8")
-        (docs / "downloads" / f"{slug}-items.json").write_text(
-            to_json(items.to_dict(orient="records")), encoding="utf-8"
-        )
-        (docs / plot_path(name, "difficulty")).write_text(
-            difficulty_svg(
-                items["z"].to_numpy(),
-                rec["gaps"],
-                rec.get("target_spec") or {},
-                rec.get("target") or "",
-                rec.get("detection_stretch"),
-                items["item_id"].astype(str).tolist(),
-                rec.get("thin_stretches"),
-            ),
-            encoding="utf-8",
+        out[f"downloads/{slug}-items.csv"] = lambda: csv_text(items)
+        out[f"downloads/{slug}-items.json"] = lambda: to_json(items.to_dict(orient="records"))
+        out[plot_path(name, "difficulty")] = lambda: difficulty_svg(
+            items["z"].to_numpy(),
+            rec["gaps"],
+            rec.get("target_spec") or {},
+            rec.get("target") or "",
+            rec.get("detection_stretch"),
+            items["item_id"].astype(str).tolist(),
+            rec.get("thin_stretches"),
         )
     if models is not None and "tier" in models.columns and rec.get("tier_method"):
-        (docs / "downloads" / f"{slug}-models.csv").write_text(csv_text(models), encoding="utf-8")
-        (docs / plot_path(name, "tiers")).write_text(tiers_svg(models, rec["tier_method"]), encoding="utf-8")
+        out[f"downloads/{slug}-models.csv"] = lambda: csv_text(models)
+        out[plot_path(name, "tiers")] = lambda: tiers_svg(models, rec["tier_method"])
     if by_date is not None and not by_date.empty:
-        (docs / "downloads" / f"{slug}-by-date.csv").write_text(csv_text(by_date), encoding="utf-8")
-        (docs / plot_path(name, "saturation")).write_text(saturation_svg(by_date, rec["top_models"]), encoding="utf-8")
+        out[f"downloads/{slug}-by-date.csv"] = lambda: csv_text(by_date)
+        out[plot_path(name, "saturation")] = lambda: saturation_svg(by_date, rec["top_models"])
+    return out
+
+
+def _write_assets(docs: Path, files: dict[str, Callable[[], str]], empty: bool = False) -> None:
+    """Write ``asset_files``' files under ``docs``; ``empty``: as empty files (what links to them is checked, their
+    bytes come later)."""
+    (docs / "plots").mkdir(exist_ok=True)
+    (docs / "downloads").mkdir(exist_ok=True)
+    for path, text in files.items():
+        (docs / path).write_text("" if empty else text(), encoding="utf-8")
+
+
+def _tables(reports: Reports, name: str) -> dict:
+    return {kind: load_table(getattr(reports, kind)(name)) for kind in ("by_date", "items", "models")}
+
+
+def write_benchmark_assets(shared: PageInputs, out: Path) -> dict[str, dict]:
+    """Every benchmark's plots and downloads under ``out`` (the files ``write_benchmark_pages`` left empty when
+    ``deferred``), in this process; returns the benchmarks' tables, by name (for the bundle)."""
+    per_benchmark: dict[str, dict] = {}
+    for recs in shared.groups.values():
+        for rec in recs:
+            tables = per_benchmark[rec["benchmark"]] = _tables(shared.reports, rec["benchmark"])
+            _write_assets(out, asset_files(rec["benchmark"], rec, tables["items"], tables["by_date"], tables["models"]))
+    return per_benchmark
+
+
+def page_workers(pages: int) -> int:
+    """How many forked worker processes write ``pages`` benchmark pages (0: this process writes them)."""
+    workers = min(threads.CORES, MAX_WORKERS)  # the cores this process may run on (its affinity)
+    if pages < PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    return workers
 
 
 def write_benchmark_pages(shared: PageInputs) -> dict[str, dict]:
-    """Write every benchmark page, its feed, plots and downloads; returns the benchmarks' tables, by name. From
-    ``PARALLEL_FROM`` pages on (an atlas) in forked workers, which inherit what was read and send back only the
-    tables the bundle needs; the same files either way."""
+    """Write every benchmark page, its feed, plots and downloads; returns the benchmarks' tables, by name (none
+    when ``deferred``). From ``PARALLEL_FROM`` pages on (an atlas) in forked workers, which inherit what was read
+    and send back only the tables the bundle needs; the same files either way."""
     global _SHARED
     per_benchmark: dict[str, dict] = {}
-    workers = min(threads.CORES, MAX_WORKERS)  # the cores this process may run on (its affinity)
-    if len(shared.groups) < PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    workers = page_workers(len(shared.groups))
+    if not workers:
         for pid in shared.groups:
             per_benchmark.update(write_page(shared, pid))
         return per_benchmark
