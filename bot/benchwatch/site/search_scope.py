@@ -1,38 +1,48 @@
-"""A Markdown extension for the site's MkDocs build (``site/mkdocs.yml``): the collapsed rest of a long table is
-left out of the search index.
+"""MkDocs hooks for the site's build (``site/hooks/search_scope.py`` hands them to ``site/mkdocs.yml``): the collapsed
+rest of a long table is left out of the search index.
 
 A long table on a page shows its first rows and folds the rest into a collapsed block (``_macros.md.j2``'s
 ``collapsed``: the 130 more models of a leaderboard, the older dates and snapshots), which the templates mark
-with the class ``bw-rest``. Those rows are most of the HTML that Material's search plugin parses, and
-at atlas scale that parsing was about 70% of its cost (issue 42: 2.3 s of 3.3 for 150 benchmarks); an entry
-that finds a page by its 40th model's score says nothing a reader searches for. This tree processor gives
-every such block Material's ``data-search-exclude`` attribute, which the plugin reads (it skips the block's
-text) and then removes from the published page, so the pages are otherwise unchanged; the block's title goes
-with it; the shown rows and everything else stay in the index."""
+with the class ``bw-rest``. Those rows are most of the HTML that Material's search plugin parses: at atlas scale
+(issue 42) the search cost 3.3 s of the build for 150 benchmarks, and 1.1 s without them; an entry that finds a
+page by its 40th model's score says nothing a reader searches for (the data page says so; the rows are in the
+downloads). Material's own ``data-search-exclude`` attribute keeps their text out of the index but its parser
+still reads every tag of them (2.2 s); so each such block is held aside, a comment in its place, before the search
+plugin reads the page, and put back after it, before the page is written: the published page is unchanged."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from markdown import Extension
-from markdown.treeprocessors import Treeprocessor
+from mkdocs.plugins import CombinedEvent, event_priority
 
 REST = "bw-rest"  # the class of a collapsed rest of a table (``_macros.md.j2``)
-EXCLUDE = "data-search-exclude"  # Material's attribute: the element's text is not indexed
-PRIORITY = 1  # after the block-level work, before the serialiser: it only sets an attribute
+BLOCK = re.compile(rf'<details class="note {REST}">.*?</details>', re.S)  # (a table in it: no nested block)
+HELD = re.compile(rf"<!-- {REST} (\d+) -->")  # (upstream text is escaped: no "<" of its own reaches the page)
+ATTRIBUTE = "_benchwatch_rest"  # where a page keeps its blocks meanwhile
 
 
-class SearchScope(Treeprocessor):
-    def run(self, root: Any) -> None:
-        for element in root.iter("details"):
-            if REST in (element.get("class") or "").split():
-                element.set(EXCLUDE, "rest")
+@event_priority(100)  # before Material's search plugin (priority 0) reads the page
+def _hold(context: Any, page: Any, **_: Any) -> Any:
+    held: list[str] = []
+
+    def hold(match: re.Match) -> str:
+        held.append(match.group(0))
+        return f"<!-- {REST} {len(held) - 1} -->"
+
+    page.content = BLOCK.sub(hold, page.content or "")
+    setattr(page, ATTRIBUTE, held)
+    return context
 
 
-class SearchScopeExtension(Extension):
-    def extendMarkdown(self, md: Any) -> None:  # Python-Markdown's name
-        md.treeprocessors.register(SearchScope(md), "benchwatch_search_scope", PRIORITY)
+@event_priority(-100)  # after it, before the theme writes the page
+def _put_back(context: Any, page: Any, **_: Any) -> Any:
+    held = getattr(page, ATTRIBUTE, None)
+    if held:
+        page.content = HELD.sub(lambda match: held[int(match.group(1))], page.content)
+    setattr(page, ATTRIBUTE, None)
+    return context
 
 
-def makeExtension(**kwargs: Any) -> SearchScopeExtension:  # how Python-Markdown loads an extension
-    return SearchScopeExtension(**kwargs)
+on_page_context = CombinedEvent(_hold, _put_back)
