@@ -44,7 +44,7 @@ def test_the_blocks_are_held_aside_and_put_back_as_they_were():
     )
     html = markdown.markdown(text, extensions=["pymdownx.details"])
     page = SimpleNamespace(content=html)
-    hold, put_back = search_scope.on_page_context.methods
+    hold, put_back = search_scope.search_scope_hook.methods
     assert hold.mkdocs_priority > 0 > put_back.mkdocs_priority  # around Material's search plugin (0)
     context = {"page": page}
     assert hold(context, page=page, config=None, nav=None) is context

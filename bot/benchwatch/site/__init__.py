@@ -10,6 +10,7 @@ __all__ = exports(
         ".build": ("build_site", "find_site_project", "restore_site"),
         ".escape": ("md",),
         ".feed": ("rss_feed",),
+        ".search_scope": ("search_scope_hook",),
     },
 )
 
@@ -19,3 +20,4 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.site.build import restore_site as restore_site
     from benchwatch.site.escape import md as md
     from benchwatch.site.feed import rss_feed as rss_feed
+    from benchwatch.site.search_scope import search_scope_hook as search_scope_hook

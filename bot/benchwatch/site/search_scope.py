@@ -1,5 +1,5 @@
-"""MkDocs hooks for the site's build (``site/hooks/search_scope.py`` hands them to ``site/mkdocs.yml``): the collapsed
-rest of a long table is left out of the search index.
+"""MkDocs hooks for the site's build (``site/hooks/search_scope.py`` hands ``search_scope_hook`` to
+``site/mkdocs.yml``): the collapsed rest of a long table is left out of the search index.
 
 A long table on a page shows its first rows and folds the rest into a collapsed block (``_macros.md.j2``'s
 ``collapsed``: the 130 more models of a leaderboard, the older dates and snapshots), which the templates mark
@@ -45,4 +45,4 @@ def _put_back(context: Any, page: Any, **_: Any) -> Any:
     return context
 
 
-on_page_context = CombinedEvent(_hold, _put_back)
+search_scope_hook = CombinedEvent(_hold, _put_back)  # the hook file's on_page_context
