@@ -39,29 +39,40 @@ def rss_gb() -> float:
 def simulate(
     n_models: int, n_items: int, missing: float, seed: int = 0, chance: float = 0.0, share: float = 0.0
 ) -> pd.DataFrame:
-    """A long table of binary responses (names as categoricals: a 38-million-row table in about a GB); with
-    ``chance`` every item has that nominal floor (a ``chance`` column) and is answered with ``share`` of it."""
+    """A long table of binary responses shaped as ``benchwatch.store.validate_responses`` returns a file's (the
+    names as categorical codes, no dates, one trial each: a 38-million-row table in about a GB), built a block of
+    models at a time (never the whole dense matrix, nor a cell's index as int64); with ``chance`` every item has
+    that nominal floor (a ``chance`` column) and is answered with ``share`` of it."""
     rng = np.random.default_rng(seed)
     theta, b = rng.normal(0, 1.5, n_models), rng.normal(0, 1.5, n_items)
+    code = np.int16 if max(n_models, n_items) < 2**15 else np.int32
     models, items = [], []
-    for lo in range(0, n_models, 250):  # a block of models at a time: never the whole dense matrix
+    for lo in range(0, n_models, 250):
         block = rng.random((min(250, n_models - lo), n_items)) >= missing
         m, i = np.nonzero(block)
-        models.append(m + lo)
-        items.append(i)
-    m, i = np.concatenate(models), np.concatenate(items)
+        models.append((m + lo).astype(code))
+        items.append(i.astype(code))
+        del block, m, i
     floor = chance * share
-    y = (rng.random(m.size) < floor + (1 - floor) * expit(theta[m] - b[i])).astype(float)
+    scores = []
+    # the same draws as one call over every cell: a generator's stream can be cut anywhere
+    for m, i in zip(models, items, strict=True):
+        p = expit(theta[m] - b[i])
+        scores.append((rng.random(m.size) < floor + (1 - floor) * p).astype(float))
+        del p
+    n = sum(m.size for m in models)
     frame = pd.DataFrame(
         {
-            "benchmark": "scale",
-            "model": pd.Categorical.from_codes(m, [f"m{k:05d}" for k in range(n_models)]),
-            "item_id": pd.Categorical.from_codes(i, [f"i{k:06d}" for k in range(n_items)]),
-            "score": y,
-            "date": pd.NaT,
-            "trials": pd.arrays.IntegerArray(np.ones(m.size, np.int64), np.ones(m.size, bool)),
-        }
+            "benchmark": pd.Categorical.from_codes(np.zeros(n, np.int8), ["scale"]),
+            "model": pd.Categorical.from_codes(np.concatenate(models), [f"m{k:05d}" for k in range(n_models)]),
+            "item_id": pd.Categorical.from_codes(np.concatenate(items), [f"i{k:06d}" for k in range(n_items)]),
+            "score": np.concatenate(scores),
+            "date": pd.array(np.full(n, np.datetime64("NaT", "ns")), dtype="datetime64[ns]"),
+            "trials": pd.arrays.IntegerArray(np.ones(n, np.int64), np.ones(n, bool)),
+        },
+        copy=False,
     )
+    del models, items, scores
     if chance:
         frame["chance"] = np.float64(chance)
     return frame
@@ -178,6 +189,8 @@ def main() -> None:
     fit_s = time.perf_counter() - start  # the fit alone (at the floors the data were drawn with)
     start = time.perf_counter()
     fit, model = fit_item_model(data, "map")
+    cells = data.model_idx.size
+    del data  # as ``audit_benchmark`` lets the fit's arrays go before the audit encodes its own
     audit = measure(frame, fit, source="scale", by_date=False, thresholds=threshold_map(), seed=0, model=model)
     total = time.perf_counter() - start
     rec = audit.figures()
@@ -205,7 +218,7 @@ def main() -> None:
         )
     if args.dense_check:
         print(dense_agreement(fitted, rec, audit))
-    elif data.model_idx.size > 5_000_000:  # too large for a dense array: the dense reference at a size where both fit
+    elif cells > 5_000_000:  # too large for a dense array: the dense reference at a size where both fit
         small = simulate(100, 1000, args.missing, seed=2)
         small_fitted, _ = split_uninformative(small)
         small_fit = fit_rasch(encode_responses(small_fitted), "map")

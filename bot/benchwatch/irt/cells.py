@@ -39,16 +39,12 @@ class CellPatterns:
 def cell_patterns(data: ResponseArrays, floor: np.ndarray | None = None) -> CellPatterns:
     """``CellPatterns`` of one benchmark's cells (a 64-bit fingerprint of each item's cells, compiled); with
     ``floor`` (each item's chance floor) items of different floors are different patterns."""
-    from benchwatch.irt.kernels import hash_items
+    from benchwatch.irt.kernels import gather_patterns, hash_items
 
     rng = np.random.default_rng(20261201)
     r1 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
     r2 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
-    successes = data.weight * data.y
-    keys = hash_items(
-        data.item_idx.astype(np.int64), data.model_idx.astype(np.int64), data.weight, successes, r1, r2, data.n_items
-    )
-    del successes  # (each pattern's successes are gathered below, one product per kept cell: the same numbers)
+    keys = hash_items(data.item_idx, data.model_idx, data.weight, data.y, r1, r2, data.n_items, False)
     has_floor = floor is not None and np.any(np.asarray(floor) > 0)
     if has_floor:  # the floor's bits mixed in with one more odd multiplier
         bits = np.round(np.asarray(floor, float) * 2**40).astype(np.uint64)
@@ -58,16 +54,15 @@ def cell_patterns(data: ResponseArrays, floor: np.ndarray | None = None) -> Cell
     keep = np.zeros(data.n_items, bool)
     keep[first] = True
     del keys, first
-    cells = np.flatnonzero(keep[data.item_idx]).astype(np.int32 if data.item_idx.size < 2**31 else np.int64)
-    order = np.argsort(pattern[data.item_idx[cells]], kind="stable")  # by pattern: the passes read memory in order
-    cells = cells[order]
-    del order, keep
-    trials = data.weight[cells].astype(float)
+    model_idx, pattern_idx, trials, successes = gather_patterns(
+        data.item_idx, data.model_idx, data.weight, data.y, pattern, keep, counts.size
+    )
+    del keep
     return CellPatterns(
-        model_idx=data.model_idx[cells].astype(np.int64),
-        pattern_idx=pattern[data.item_idx[cells]].astype(np.int64),
+        model_idx=model_idx,
+        pattern_idx=pattern_idx,
         trials=trials,
-        successes=trials * data.y[cells],
+        successes=successes,
         counts=counts.astype(float),
         pattern=pattern.astype(np.int64),
         n_models=data.n_models,

@@ -34,8 +34,7 @@ def observer_keys(data: ResponseArrays) -> np.ndarray:
     rng = np.random.default_rng(20261203)
     r1 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
     r2 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
-    ones = np.ones(data.item_idx.size)
-    return hash_items(data.item_idx.astype(np.int64), data.model_idx.astype(np.int64), ones, ones, r1, r2, data.n_items)
+    return hash_items(data.item_idx, data.model_idx, data.weight, data.y, r1, r2, data.n_items, True)
 
 
 def design_groups(data: ResponseArrays) -> np.ndarray | None:

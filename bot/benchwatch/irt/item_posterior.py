@@ -87,7 +87,7 @@ def _patterns(trials: np.ndarray, successes: np.ndarray) -> tuple[np.ndarray, np
 
 
 def item_posterior(
-    data: ResponseArrays,
+    data: ResponseArrays | None,
     theta: np.ndarray,
     *,
     grid_size: int = GRID_SIZE,
@@ -96,9 +96,14 @@ def item_posterior(
     patterns: CellPatterns | None = None,
 ) -> ItemPosterior:
     """Exact grid posteriors of b for every item given ``theta``, from the observed cells; ``prior`` = (mu, sigma)
-    skips the EM. The same posteriors as ``item_posterior_dense`` without a models x items array."""
+    skips the EM. The same posteriors as ``item_posterior_dense`` without a models x items array. With
+    ``patterns`` (the cells' ``CellPatterns``, at no floor) ``data`` is not read (None will do)."""
     theta = np.asarray(theta, float)
-    cp = patterns or cell_patterns(data)
+    if patterns is None:
+        if data is None:
+            raise ValueError("item_posterior reads the cells: give data or their patterns")
+        patterns = cell_patterns(data)
+    cp = patterns
     grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, grid_size)
     loglik = pattern_loglik(cp, theta, grid)
     cov = None

@@ -306,17 +306,55 @@ def discrimination_out(theta, grid, starts, m, w, s, floor, slope, u0, mu, sd, o
 
 
 @njit(cache=True, nogil=True)
-def hash_items(item_idx, model_idx, w, s, r1, r2, n_items):  # pragma: no cover (compiled)
-    """A 64-bit fingerprint of each item's cells: the wrapping sum over its cells of r1[model] * bits(s) +
+def hash_items(item_idx, model_idx, w, y, r1, r2, n_items, alike):  # pragma: no cover (compiled)
+    """A 64-bit fingerprint of each item's cells: the wrapping sum over its cells of r1[model] * bits(w y) +
     r2[model] * bits(w) (random odd multipliers; the bits of the float values): items with the same models,
-    trials and successes share it, others collide with probability about 2^-64 a pair."""
+    trials and successes share it, others collide with probability about 2^-64 a pair. ``alike``: every cell's
+    w and w y taken as 1 (the items' sets of models alone; ``w`` and ``y`` are not read). The codes are read as
+    the response arrays hold them (int32) and the successes formed cell by cell: no array of the cells' size
+    is made (at 38 million cells each would take 0.3 GB)."""
     out = np.zeros(n_items, np.uint64)
+    one_a = np.uint64(np.int64(1.0 * 1048576.0 + 0.5)) + np.uint64(1)
+    one_b = np.uint64(np.int64(1.0 * 1048576.0 + 0.5)) + np.uint64(7)
     for k in range(item_idx.size):
         j = model_idx[k]
-        a = np.uint64(np.int64(s[k] * 1048576.0 + 0.5)) + np.uint64(1)
-        b = np.uint64(np.int64(w[k] * 1048576.0 + 0.5)) + np.uint64(7)
+        if alike:
+            a, b = one_a, one_b
+        else:
+            a = np.uint64(np.int64(w[k] * y[k] * 1048576.0 + 0.5)) + np.uint64(1)
+            b = np.uint64(np.int64(w[k] * 1048576.0 + 0.5)) + np.uint64(7)
         out[item_idx[k]] += r1[j] * a + r2[j] * b
     return out
+
+
+@njit(cache=True, nogil=True)
+def gather_patterns(item_idx, model_idx, w, y, pattern, keep, n_patterns):  # pragma: no cover (compiled)
+    """The cells of the kept items (one per pattern), ordered by pattern and, within one, as they come (what a
+    stable sort by pattern gives): each one's model, pattern, trials and successes (w y), in one counting pass
+    and no array of the cells' size besides the four returned."""
+    start = np.zeros(n_patterns + 1, np.int64)
+    for k in range(item_idx.size):
+        i = item_idx[k]
+        if keep[i]:
+            start[pattern[i] + 1] += 1
+    for p in range(n_patterns):
+        start[p + 1] += start[p]
+    size = start[n_patterns]
+    models = np.empty(size, np.int64)
+    patterns = np.empty(size, np.int64)
+    trials = np.empty(size)
+    successes = np.empty(size)
+    for k in range(item_idx.size):
+        i = item_idx[k]
+        if keep[i]:
+            p = pattern[i]
+            at = start[p]
+            start[p] = at + 1
+            models[at] = model_idx[k]
+            patterns[at] = p
+            trials[at] = w[k]
+            successes[at] = w[k] * y[k]
+    return models, patterns, trials, successes
 
 
 _F, _F2, _I4, _I8, _U8, _N = nt.float64[::1], nt.float64[:, ::1], nt.int32[::1], nt.int64[::1], nt.uint64[::1], nt.int64
@@ -337,7 +375,8 @@ def compiled_kernels() -> list[tuple]:
         (rows_add, (_F2, _I8, _I8, _F, _F2), 0.2),
         (rows_add, (_F2, _I4, _I4, _F, _F2), 0.2),
         (invert_cdf, (_F2, _I8, _F2, _F, _F2), 0.3),
-        (hash_items, (_I8, _I8, _F, _F, _U8, _U8, _N), 0.5),
+        (hash_items, (_I4, _I4, _F, _F, _U8, _U8, _N, nt.boolean), 0.5),
+        (gather_patterns, (_I4, _I4, _F, _F, _I8, nt.boolean[::1], _N), 0.3),
         (_loglik, (_F2, _F, _F), 0.2),
         (
             _solve,

@@ -150,12 +150,12 @@ def fit_map(
         theta, b = np.asarray(init[0], float).copy(), np.asarray(init[1], float).copy()
         theta += -b.mean()  # keep the warm start's differences, move it onto sum(b) = 0
         b -= b.mean()
-    cur = evaluate(theta, b, cells, sd_theta, sd_b)
     # One BLAS thread: the dense steps' products run beside the kernels' own threads (on two busy cores, BLAS's
-    # threads made the 500 x 5,000 fit three times as slow, measured)
+    # threads made the 500 x 5,000 fit three times as slow, measured). The first pass is handed over, not held
+    # here: the iterations keep two passes (each with a number per cell), never three.
     with threadpool_limits(1, "blas"):
         theta, b, cur, curv, converged, iterations, decrement, cg, sigma_ones, ones_sigma_ones = _newton(
-            cells, theta, b, cur, sd_theta, sd_b, tol, max_iter
+            cells, theta, b, evaluate(theta, b, cells, sd_theta, sd_b), sd_theta, sd_b, tol, max_iter
         )
     if not converged:  # the loop's last curvature is at the previous point
         curv = Curvature(cells, cur)

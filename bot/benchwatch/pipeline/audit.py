@@ -158,11 +158,16 @@ def measure(
         matched = side_pool().submit(cached_reference, len(fit.items), target, cache)
         progress("abilities")
         patterns = cell_patterns(data, floors)  # over the observed cells: never a models x items array
+        # The patterns stand for the cells while the abilities and the item posteriors read them, and the cells'
+        # arrays are made again after: held together they were the audit's peak (at 38 million cells, 0.9 GB
+        # of arrays that nothing read meanwhile).
+        del data
         groups = pattern_groups(model, patterns)
         theta = bound_abilities(patterns, fit.theta, groups)
         if model.path != "2PL":  # the 1PL's item posteriors read the patterns: read now, they go before the bounds
-            post = item_posterior(data, theta, patterns=patterns)
+            post = item_posterior(None, theta, patterns=patterns)
         del patterns, groups
+        data = encode_responses(fitted)
         lik = None
         if model.path == "withheld":
             bounds = None
