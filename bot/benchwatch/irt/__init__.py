@@ -17,7 +17,7 @@ __all__ = exports(
         ".twopl": ("TwoPLFit", "fit_2pl", "integrated_loglik"),
         ".ahead": ("compile_ahead",),
         ".kernels": ("compiled_kernels", "item_model_kernels"),
-        ".cells": ("CellPatterns", "cell_loglik", "cell_patterns"),
+        ".cells": ("CellPatterns", "cell_loglik", "cell_patterns", "cells_by_item"),
         ".item_posterior": (
             "GRID_SIZE",
             "ItemPosterior",
@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.irt.cells import CellPatterns as CellPatterns
     from benchwatch.irt.cells import cell_loglik as cell_loglik
     from benchwatch.irt.cells import cell_patterns as cell_patterns
+    from benchwatch.irt.cells import cells_by_item as cells_by_item
     from benchwatch.irt.choices import DEFAULT_SCALE as DEFAULT_SCALE
     from benchwatch.irt.choices import METHODS as METHODS
     from benchwatch.irt.choices import SAMPLERS as SAMPLERS

@@ -38,36 +38,58 @@ class CellPatterns:
 
 def cell_patterns(data: ResponseArrays, floor: np.ndarray | None = None) -> CellPatterns:
     """``CellPatterns`` of one benchmark's cells (a 64-bit fingerprint of each item's cells, compiled); with
-    ``floor`` (each item's chance floor) items of different floors are different patterns."""
-    from benchwatch.irt.kernels import gather_patterns, hash_items
+    ``floor`` (each item's chance floor) items of different floors are different patterns. The patterns' columns
+    are made one at a time, each source column let go once read: a caller that passes response arrays it holds
+    nowhere else (``cell_patterns(encode_responses(...))``) never holds both whole (at 38 million cells, 32 bytes
+    a cell at most instead of 48)."""
+    from benchwatch.irt.cell_kernels import by_pattern, hash_items, pattern_starts
 
     rng = np.random.default_rng(20261201)
     r1 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
     r2 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
-    keys = hash_items(data.item_idx, data.model_idx, data.weight, data.y, r1, r2, data.n_items, False)
+    n_models, n_items = data.n_models, data.n_items
+    models, items, w, y = data.model_idx, data.item_idx, data.weight, data.y
+    del data
+    keys = hash_items(items, models, w, y, r1, r2, n_items, False)
     has_floor = floor is not None and np.any(np.asarray(floor) > 0)
     if has_floor:  # the floor's bits mixed in with one more odd multiplier
         bits = np.round(np.asarray(floor, float) * 2**40).astype(np.uint64)
         keys = keys + bits * np.uint64(0x9E3779B97F4A7C15)
     _, first, pattern, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
     pattern = pattern.ravel()
-    keep = np.zeros(data.n_items, bool)
+    keep = np.zeros(n_items, bool)
     keep[first] = True
     del keys, first
-    model_idx, pattern_idx, trials, successes = gather_patterns(
-        data.item_idx, data.model_idx, data.weight, data.y, pattern, keep, counts.size
-    )
-    del keep
+    starts = pattern_starts(items, pattern, keep, counts.size)
+    size, none = int(starts[-1]), np.empty(0)
+    model_idx = by_pattern(items, pattern, keep, starts, models, np.empty(0, np.int32), np.empty(size, np.int32))
+    del models
+    successes = by_pattern(items, pattern, keep, starts, w, y, np.empty(size))
+    del y
+    trials = by_pattern(items, pattern, keep, starts, w, none, np.empty(size))
+    del w, items, keep
     return CellPatterns(
         model_idx=model_idx,
-        pattern_idx=pattern_idx,
+        pattern_idx=np.repeat(np.arange(counts.size, dtype=np.int32), np.diff(starts)),
         trials=trials,
         successes=successes,
         counts=counts.astype(float),
         pattern=pattern.astype(np.int64),
-        n_models=data.n_models,
+        n_models=n_models,
         floor=_pattern_floor(floor, pattern, counts.size) if has_floor and floor is not None else None,
     )
+
+
+def cells_by_item(item_idx: np.ndarray, n_items: int) -> np.ndarray:
+    """The cells' positions ordered by item and, within one, as they come: ``np.argsort(item_idx, kind="stable")``,
+    by counting into 4 bytes a cell (compiled) for the response arrays' int32 codes (at 38 million cells the sort
+    took 0.3 GB of positions and as much again of its buffer)."""
+    from benchwatch.irt.cell_kernels import by_item
+
+    item_idx = np.asarray(item_idx)
+    if item_idx.dtype != np.int32 or item_idx.size >= 2**31:
+        return np.argsort(item_idx, kind="stable")
+    return by_item(item_idx, n_items, np.empty(item_idx.size, np.int32))
 
 
 def _pattern_floor(floor: np.ndarray, pattern: np.ndarray, n_patterns: int) -> np.ndarray:

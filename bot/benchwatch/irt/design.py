@@ -29,7 +29,7 @@ MAX_GROUPS = 4
 
 def observer_keys(data: ResponseArrays) -> np.ndarray:
     """A 64-bit fingerprint of each item's set of answering models (compiled; collisions about 2^-64 a pair)."""
-    from benchwatch.irt.kernels import hash_items
+    from benchwatch.irt.cell_kernels import hash_items
 
     rng = np.random.default_rng(20261203)
     r1 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)

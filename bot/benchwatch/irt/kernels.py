@@ -43,9 +43,10 @@ def split(kernel: Callable[..., Any], n_cells: int, *args):
 
 
 @njit(cache=True, nogil=True)
-def evaluate(theta, b, m, i, w, s, info, lo, hi):  # pragma: no cover (compiled)
+def evaluate(theta, b, m, i, w, y, info, lo, hi):  # pragma: no cover (compiled)
     """Cells lo..hi: negative log likelihood, gradient and diagonal curvature of theta and b (returned as
-    fresh arrays), and each cell's information w p (1 - p) stored in ``info`` (skipped when it is empty)."""
+    fresh arrays), and each cell's information w p (1 - p) stored in ``info`` (skipped when it is empty). A cell's
+    successes are w y, formed as it is read."""
     g_theta = np.zeros(theta.size)
     g_b = np.zeros(b.size)
     d_theta = np.zeros(theta.size)
@@ -56,14 +57,15 @@ def evaluate(theta, b, m, i, w, s, info, lo, hi):  # pragma: no cover (compiled)
         block = 0.0
         for k in range(start, min(hi, start + _BLOCK)):
             j, t = m[k], i[k]
+            sk = w[k] * y[k]
             eta = theta[j] - b[t]
             e = np.exp(-abs(eta))
             p = 1.0 / (1.0 + e)
             if eta < 0.0:
                 p = e * p
             # w softplus(eta) - s eta, with softplus(eta) = max(eta, 0) + log1p(exp(-|eta|)) = -log(1 - p)
-            block += w[k] * (max(eta, 0.0) + np.log1p(e)) - s[k] * eta
-            resid = s[k] - w[k] * p
+            block += w[k] * (max(eta, 0.0) + np.log1p(e)) - sk * eta
+            resid = sk - w[k] * p
             g_theta[j] -= resid
             g_b[t] += resid
             if keep:
@@ -76,7 +78,7 @@ def evaluate(theta, b, m, i, w, s, info, lo, hi):  # pragma: no cover (compiled)
 
 
 @njit(cache=True, nogil=True)
-def evaluate_floor(theta, b, floor, m, i, w, s, info, lo, hi):  # pragma: no cover (compiled)
+def evaluate_floor(theta, b, floor, m, i, w, y, info, lo, hi):  # pragma: no cover (compiled)
     """``evaluate`` for items with a chance floor: P = c + (1 - c) sigmoid(eta), c = floor[item]. The curvature
     is the Fisher information w (dP/deta)^2 / (P (1 - P)) = w (1 - c) sigma^2 (1 - sigma) / P (Fisher scoring:
     positive whatever the floor; for c = 0 it is the Rasch model's w p (1 - p), exactly ``evaluate``'s)."""
@@ -90,6 +92,7 @@ def evaluate_floor(theta, b, floor, m, i, w, s, info, lo, hi):  # pragma: no cov
         block = 0.0
         for k in range(start, min(hi, start + _BLOCK)):
             j, t = m[k], i[k]
+            sk = w[k] * y[k]
             c = floor[t]
             eta = theta[j] - b[t]
             e = np.exp(-abs(eta))
@@ -98,10 +101,10 @@ def evaluate_floor(theta, b, floor, m, i, w, s, info, lo, hi):  # pragma: no cov
                 p = e * p
             big = c + (1.0 - c) * p  # P
             log_fail = np.log1p(-c) - (max(eta, 0.0) + np.log1p(e))  # log(1 - P) = log(1 - c) + log(1 - sigma)
-            fails = w[k] - s[k]
-            block -= s[k] * np.log(big) + fails * log_fail
+            fails = w[k] - sk
+            block -= sk * np.log(big) + fails * log_fail
             share = (1.0 - c) * p / big  # the share of P that is not the floor
-            resid = s[k] * share * (1.0 - p) - fails * p  # d loglik / d eta
+            resid = sk * share * (1.0 - p) - fails * p  # d loglik / d eta
             g_theta[j] -= resid
             g_b[t] += resid
             if keep:
@@ -305,58 +308,6 @@ def discrimination_out(theta, grid, starts, m, w, s, floor, slope, u0, mu, sd, o
     return out
 
 
-@njit(cache=True, nogil=True)
-def hash_items(item_idx, model_idx, w, y, r1, r2, n_items, alike):  # pragma: no cover (compiled)
-    """A 64-bit fingerprint of each item's cells: the wrapping sum over its cells of r1[model] * bits(w y) +
-    r2[model] * bits(w) (random odd multipliers; the bits of the float values): items with the same models,
-    trials and successes share it, others collide with probability about 2^-64 a pair. ``alike``: every cell's
-    w and w y taken as 1 (the items' sets of models alone; ``w`` and ``y`` are not read). The codes are read as
-    the response arrays hold them (int32) and the successes formed cell by cell: no array of the cells' size
-    is made (at 38 million cells each would take 0.3 GB)."""
-    out = np.zeros(n_items, np.uint64)
-    one_a = np.uint64(np.int64(1.0 * 1048576.0 + 0.5)) + np.uint64(1)
-    one_b = np.uint64(np.int64(1.0 * 1048576.0 + 0.5)) + np.uint64(7)
-    for k in range(item_idx.size):
-        j = model_idx[k]
-        if alike:
-            a, b = one_a, one_b
-        else:
-            a = np.uint64(np.int64(w[k] * y[k] * 1048576.0 + 0.5)) + np.uint64(1)
-            b = np.uint64(np.int64(w[k] * 1048576.0 + 0.5)) + np.uint64(7)
-        out[item_idx[k]] += r1[j] * a + r2[j] * b
-    return out
-
-
-@njit(cache=True, nogil=True)
-def gather_patterns(item_idx, model_idx, w, y, pattern, keep, n_patterns):  # pragma: no cover (compiled)
-    """The cells of the kept items (one per pattern), ordered by pattern and, within one, as they come (what a
-    stable sort by pattern gives): each one's model, pattern, trials and successes (w y), in one counting pass
-    and no array of the cells' size besides the four returned."""
-    start = np.zeros(n_patterns + 1, np.int64)
-    for k in range(item_idx.size):
-        i = item_idx[k]
-        if keep[i]:
-            start[pattern[i] + 1] += 1
-    for p in range(n_patterns):
-        start[p + 1] += start[p]
-    size = start[n_patterns]
-    models = np.empty(size, np.int64)
-    patterns = np.empty(size, np.int64)
-    trials = np.empty(size)
-    successes = np.empty(size)
-    for k in range(item_idx.size):
-        i = item_idx[k]
-        if keep[i]:
-            p = pattern[i]
-            at = start[p]
-            start[p] = at + 1
-            models[at] = model_idx[k]
-            patterns[at] = p
-            trials[at] = w[k]
-            successes[at] = w[k] * y[k]
-    return models, patterns, trials, successes
-
-
 _F, _F2, _I4, _I8, _U8, _N = nt.float64[::1], nt.float64[:, ::1], nt.int32[::1], nt.int64[::1], nt.uint64[::1], nt.int64
 
 
@@ -364,6 +315,7 @@ def compiled_kernels() -> list[tuple]:
     """(kernel, argument types, seconds its first compile took on a 2-core machine) for every kernel as the
     pipeline calls it, so that a run's workers can share the compiling of a first run after install
     (``benchwatch.pipeline.workers``); a test checks that the sample's run compiles nothing else."""
+    from benchwatch.irt.cell_kernels import by_item, by_pattern, hash_items, pattern_starts
     from benchwatch.irt.npmle_solver import _loglik, _solve  # the items' mixing distribution's compiled solver
 
     return [
@@ -376,7 +328,10 @@ def compiled_kernels() -> list[tuple]:
         (rows_add, (_F2, _I4, _I4, _F, _F2), 0.2),
         (invert_cdf, (_F2, _I8, _F2, _F, _F2), 0.3),
         (hash_items, (_I4, _I4, _F, _F, _U8, _U8, _N, nt.boolean), 0.5),
-        (gather_patterns, (_I4, _I4, _F, _F, _I8, nt.boolean[::1], _N), 0.3),
+        (pattern_starts, (_I4, _I8, nt.boolean[::1], _N), 0.1),
+        (by_pattern, (_I4, _I8, nt.boolean[::1], _I8, _I4, _I4, _I4), 0.15),
+        (by_pattern, (_I4, _I8, nt.boolean[::1], _I8, _F, _F, _F), 0.15),
+        (by_item, (_I4, _N, _I4), 0.1),
         (_loglik, (_F2, _F, _F), 0.2),
         (
             _solve,

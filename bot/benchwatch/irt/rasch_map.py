@@ -64,15 +64,17 @@ def _start(cells: Cells) -> tuple[np.ndarray, np.ndarray]:
     """A cold start from the margins: each model's and each item's log-odds of success (shrunk by half a
     success and half a failure), difficulties centred. Newton takes it from there."""
 
+    s = cells.s
+
     def log_odds(index: np.ndarray, n: int) -> np.ndarray:
         trials = np.bincount(index, cells.w, minlength=n)
-        wins = np.bincount(index, cells.s, minlength=n)
+        wins = np.bincount(index, s, minlength=n)
         return np.log((wins + 0.5) / (trials - wins + 0.5))
 
     theta, b = log_odds(cells.m, cells.n_m), -log_odds(cells.i, cells.n_i)
     if cells.floor is not None:  # an item's successes above its floor: P = c + (1 - c) sigma
         trials = np.bincount(cells.i, cells.w, minlength=cells.n_i)
-        rate = (np.bincount(cells.i, cells.s, minlength=cells.n_i) + 0.5) / (trials + 1.0)
+        rate = (np.bincount(cells.i, s, minlength=cells.n_i) + 0.5) / (trials + 1.0)
         above = np.clip((rate - cells.floor) / (1.0 - cells.floor), 0.5 / (trials + 1.0), 1.0 - 0.5 / (trials + 1.0))
         b = -np.log(above / (1.0 - above))
     return theta, b - b.mean()

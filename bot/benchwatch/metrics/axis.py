@@ -57,36 +57,43 @@ def likelihood_from_cells(
     model_idx: np.ndarray,
     item_idx: np.ndarray,
     trials: np.ndarray,
-    successes: np.ndarray,
+    successes: np.ndarray | None,
     theta: np.ndarray,
     n_items: int,
     scale: str,
     theta_sd: np.ndarray | None = None,
     floor: np.ndarray | None = None,
     groups: np.ndarray | None = None,
+    share: np.ndarray | None = None,
 ) -> AxisLikelihood:
     """Every item's likelihood on the z grid from its observed cells alone (z on the pool's ``scale``), never
     a models x items array. With ``theta_sd`` (each ability's standard error) the abilities' own error enters
     (``benchwatch.irt.scale.uncertain_abilities``): each answer's probability averaged over its model's ability, and the
     scale read from the population's spread, not from the noisier spread of the estimates. Without it the
     abilities are held fixed at ``theta``. ``floor``: each item's chance floor (``benchwatch.irt.cell_loglik``);
-    ``groups``: each item's design group (``benchwatch.irt.design``), one distribution of difficulty per group."""
-    from benchwatch.irt import cell_loglik, difficulty_b, uncertain_abilities
+    ``groups``: each item's design group (``benchwatch.irt.design``), one distribution of difficulty per group.
+    ``successes`` None and ``share`` (each cell's share of its trials answered right, as response arrays hold it):
+    the successes trials x share are formed a block of cells at a time, never for all the cells at once."""
+    from benchwatch.irt import cell_loglik, cells_by_item, difficulty_b, uncertain_abilities
 
     z = axis_grid()
     abilities = uncertain_abilities(np.asarray(theta, float), theta_sd)
     model_idx, item_idx = np.asarray(model_idx), np.asarray(item_idx)
-    trials, successes = np.asarray(trials, float), np.asarray(successes, float)
+    trials = np.asarray(trials, float)
+    if successes is None and share is None:
+        raise ValueError("likelihood_from_cells needs the cells' successes or their share of the trials")
+    right = np.asarray(successes if successes is not None else share, float)
     grid = difficulty_b(z, abilities.population, scale)
 
     def rows_of(cells: np.ndarray | None, first: int, last: int) -> np.ndarray:
         """The rows of items first..last-1 from their cells (all cells: None)."""
         take = (lambda a: a) if cells is None else (lambda a: a[cells])
+        w = take(trials)
         return cell_loglik(
             take(model_idx),
             take(item_idx) - first if first else take(item_idx),
-            take(trials),
-            take(successes),
+            w,
+            take(right) if successes is not None else w * take(right),
             abilities.theta,
             grid,
             last - first,
@@ -99,10 +106,10 @@ def likelihood_from_cells(
         rows = rows_of(None, 0, n_items)
     elif floors:  # by item: the pass writes each item's row in turn
         order = np.argsort(item_idx, kind="stable")
-        model_idx, item_idx, trials, successes = model_idx[order], item_idx[order], trials[order], successes[order]
+        model_idx, item_idx, trials, right = model_idx[order], item_idx[order], trials[order], right[order]
         rows = rows_of(None, 0, n_items)
     else:  # by item, a block of items at a time: only a block's cells are ever copied
-        order = np.argsort(item_idx, kind="stable")  # each item's cells keep their order: the same sums
+        order = cells_by_item(item_idx, n_items)  # each item's cells keep their order: the same sums
         starts = np.concatenate([[0], np.cumsum(np.bincount(item_idx, minlength=n_items))])
         rows = np.empty((n_items, z.size))
         first = 0

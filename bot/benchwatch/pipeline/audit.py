@@ -134,7 +134,6 @@ def measure(
     solved = responses.groupby("item_id", observed=True)["score"].max()
     paired, top_intervals = paired_figures(responses, sat)
     sat = state_from_paired(sat, paired)
-    data = encode_responses(fitted)
     model = model or ItemModel()
     floors = model.floors()
     cache = cache or floor_cache()
@@ -157,11 +156,10 @@ def measure(
         chance = side_pool().submit(cached_levels, len(fit.items), target, cache)
         matched = side_pool().submit(cached_reference, len(fit.items), target, cache)
         progress("abilities")
-        patterns = cell_patterns(data, floors)  # over the observed cells: never a models x items array
-        # The patterns stand for the cells while the abilities and the item posteriors read them, and the cells'
-        # arrays are made again after: held together they were the audit's peak (at 38 million cells, 0.9 GB
-        # of arrays that nothing read meanwhile).
-        del data
+        # Over the observed cells, never a models x items array. The patterns stand for the cells while the
+        # abilities and the item posteriors read them, and the cells' arrays are made after: held together they
+        # were the audit's peak (at 38 million cells, 0.9 GB of arrays that nothing read meanwhile).
+        patterns = cell_patterns(encode_responses(fitted), floors)
         groups = pattern_groups(model, patterns)
         theta = bound_abilities(patterns, fit.theta, groups)
         if model.path != "2PL":  # the 1PL's item posteriors read the patterns: read now, they go before the bounds
@@ -236,6 +234,7 @@ def measure(
             target=target,
             reference=reference,
         )
+    del data  # the cells' arrays are read no further: the tiers' own pass over the rows does without them
     tiers = None
     if tiered:
         progress("tiers")

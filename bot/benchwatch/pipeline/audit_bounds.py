@@ -51,7 +51,6 @@ def item_bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale:
     """The bounds on the item model's path (and the axis likelihood of the last run, for the pool's figures):
     the 1PL's at each end of the chance floor's interval, their union (``benchwatch.metrics.union_bounds``: they hold
     whichever floor it is); the 2PL's with each item's discrimination integrated out."""
-    s = data.weight * data.y
     lik: AxisLikelihood | None  # the last run's (None only if there were no run)
     if model.path == "2PL":
         two = model.twopl
@@ -88,13 +87,14 @@ def item_bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale:
             data.model_idx,
             data.item_idx,
             data.weight,
-            s,
+            None,
             th,
             data.n_items,
             scale,
             theta_sd=sd,  # the abilities' own error: 40 answers place a model to about 0.38 logits
             floor=floor,
             groups=model.groups,
+            share=data.y,  # the successes formed a block of cells at a time
         )
         runs.append(axis_bounds(lik, target))
     return union_bounds(runs), lik
