@@ -18,6 +18,7 @@ __all__ = exports(
         ".ahead": ("compile_ahead",),
         ".kernels": ("compiled_kernels", "item_model_kernels"),
         ".cells": ("CellPatterns", "cell_loglik", "cell_patterns", "cells_by_item"),
+        ".counts": ("count_loglik", "count_rows"),
         ".item_posterior": (
             "GRID_SIZE",
             "ItemPosterior",
@@ -48,6 +49,8 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.irt.choices import METHODS as METHODS
     from benchwatch.irt.choices import SAMPLERS as SAMPLERS
     from benchwatch.irt.choices import SCALES as SCALES
+    from benchwatch.irt.counts import count_loglik as count_loglik
+    from benchwatch.irt.counts import count_rows as count_rows
     from benchwatch.irt.design import blanks_where_failures as blanks_where_failures
     from benchwatch.irt.design import design_groups as design_groups
     from benchwatch.irt.fit import fit_rasch as fit_rasch

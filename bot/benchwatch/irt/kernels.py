@@ -345,8 +345,11 @@ def item_model_kernels() -> list[tuple]:
     """``compiled_kernels``' list for the item models' kernels (chance floors, the 2PL's discriminations), which a
     run compiles only when a benchmark has floors or a 2PL path: the wheel's build compiles them too
     (``benchwatch.kernel_cache``)."""
+    from benchwatch.irt.counts import count_table
+
     _F3 = nt.float64[:, :, ::1]
     return [
+        (count_table, (_F2, _F2), 0.3),
         (evaluate_floor, (_F, _F, _F, _I4, _I4, _F, _F, _F, _N, _N), 0.7),
         (rows_add_floors, (_F2, _I4, _I4, _F, _F, _I8, _F3, _F3), 0.4),
         (rows_add_floors, (_F2, _I8, _I8, _F, _F, _I8, _F3, _F3), 0.4),

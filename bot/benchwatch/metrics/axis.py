@@ -73,8 +73,10 @@ def likelihood_from_cells(
     abilities are held fixed at ``theta``. ``floor``: each item's chance floor (``benchwatch.irt.cell_loglik``);
     ``groups``: each item's design group (``benchwatch.irt.design``), one distribution of difficulty per group.
     ``successes`` None and ``share`` (each cell's share of its trials answered right, as response arrays hold it):
-    the successes trials x share are formed a block of cells at a time, never for all the cells at once."""
-    from benchwatch.irt import cell_loglik, cells_by_item, difficulty_b, uncertain_abilities
+    the successes trials x share are formed a block of cells at a time, never for all the cells at once. With
+    floors, the items answered by the same models read their counts' likelihood where they outnumber the counts
+    (``benchwatch.irt.count_rows``): they collapse into patterns as items without a floor do."""
+    from benchwatch.irt import cell_loglik, cells_by_item, count_rows, difficulty_b, uncertain_abilities
 
     z = axis_grid()
     abilities = uncertain_abilities(np.asarray(theta, float), theta_sd)
@@ -118,6 +120,11 @@ def likelihood_from_cells(
             last = min(n_items, max(last, first + 1))
             rows[first:last] = rows_of(order[starts[first] : starts[last]], first, last)
             first = last
+    if floors:  # the items that read their counts of right answers (``benchwatch.irt.counts``)
+        counted, count_rows_ = count_rows(
+            model_idx, item_idx, trials, right, abilities.theta, abilities.slope, grid, n_items, np.asarray(floor)
+        )
+        rows[counted] = count_rows_
     return axis_likelihood(rows, z, groups=groups)
 
 

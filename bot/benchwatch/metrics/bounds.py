@@ -29,7 +29,9 @@ one restriction on G against the nonparametric maximum likelihood over every dis
 
 Items are collapsed by likelihood: under the 1PL model an item's likelihood depends on its responses only
 through its observed cells, their trials and its total successes, so a complete binary pool of m models
-has at most m + 1 patterns, whatever the number of items.
+has at most m + 1 patterns, whatever the number of items. With chance floors the items answered by the same
+models read the likelihood of their count of right answers where they outnumber the counts
+(``benchwatch.irt.counts``), so that they collapse as well.
 """
 
 from __future__ import annotations
