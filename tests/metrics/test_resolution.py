@@ -181,3 +181,28 @@ def test_a_simulated_pool_answers_as_each_of_its_models_would():
     want = axis_likelihood(-totals[:, None] * b_grid[None, :] - 3.0 * softplus[None, :], z_grid)
     assert got.counts.tolist() == want.counts.tolist()
     np.testing.assert_allclose(got.like, want.like, rtol=1e-9, atol=1e-12)
+
+
+def test_a_simulated_floored_pool_reads_its_counts_as_the_audit_does():
+    """With a floor, one answer each and more items than counts, a simulated item's likelihood is its count's
+    (the Poisson-binomial over the pool's models, brute force by convolution here); with several answers each,
+    its full likelihood from its successes at each ability."""
+    from scipy.special import expit
+
+    from benchwatch.irt import difficulty_b
+    from benchwatch.metrics import axis_grid, matched_likelihood
+
+    theta = np.repeat([-1.0, 0.0, 1.5], [3, 4, 2]) + 0.0
+    z_grid = axis_grid(30)
+    b_grid = difficulty_b(z_grid, theta, "ability-quantile")
+    p = 0.2 + 0.8 * expit(theta[:, None] - b_grid[None, :])  # models x grid
+    dist = np.zeros((theta.size + 1, z_grid.size))
+    dist[0] = 1.0
+    for row in p:  # the count's distribution, one model at a time
+        dist = dist * (1 - row) + np.vstack([np.zeros(z_grid.size), dist[:-1] * row])
+    got = matched_likelihood(theta, 1.0, 200, UNIFORM, "ability-quantile", np.random.default_rng(7), 30, 0.2)
+    assert got.n_patterns <= theta.size + 1 and got.n_items == 200
+    for row in got.like:  # every pattern is one count's likelihood
+        assert any(np.allclose(row, d / d.max(), rtol=1e-9, atol=1e-300) for d in dist if d.max() > 0)
+    several = matched_likelihood(theta, 3.0, 200, UNIFORM, "ability-quantile", np.random.default_rng(7), 30, 0.2)
+    assert several.n_patterns > theta.size * 3 + 1  # no counts: each item its own likelihood (few collide)

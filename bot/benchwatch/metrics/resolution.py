@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from benchwatch.irt import ItemPosterior, difficulty_b, difficulty_z
+from benchwatch.irt import ItemPosterior, count_loglik, difficulty_b, difficulty_z
 from benchwatch.metrics.axis import GRID, AxisLikelihood, axis_grid, axis_likelihood
 from benchwatch.metrics.bounds import axis_bounds, thin_truth_rows
 from benchwatch.metrics.coverage import Target, coverage_draws
@@ -197,8 +197,9 @@ def matched_likelihood(
     """The axis likelihood of a benchmark whose n items are drawn from the target, answered by every model of
     the pool ``theta`` (abilities known) with ``trials`` samples each: collapsed by total successes, which
     is all a complete 1PL pool's likelihood depends on; on a grid of ``grid`` points of z. With a chance
-    ``floor`` (every item's) an answer is right with probability c + (1 - c) sigmoid, and each item's
-    likelihood is built from its successes at each ability (a floor's model has no sufficient total).
+    ``floor`` (every item's) an answer is right with probability c + (1 - c) sigmoid, and the items read the
+    likelihood of their counts where the audit's would (one answer each, more items than counts:
+    ``benchwatch.irt.counts``), else each its own from its successes at each ability.
 
     The pool's abilities are taken to ``ABILITY_STEP`` logits (far inside any ability's own error), so that
     models of one ability answer as one binomial of all their trials: exact for that pool, and a pool of
@@ -214,11 +215,20 @@ def matched_likelihood(
         eta = levels[:, None] - b_grid[None, :]
         log_right = np.logaddexp(np.log(floor), np.log1p(-floor) - np.logaddexp(0.0, -eta))  # levels x grid
         log_wrong = np.log1p(-floor) - np.logaddexp(0.0, eta)
+        # as the audit reads them (``benchwatch.irt.counts``): one answer each and more items than counts, the
+        # items read their counts' likelihood; else each its own from its successes at each ability
+        counted = int(trials) == 1 and n_items > int(counts.sum()) + 1
+        table = count_loglik(np.repeat(levels, counts), np.ones(int(counts.sum())), b_grid, floor) if counted else None
         rows = np.empty((n_items, z_grid.size))
         for lo in range(0, n_items, step):
             p = floor + (1 - floor) * expit(levels[:, None] - b[None, lo : lo + step])
             k = rng.binomial(answers, p).T.astype(float)  # items x levels
-            rows[lo : lo + step] = k @ log_right + (answers[:, 0][None, :] - k) @ log_wrong
+            block = k @ log_right + (answers[:, 0][None, :] - k) @ log_wrong
+            if table is not None:
+                by_count = table[k.sum(axis=1).astype(np.int64)]
+                known = np.isfinite(by_count).any(axis=1)  # (a count that no float holds: its full likelihood)
+                block[known] = by_count[known]
+            rows[lo : lo + step] = block
         return axis_likelihood(rows, z_grid)
     for lo in range(0, n_items, step):  # in blocks of items: never more than 20 million cells at once
         p = expit(levels[:, None] - b[None, lo : lo + step])
@@ -305,7 +315,8 @@ def pool_needed(
         scale,
         sorted(wanted.items()),
         seed,
-        *([round(floor, 4)] if floor > 0 else []),  # a floor's simulations are their own (none: as before)
+        # a floor's simulations are their own (none: as before), read as the audit reads them (their counts)
+        *([round(floor, 4), "counts"] if floor > 0 else []),
         arrays=(np.round(theta, 2),),
     )
     found = cache(key, compute)
