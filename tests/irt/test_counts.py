@@ -106,9 +106,9 @@ def test_the_axis_likelihood_of_a_floored_benchmark_is_the_count_likelihood_summ
 
 
 @pytest.mark.parametrize("missing", [0.0, 0.3])
-def test_open_items_and_items_of_their_own_keep_their_full_likelihood(missing):
-    """No floor: the 1PL's own patterns, as before; 30% of cells missing at random: every item has its own set of
-    models and keeps its full likelihood, floor or not."""
+def test_items_with_a_set_of_models_of_their_own_keep_their_full_likelihood(missing):
+    """Complete: 50 items of 12 models read their counts; 30% of cells missing at random: every item has its own
+    set of models, and keeps its full likelihood."""
     rng = np.random.default_rng(3)
     theta = rng.normal(0, 1, 12)
     y = (rng.random((12, 50)) < 0.5).astype(float)
