@@ -104,7 +104,14 @@ def likelihood_from_cells(
         )
 
     floors = floor is not None and bool(np.any(np.asarray(floor) > 0))  # (a block of open items: the same formula)
-    if item_idx.size <= 1 or not np.any(np.diff(item_idx) < 0):
+    counted = np.empty(0, np.int64)
+    if floors:  # the items that read their counts of right answers (``benchwatch.irt.counts``)
+        counted, by_count = count_rows(
+            model_idx, item_idx, trials, right, abilities.theta, abilities.slope, grid, n_items, np.asarray(floor)
+        )
+    if counted.size == n_items:  # every item reads its count (a complete benchmark): no item's own likelihood
+        rows = np.empty((n_items, z.size))
+    elif item_idx.size <= 1 or not np.any(np.diff(item_idx) < 0):
         rows = rows_of(None, 0, n_items)
     elif floors:  # by item: the pass writes each item's row in turn
         order = np.argsort(item_idx, kind="stable")
@@ -120,11 +127,8 @@ def likelihood_from_cells(
             last = min(n_items, max(last, first + 1))
             rows[first:last] = rows_of(order[starts[first] : starts[last]], first, last)
             first = last
-    if floors:  # the items that read their counts of right answers (``benchwatch.irt.counts``)
-        counted, count_rows_ = count_rows(
-            model_idx, item_idx, trials, right, abilities.theta, abilities.slope, grid, n_items, np.asarray(floor)
-        )
-        rows[counted] = count_rows_
+    if counted.size:
+        rows[counted] = by_count
     return axis_likelihood(rows, z, groups=groups)
 
 
