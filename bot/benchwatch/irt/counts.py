@@ -89,7 +89,7 @@ def count_rows(
     """(items, rows): the items that read their counts (see the module) and their counts' log likelihood on the
     grid (one row each). ``right``: each cell's successes (one trial each for the items that qualify); ``floor``:
     each item's chance floor."""
-    from benchwatch.irt.cell_kernels import hash_items
+    from benchwatch.irt.design import model_set_keys
 
     model_idx = np.asarray(model_idx)
     item_idx = np.asarray(item_idx)
@@ -101,12 +101,7 @@ def count_rows(
     del odd
     answered = np.bincount(item_idx, minlength=n_items)
     successes = np.rint(np.bincount(item_idx, weights=right, minlength=n_items)).astype(np.int64)
-    rng = np.random.default_rng(20261204)
-    r1 = rng.integers(1, 2**63, size=int(theta.size), dtype=np.uint64) | np.uint64(1)
-    r2 = rng.integers(1, 2**63, size=int(theta.size), dtype=np.uint64) | np.uint64(1)
-    codes = (item_idx.astype(np.int32, copy=False), model_idx.astype(np.int32, copy=False))
-    empty = np.zeros(1)  # (the fingerprint of the sets of models alone reads no trials or answers)
-    models = hash_items(*codes, empty, empty, r1, r2, n_items, True)  # each item's set of answering models
+    models = model_set_keys(item_idx, model_idx, int(theta.size), n_items)  # each item's set of answering models
     levels, level = np.unique(floor, return_inverse=True)
     keys = np.column_stack([models.view(np.int64), level.ravel(), answered])[binary]
     candidates = np.flatnonzero(binary)

@@ -29,12 +29,19 @@ MAX_GROUPS = 4
 
 def observer_keys(data: ResponseArrays) -> np.ndarray:
     """A 64-bit fingerprint of each item's set of answering models (compiled; collisions about 2^-64 a pair)."""
+    return model_set_keys(data.item_idx, data.model_idx, data.n_models, data.n_items)
+
+
+def model_set_keys(item_idx: np.ndarray, model_idx: np.ndarray, n_models: int, n_items: int) -> np.ndarray:
+    """``observer_keys`` from the cells' codes alone (the items' sets of models; no trials or answers read)."""
     from benchwatch.irt.cell_kernels import hash_items
 
     rng = np.random.default_rng(20261203)
-    r1 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
-    r2 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
-    return hash_items(data.item_idx, data.model_idx, data.weight, data.y, r1, r2, data.n_items, True)
+    r1 = rng.integers(1, 2**63, size=n_models, dtype=np.uint64) | np.uint64(1)
+    r2 = rng.integers(1, 2**63, size=n_models, dtype=np.uint64) | np.uint64(1)
+    codes = (np.asarray(item_idx).astype(np.int32, copy=False), np.asarray(model_idx).astype(np.int32, copy=False))
+    empty = np.zeros(1)  # (alike: the kernel reads no trials or answers)
+    return hash_items(*codes, empty, empty, r1, r2, n_items, True)
 
 
 def design_groups(data: ResponseArrays) -> np.ndarray | None:

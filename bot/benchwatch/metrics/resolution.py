@@ -217,7 +217,7 @@ def matched_likelihood(
         log_wrong = np.log1p(-floor) - np.logaddexp(0.0, eta)
         # as the audit reads them (``benchwatch.irt.counts``): one answer each and more items than counts, the
         # items read their counts' likelihood; else each its own from its successes at each ability
-        counted = int(trials) == 1 and n_items > int(counts.sum()) + 1
+        counted = trials == 1 and n_items > int(counts.sum()) + 1
         table = count_loglik(np.repeat(levels, counts), np.ones(int(counts.sum())), b_grid, floor) if counted else None
         rows = np.empty((n_items, z_grid.size))
         for lo in range(0, n_items, step):
