@@ -136,6 +136,60 @@ def test_a_replicates_refit_reaches_the_map_fit():
     assert np.abs(th - full.theta).max() < 0.02 and np.abs(b - full.b).max() < 0.02
 
 
+def _numpy_check(data, theta, b, c):
+    """The fit check's statistics and one refit's sweeps in plain numpy, from ``benchwatch.irt.answers``' formulas
+    (array passes and ``np.bincount``, as the check computed them before its compiled passes)."""
+    from benchwatch.irt.answers import right, terms
+
+    m, i, w = data.model_idx, data.item_idx, data.weight
+    s = w * data.y
+    x = theta[m] - b[i]
+    score, info = terms(x, c[i], s, w)
+    centre = np.bincount(i, info * x, minlength=b.size) / np.bincount(i, info, minlength=b.size)
+    d = x - centre[i]
+    u, v = np.bincount(i, score * d, minlength=b.size), np.bincount(i, info * d * d, minlength=b.size)
+    per_item = u**2 / v
+    discrimination = (per_item.sum() - b.size) / np.sqrt(2 * b.size)
+    cells = (theta <= np.quantile(theta, 0.2))[m] & (b >= np.quantile(b, 0.8))[i]
+    big = right(x, c[i])
+    floor = (s[cells].sum() - (w * big)[cells].sum()) / np.sqrt((w * big * (1 - big))[cells].sum())
+    th, bb = theta.copy(), b.copy()
+    for _ in range(3):
+        sc, inf = terms(th[m] - bb[i], c[i], s, w)
+        bb += np.clip(
+            (-np.bincount(i, sc, minlength=b.size) - bb / 9) / (np.bincount(i, inf, minlength=b.size) + 1 / 9), -1, 1
+        )
+        sc, inf = terms(th[m] - bb[i], c[i], s, w)
+        th += np.clip(
+            (np.bincount(m, sc, minlength=th.size) - th / 9) / (np.bincount(m, inf, minlength=th.size) + 1 / 9), -1, 1
+        )
+    return discrimination, floor, th - bb.mean(), bb - bb.mean()
+
+
+@pytest.mark.parametrize("trials", [1, 3])
+def test_the_checks_compiled_passes_are_the_answers_formulas(trials):
+    """The fit check's statistics and a replicate's refit (compiled, the cells' terms summed where computed) against
+    the same sums in numpy: items with and without floors, cells of one and of three trials, blanks."""
+    from benchwatch.irt import ResponseArrays
+
+    rng = np.random.default_rng(trials)
+    m, i = (a.ravel() for a in np.meshgrid(np.arange(50), np.arange(80), indexing="ij"))
+    keep = rng.random(m.size) < 0.8
+    m, i = m[keep].astype(np.int32), i[keep].astype(np.int32)
+    theta, b = rng.normal(0, 1.5, 50), rng.normal(0, 1.5, 80)
+    c = np.where(rng.random(80) < 0.6, 0.3 * rng.random(80), 0.0)
+    y = rng.binomial(trials, c[i] + (1 - c[i]) * expit(theta[m] - b[i])) / trials
+    data = ResponseArrays(
+        np.arange(50).astype(str), np.arange(80).astype(str), m, i, y, np.full(m.size, float(trials)), c
+    )
+    discrimination, floor, th, bb = _numpy_check(data, theta, b, c)
+    stats = statistics(data, theta, b, c)
+    assert stats.discrimination == pytest.approx(discrimination, rel=1e-12)
+    assert stats.floor == pytest.approx(floor, rel=1e-12)
+    new_th, new_b = refit(data, theta, b, c)
+    assert np.abs(new_th - th).max() < 1e-12 and np.abs(new_b - bb).max() < 1e-12
+
+
 @pytest.mark.parametrize(
     ("behaviour", "models", "verdict", "misfits"),
     [

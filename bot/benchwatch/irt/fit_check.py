@@ -35,12 +35,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchwatch.irt.answers import right, terms
+from benchwatch import threads
+from benchwatch.irt.answers import right
 from benchwatch.irt.responses import ResponseArrays
 
 REPLICATES = 39
 FLOOR_PRESCREEN = 1.0  # an open-ended benchmark's lower-asymptote statistic above this: its floor is profiled
 FLOOR_LR = 5.991  # ... and the profile's likelihood ratio at no floor beyond chi2_2's 5% point is a floor found
+THREADS = max(1, min(4, threads.CORES))  # the replicates refitted at once
 LEVEL = 0.025  # misfit when p <= this: one benchmark in forty of those the model fits
 WEAK_SHARE = 0.2  # the weakest fifth of the models ...
 HARD_SHARE = 0.2  # ... on the hardest fifth of the items
@@ -125,61 +127,55 @@ class FitCheck:
         }
 
 
+def _cells(data: ResponseArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The cells as the compiled passes take them: model and item index, successes w y and trials w."""
+    w = np.ascontiguousarray(data.weight, dtype=float)
+    return (
+        np.ascontiguousarray(data.model_idx, dtype=np.int32),
+        np.ascontiguousarray(data.item_idx, dtype=np.int32),
+        w * data.y,
+        w,
+    )
+
+
+def _floors(floor: np.ndarray | None, n_items: int) -> np.ndarray:
+    return np.zeros(n_items) if floor is None else np.ascontiguousarray(floor, dtype=float)
+
+
 def statistics(data: ResponseArrays, theta: np.ndarray, b: np.ndarray, floor: np.ndarray | None) -> Statistics:
-    """The fit statistics of ``data`` at the fitted abilities, difficulties and floors (see the module)."""
-    m, i = data.model_idx, data.item_idx
-    w = data.weight
-    s = w * data.y
-    c = np.zeros(data.n_items) if floor is None else np.asarray(floor, float)
-    x = theta[m] - b[i]
-    big = right(x, c[i])
-    score, info = terms(x, c[i], s, w)  # d loglik / d eta, and the Fisher information of eta
-    n = data.n_items
-    total_info = np.bincount(i, info, minlength=n)
-    centre = np.bincount(i, info * x, minlength=n) / np.maximum(total_info, 1e-300)
-    d = x - centre[i]
-    u = np.bincount(i, score * d, minlength=n)
-    v = np.bincount(i, info * d * d, minlength=n)
+    """The fit statistics of ``data`` at the fitted abilities, difficulties and floors (see the module); the
+    sums over the cells in two compiled passes (``benchwatch.irt.check_kernels.check_sums``)."""
+    from benchwatch.irt.check_kernels import check_sums
+
+    theta, b = np.ascontiguousarray(theta, dtype=float), np.ascontiguousarray(b, dtype=float)
+    weak = theta <= np.quantile(theta, WEAK_SHARE)
+    hard = b >= np.quantile(b, 1 - HARD_SHARE)
+    u, v, trials, observed, expected, var = check_sums(
+        theta, b, *_cells(data), _floors(floor, data.n_items), weak, hard
+    )
     used = v > 1e-9
     per_item = u[used] ** 2 / v[used]
     k = int(used.sum())
     discrimination = float((per_item.sum() - k) / np.sqrt(2 * k)) if k else 0.0
     spread = float(np.sqrt(max(per_item.sum() - k, 0.0) / max(v[used].sum(), 1e-300))) if k else 0.0
-    weak = theta <= np.quantile(theta, WEAK_SHARE)
-    hard = b >= np.quantile(b, 1 - HARD_SHARE)
-    cells = weak[m] & hard[i]
-    trials = float(w[cells].sum())
-    z = 0.0
     if trials > 0:
-        observed, expected = float(s[cells].sum()), float((w * big)[cells].sum())
-        var = float((w * big * (1 - big))[cells].sum())
         z = (observed - expected) / np.sqrt(max(var, 1e-12))
         return Statistics(discrimination, float(z), spread, observed / trials, expected / trials)
-    return Statistics(discrimination, z, spread, float("nan"), float("nan"))
+    return Statistics(discrimination, 0.0, spread, float("nan"), float("nan"))
 
 
 def refit(data: ResponseArrays, theta: np.ndarray, b: np.ndarray, floor: np.ndarray, sweeps: int = 3):
     """The fit of a replicate simulated from (theta, b), from there: alternating Fisher steps of every item's b
     (the abilities held) and every model's theta (the difficulties held), each a pass over the cells; the
     replicate's mode lies within its sampling error of the start, where a few such sweeps reach it to second
-    order (the MAP fit's priors, sd 3, kept)."""
+    order (the MAP fit's priors, sd 3, kept; ``benchwatch.irt.check_kernels.refit_sweeps``)."""
+    from benchwatch.irt.check_kernels import refit_sweeps
     from benchwatch.irt.rasch_map import PRIOR_SD_B, PRIOR_SD_THETA
 
-    m, i, w = data.model_idx, data.item_idx, data.weight
-    s = w * data.y
-    c = floor[i]
-    theta, b = theta.copy(), b.copy()
-    for _ in range(sweeps):
-        for which in ("b", "theta"):
-            score, info = terms(theta[m] - b[i], c, s, w)
-            if which == "b":  # steps capped as the fit's are: an item all right in a replicate heads for infinity
-                grad = -np.bincount(i, score, minlength=b.size) - b / PRIOR_SD_B**2
-                b += np.clip(grad / (np.bincount(i, info, minlength=b.size) + 1 / PRIOR_SD_B**2), -1.0, 1.0)
-            else:
-                grad = np.bincount(m, score, minlength=theta.size) - theta / PRIOR_SD_THETA**2
-                theta += np.clip(grad / (np.bincount(m, info, minlength=theta.size) + 1 / PRIOR_SD_THETA**2), -1.0, 1.0)
-    shift = b.mean()
-    return theta - shift, b - shift
+    theta, b = np.ascontiguousarray(theta, dtype=float), np.ascontiguousarray(b, dtype=float)
+    return refit_sweeps(
+        theta, b, *_cells(data), _floors(floor, data.n_items), float(PRIOR_SD_B), float(PRIOR_SD_THETA), sweeps
+    )
 
 
 def check_fit(
@@ -197,12 +193,22 @@ def check_fit(
     c = np.zeros(data.n_items) if floor is None else np.asarray(floor, float)
     chance = right(theta[data.model_idx] - b[data.item_idx], c[data.item_idx])
     trials = np.rint(data.weight).astype(np.int64)
-    null = []
-    for _ in range(replicates):
-        y = rng.binomial(trials, chance) / np.maximum(trials, 1)
+
+    def replicate(y: np.ndarray) -> Statistics:
         sim = ResponseArrays(data.models, data.items, data.model_idx, data.item_idx, y, data.weight, data.chance)
         th, bb = refit(sim, theta, b, c)
-        null.append(statistics(sim, th, bb, floor))
+        return statistics(sim, th, bb, floor)
+
+    # The replicates are drawn here in turn (the same stream as one after the other) and refitted on the pool's
+    # threads (the compiled passes release the GIL), at most two a thread waiting: their answers are all it holds.
+    pool = threads.thread_pool("check", THREADS)
+    pending: list = []
+    null: list[Statistics] = []
+    for _ in range(replicates):
+        pending.append(pool.submit(replicate, rng.binomial(trials, chance) / np.maximum(trials, 1)))
+        if len(pending) > 2 * THREADS:
+            null.append(pending.pop(0).result())
+    null.extend(f.result() for f in pending)
 
     def p_of(value: float, values: list[float]) -> float:
         return (1 + sum(v >= value for v in values)) / (len(values) + 1)

@@ -316,6 +316,7 @@ def compiled_kernels() -> list[tuple]:
     pipeline calls it, so that a run's workers can share the compiling of a first run after install
     (``benchwatch.pipeline.workers``); a test checks that the sample's run compiles nothing else."""
     from benchwatch.irt.cell_kernels import by_item, by_pattern, hash_items, pattern_starts
+    from benchwatch.irt.check_kernels import check_sums, refit_sweeps  # the fit check's, every benchmark's
     from benchwatch.irt.npmle_solver import _loglik, _solve  # the items' mixing distribution's compiled solver
 
     return [
@@ -332,6 +333,8 @@ def compiled_kernels() -> list[tuple]:
         (by_pattern, (_I4, _I8, nt.boolean[::1], _I8, _I4, _I4, _I4), 0.15),
         (by_pattern, (_I4, _I8, nt.boolean[::1], _I8, _F, _F, _F), 0.15),
         (by_item, (_I4, _N, _I4), 0.1),
+        (refit_sweeps, (_F, _F, _I4, _I4, _F, _F, _F, nt.float64, nt.float64, _N), 1.5),
+        (check_sums, (_F, _F, _I4, _I4, _F, _F, _F, nt.boolean[::1], nt.boolean[::1]), 0.5),
         (_loglik, (_F2, _F, _F), 0.2),
         (
             _solve,
