@@ -137,7 +137,7 @@ def evaluate(
 class Curvature:
     """The Hessian at a point, solved through the Schur complement over the smaller block."""
 
-    def __init__(self, cells: Cells, cur: Pass) -> None:
+    def __init__(self, cells: Cells, cur: Pass, dense_from: int | None = None) -> None:
         self.small_is_theta = cells.n_m <= cells.n_i
         self.n_theta = cells.n_m
         if self.small_is_theta:
@@ -150,7 +150,8 @@ class Curvature:
         self._cross: np.ndarray | None = None  # the dense C and the Cholesky factor of S, where affordable
         self._chol = None
         n_u, n_v = self.d_u.size, self.d_v.size
-        if self.info.size >= DENSE_CELLS and n_u * n_v <= DENSE_ENTRIES and n_u * n_u * n_v <= DENSE_FLOPS:
+        dense_from = DENSE_CELLS if dense_from is None else dense_from
+        if self.info.size >= dense_from and n_u * n_v <= DENSE_ENTRIES and n_u * n_u * n_v <= DENSE_FLOPS:
             # C D_v^-1/2 (u x v) and D_v^1/2: C x = (C D_v^-1/2)(D_v^1/2 x); S = D_u - (C D_v^-1/2)(C D_v^-1/2)'
             self._root_v = np.sqrt(self.d_v)
             weights = (1.0 / self._root_v)[self.v]

@@ -81,14 +81,22 @@ def _start(cells: Cells) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _newton(
-    cells: Cells, theta: np.ndarray, b: np.ndarray, cur: Pass, sd_theta: float, sd_b: float, tol: float, max_iter: int
+    cells: Cells,
+    theta: np.ndarray,
+    b: np.ndarray,
+    cur: Pass,
+    sd_theta: float,
+    sd_b: float,
+    tol: float,
+    max_iter: int,
+    dense_from: int | None = None,
 ):
     """``fit_map``'s Newton iterations with backtracking from (theta, b), whose pass is ``cur``."""
     n_m = cells.n_m
     converged, iterations, decrement, cg, first = False, 0, np.inf, 0, 0.0
     sigma_ones, ones_sigma_ones = np.zeros(0), 0.0
     for iterations in range(1, max_iter + 1):
-        curv = Curvature(cells, cur)
+        curv = Curvature(cells, cur, dense_from)
         # The gradient less its component along the constraint (the Lagrange part): the same constrained
         # step, without the cancellation between two large terms that the raw gradient brings near the
         # optimum, where it is almost all Lagrange part.
@@ -136,6 +144,7 @@ def fit_map(
     seed: int = 0,
     exact_sd: bool | None = None,
     floor: np.ndarray | None = None,
+    dense_from: int | None = None,
 ) -> RaschFit:
     """Newton's method with backtracking from the margins or a warm start ``init`` = (theta, b).
 
@@ -143,6 +152,9 @@ def fit_map(
     chooses exact where the dense Schur complement is affordable. Draws always use the exact factor.
     ``floor``: each item's chance floor c, P = c + (1 - c) sigmoid(theta - b) (``benchwatch.irt.floors``); with a
     floor the curvature is the Fisher information (Fisher scoring, to the same mode) and so are the SDs.
+    ``dense_from``: the cells from which the steps may solve through the dense Schur complement (where its
+    cross block is small enough; None: ``benchwatch.irt.rasch_curvature.DENSE_CELLS``); below, by conjugate
+    gradients.
     """
     cells = cells_of(data, floor)
     n_m = data.n_models
@@ -157,10 +169,10 @@ def fit_map(
     # here: the iterations keep two passes (each with a number per cell), never three.
     with threadpool_limits(1, "blas"):
         theta, b, cur, curv, converged, iterations, decrement, cg, sigma_ones, ones_sigma_ones = _newton(
-            cells, theta, b, evaluate(theta, b, cells, sd_theta, sd_b), sd_theta, sd_b, tol, max_iter
+            cells, theta, b, evaluate(theta, b, cells, sd_theta, sd_b), sd_theta, sd_b, tol, max_iter, dense_from
         )
     if not converged:  # the loop's last curvature is at the previous point
-        curv = Curvature(cells, cur)
+        curv = Curvature(cells, cur, dense_from)
         _, sigma_ones, ones_sigma_ones = curv.solve_constrained(np.concatenate([cur.g_theta, cur.g_b]))
     exact = curv.exact_affordable() if exact_sd is None else exact_sd
     theta_sd, b_sd = curv.marginal_sds(sigma_ones, ones_sigma_ones, exact)
