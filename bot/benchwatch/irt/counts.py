@@ -20,14 +20,19 @@ statistic of the data).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from scipy.special import expit
 
+from benchwatch import threads
 from benchwatch.kernel_cache import njit
 
 RESCALE = 1e-150  # a grid point's probabilities are rescaled when their largest falls below this
 FLUSH = 1e-280  # a probability below this is dropped (see ``count_table``)
 EXACT = 1e12  # a count reads -inf where it is not this many times what was dropped (relative error under 1e-12)
+THREADS = max(1, min(4, threads.CORES))
+SHARED_WORK = 20_000_000  # grid points x models^2 from which the grid is shared out among threads
 
 
 @njit(cache=True, nogil=True)
@@ -45,10 +50,11 @@ def count_table(right, wrong):  # pragma: no cover (compiled)
         dist[:] = 0.0
         dist[0] = 1.0
         scale, lost = 0.0, 0.0
+        lo, hi = 0, 0  # the counts of non-zero probability: outside them every step gives 0 and drops nothing
         for m in range(n):
             r, w = right[k, m], wrong[k, m]
             top = 0.0
-            for s in range(m + 1, -1, -1):
+            for s in range(hi + 1, lo - 1, -1):
                 v = dist[s] * w + (dist[s - 1] * r if s > 0 else 0.0)
                 if v < FLUSH:
                     lost += v
@@ -56,8 +62,13 @@ def count_table(right, wrong):  # pragma: no cover (compiled)
                 dist[s] = v
                 if v > top:
                     top = v
+            hi += 1
+            while dist[hi] == 0.0 and hi > lo:
+                hi -= 1
+            while dist[lo] == 0.0 and lo < hi:
+                lo += 1
             if top < RESCALE:
-                for s in range(m + 2):
+                for s in range(lo, hi + 1):
                     dist[s] /= top
                 lost /= top
                 scale += np.log(top)
@@ -70,9 +81,16 @@ def count_loglik(theta: np.ndarray, slope: np.ndarray, grid: np.ndarray, floor: 
     """log P(S = s | b) for every count s = 0..models and every grid point b (counts x grid), the models' answers
     right with probability floor + (1 - floor) sigmoid(slope (theta - b))."""
     eta = np.asarray(slope, float)[None, :] * (np.asarray(theta, float)[None, :] - np.asarray(grid, float)[:, None])
-    right = floor + (1.0 - floor) * expit(eta)
-    wrong = (1.0 - floor) * expit(-eta)
-    return np.ascontiguousarray(count_table(np.ascontiguousarray(right), np.ascontiguousarray(wrong)).T)
+    right = np.ascontiguousarray(floor + (1.0 - floor) * expit(eta))
+    wrong = np.ascontiguousarray((1.0 - floor) * expit(-eta))
+    parts = max(1, min(THREADS, right.shape[0], int(right.size * right.shape[1] // SHARED_WORK)))
+    if parts == 1:
+        return np.ascontiguousarray(count_table(right, wrong).T)
+    # the grid points are independent: a share of them on each core (the kernel releases the GIL)
+    cut = np.linspace(0, right.shape[0], parts + 1).astype(np.int64)
+    pool = threads.thread_pool("counts", THREADS)
+    jobs = [pool.submit(count_table, right[a:b], wrong[a:b]) for a, b in itertools.pairwise(cut)]
+    return np.ascontiguousarray(np.vstack([job.result() for job in jobs]).T)
 
 
 def count_rows(

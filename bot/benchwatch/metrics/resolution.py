@@ -223,11 +223,15 @@ def matched_likelihood(
         for lo in range(0, n_items, step):
             p = floor + (1 - floor) * expit(levels[:, None] - b[None, lo : lo + step])
             k = rng.binomial(answers, p).T.astype(float)  # items x levels
-            block = k @ log_right + (answers[:, 0][None, :] - k) @ log_wrong
+            block = None
             if table is not None:
-                by_count = table[k.sum(axis=1).astype(np.int64)]
-                known = np.isfinite(by_count).any(axis=1)  # (a count that no float holds: its full likelihood)
-                block[known] = by_count[known]
+                block = table[k.sum(axis=1).astype(np.int64)]
+                known = np.isfinite(block).any(axis=1)  # (a count that no float holds: its full likelihood)
+                if not known.all():  # the full likelihoods formed only where some count needs its own
+                    full = k @ log_right + (answers[:, 0][None, :] - k) @ log_wrong
+                    block[~known] = full[~known]
+            if block is None:
+                block = k @ log_right + (answers[:, 0][None, :] - k) @ log_wrong
             rows[lo : lo + step] = block
         return axis_likelihood(rows, z_grid)
     for lo in range(0, n_items, step):  # in blocks of items: never more than 20 million cells at once
