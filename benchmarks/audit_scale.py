@@ -78,6 +78,59 @@ def simulate(
     return frame
 
 
+FILED_AT = "5b45c7576a87b0f739db4faa48477002c77ad2a6"  # main when issue 37 was filed (its first change is 12aa46c)
+FILED_SCRIPT = """
+import json, sys, time
+import pandas as pd
+sys.path.insert(0, sys.argv[1])
+from bot.irt import encode_responses, fit_rasch
+from bot.pipeline.audit import measure, split_uninformative
+from bot.rules import threshold_map
+frame, warm = pd.read_pickle(sys.argv[2]), pd.read_pickle(sys.argv[3])
+measure(warm, fit_rasch(encode_responses(warm), "map"), source="warm-up", by_date=False)
+start = time.perf_counter()
+fit = fit_rasch(encode_responses(split_uninformative(frame)[0]), "map")
+measure(frame, fit, source="scale", by_date=False, thresholds=threshold_map(), seed=0)
+print(json.dumps(time.perf_counter() - start))
+"""
+
+
+class FiledAudit:
+    """The audit of an earlier commit's code (its ``bot`` package, before the package was named benchwatch), timed
+    on the same responses in a process of its own, as this script times the current audit: fit and audit after a
+    warm-up that loads its compiled kernels. The code is extracted by ``git archive`` into a cache folder, where
+    its kernels compile once (a first run, untimed)."""
+
+    def __init__(self, commit: str, frame: pd.DataFrame, warm: pd.DataFrame) -> None:
+        import subprocess
+        import tempfile
+
+        self.folder = Path(tempfile.gettempdir()) / f"benchwatch-filed-{commit[:12]}"
+        if not (self.folder / "bot").is_dir():
+            self.folder.mkdir(parents=True, exist_ok=True)
+            archive = subprocess.run(
+                ["git", "-C", str(ROOT), "archive", commit, "bot"], check=True, capture_output=True
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", str(self.folder)], input=archive, check=True)
+        self.data = self.folder / "responses.pkl"
+        self.warm = self.folder / "warm.pkl"
+        frame.to_pickle(self.data)
+        warm.to_pickle(self.warm)
+        self.run()  # its kernels compiled (and cached) outside the timing
+
+    def run(self) -> float:
+        import json
+        import subprocess
+
+        out = subprocess.run(
+            [sys.executable, "-c", FILED_SCRIPT, str(self.folder), str(self.data), str(self.warm)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        return float(json.loads(out.strip().splitlines()[-1]))
+
+
 def numpy_pass(data) -> float:
     start = time.perf_counter()
     p = expit(np.zeros(data.n_models)[data.model_idx] - np.zeros(data.n_items)[data.item_idx])
@@ -144,6 +197,16 @@ def main() -> None:
         help="also time the audit as it was before item models (the 1PL, no floor, no fit check) in the same run "
         "(auto: up to 5 million cells)",
     )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="timed runs of each audit where the baselines run (the medians compared)"
+    )
+    parser.add_argument(
+        "--filed-at",
+        default=FILED_AT,
+        help="also time the audit of this commit's code (git archive into a cache folder, a process of its own) on "
+        "the same responses without floors, where the baselines run ('' skips it; default: the code issue 37 was "
+        "filed against, 'today's time' of its must-show 4)",
+    )
     args = parser.parse_args()
     if args.dense_check:  # the dense reference is the open-ended 1PL's
         args.chance = 0.0
@@ -177,32 +240,54 @@ def main() -> None:
     base = min(numpy_pass(data) for _ in range(3))
     print(f"{label}: {data.model_idx.size:,} cells; data held: {before:.2f} GB; one numpy pass: {base:.2f} s")
     baseline = args.baseline == "yes" or (args.baseline == "auto" and data.model_idx.size <= 5_000_000)
-    if baseline:  # the audit as it was before item models: the 1PL without floors, unchecked, one group
-        plain = frame.drop(columns=["chance"]) if "chance" in frame.columns else frame
+    plain = frame.drop(columns=["chance"]) if "chance" in frame.columns else frame
+    filed = FiledAudit(args.filed_at, plain, warm) if baseline and args.filed_at else None
+
+    def audit_before() -> float:  # the audit as it was before item models: the 1PL without floors, unchecked
         start = time.perf_counter()
         fit0 = fit_rasch(encode_responses(split_uninformative(plain)[0]), "map")
         measure(plain, fit0, source="scale", by_date=False, thresholds=threshold_map(), seed=0)
-        before_s = time.perf_counter() - start
+        return time.perf_counter() - start
+
     start = time.perf_counter()
     fit = fit_rasch(data, "map", floor=None if data.chance is None else args.share * data.chance)
     # (the MMLU-Pro run's floors are each question's own; its share is not known: the fit alone at args.share)
     fit_s = time.perf_counter() - start  # the fit alone (at the floors the data were drawn with)
-    start = time.perf_counter()
-    fit, model = fit_item_model(data, "map")
     cells = data.model_idx.size
     del data  # as ``audit_benchmark`` lets the fit's arrays go before the audit encodes its own
-    audit = measure(frame, fit, source="scale", by_date=False, thresholds=threshold_map(), seed=0, model=model)
-    total = time.perf_counter() - start
+    times: dict[str, list[float]] = {"filed": [], "before": [], "now": []}
+    for _ in range(args.repeats if baseline else 1):  # interleaved: the machine's drift reaches all three alike
+        if filed is not None:
+            times["filed"].append(filed.run())
+        if baseline:
+            times["before"].append(audit_before())
+        data = encode_responses(fitted)
+        start = time.perf_counter()
+        fit, model = fit_item_model(data, "map")
+        del data
+        audit = measure(frame, fit, source="scale", by_date=False, thresholds=threshold_map(), seed=0, model=model)
+        times["now"].append(time.perf_counter() - start)
+    total = float(np.median(times["now"]))
     rec = audit.figures()
     verdicts = {k: v["verdict"] for k, v in recorded_verdicts(rec, DEFAULT_THRESHOLDS).items()}
     peak = rss_gb()
     print(f"fit alone: {fit_s:.1f} s = {fit_s / base:.0f} numpy passes")
     print(f"whole audit: {total:.1f} s = {total / fit_s:.1f}x the fit alone = {total / base:.0f} numpy passes")
     if baseline:
+        runs = ", ".join(f"{t:.1f}" for t in times["now"])
+        print(f"with the effective floor and the fit check, {len(times['now'])} runs: {runs} s (median {total:.1f})")
+        before_s = float(np.median(times["before"]))
         print(
-            f"the audit before item models (1PL, no floor, no fit check): {before_s:.1f} s; with the effective floor "
-            f"and the fit check: {total / before_s:.2f}x that"
+            f"the audit before item models in this code (1PL, no floor, no fit check): median {before_s:.1f} s "
+            f"({', '.join(f'{t:.1f}' for t in times['before'])}); the floored audit: {total / before_s:.2f}x that"
         )
+        if times["filed"]:
+            filed_s = float(np.median(times["filed"]))
+            print(
+                f"the audit of the code issue 37 was filed against ({args.filed_at[:7]}, the same responses without "
+                f"floors): median {filed_s:.1f} s ({', '.join(f'{t:.1f}' for t in times['filed'])}); the floored "
+                f"audit: {total / filed_s:.2f}x that"
+            )
     if rec.get("chance_nominal") is not None:
         print(
             f"effective floor: {rec['floor_effective']:.3f} [{rec['floor_effective_lo']:.3f}, "

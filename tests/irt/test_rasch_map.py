@@ -303,3 +303,42 @@ def test_a_fit_whose_value_cannot_show_the_last_gain_stops_at_the_mode(monkeypat
     stopped = fit_map(data, max_iter=15)
     assert stopped.converged and stopped.diagnostics["iterations"] < 15
     np.testing.assert_allclose(stopped.b, exact.b, atol=1e-3)
+
+
+def test_floored_newton_steps_on_the_observed_information_reach_fisher_scorings_mode(monkeypatch):
+    """With floors, where the steps are solved densely, every step after the first is Newton's on the observed
+    information (checked positive definite by its Cholesky factor): the mode and the SDs (the Fisher information's)
+    of Fisher scoring, in fewer steps; the observed information of a cell against a numerical second derivative."""
+    from benchwatch.irt import rasch_curvature, rasch_map
+
+    df, _, _ = simulate(60, 400, seed=9, missing=0.2)
+    data = encode_responses(df)
+    floors = np.random.default_rng(2).choice([0.0, 0.1, 0.25], data.n_items)
+    newton = fit_map(data, floor=floors, dense_from=0)
+    monkeypatch.setattr(rasch_map, "dense_possible", lambda *_args: False)  # every step Fisher scoring
+    fisher = fit_map(data, floor=floors, dense_from=0)
+    assert newton.converged and fisher.converged
+    assert newton.diagnostics["iterations"] < fisher.diagnostics["iterations"]
+    np.testing.assert_allclose(newton.theta, fisher.theta, atol=1e-5)
+    np.testing.assert_allclose(newton.b, fisher.b, atol=1e-5)
+    np.testing.assert_allclose(newton.theta_sd, fisher.theta_sd, rtol=1e-5)
+    np.testing.assert_allclose(newton.b_sd, fisher.b_sd, rtol=1e-5)
+    # each cell's observed information is minus the second derivative of its log likelihood in eta
+    cells = rasch_curvature.cells_of(data, floors)
+    theta, b = newton.theta, newton.b
+    info = rasch_curvature.evaluate(theta, b, cells, 3.0, 3.0, observed=True).info
+
+    def loglik(shift: float) -> np.ndarray:
+        c = floors[cells.i]
+        p = c + (1 - c) * expit(theta[cells.m] - b[cells.i] + shift)
+        return cells.w * cells.y * np.log(p) + cells.w * (1 - cells.y) * np.log1p(-p)
+
+    h = 1e-4
+    numeric = -(loglik(h) - 2 * loglik(0.0) + loglik(-h)) / h**2
+    np.testing.assert_allclose(info, numeric, atol=1e-5)
+    assert np.any(info < 0)  # a right answer on a floored item can bend the log likelihood upwards
+    # a Hessian the observed information leaves indefinite is refused, not solved
+    bad = rasch_curvature.evaluate(theta, b, cells, 3.0, 3.0, observed=True)
+    bad.d_b[0] = -1.0
+    with pytest.raises(rasch_curvature.NotPositiveDefinite):
+        rasch_curvature.Curvature(cells, bad, dense_from=0)

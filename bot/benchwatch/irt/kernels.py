@@ -78,10 +78,12 @@ def evaluate(theta, b, m, i, w, y, info, lo, hi):  # pragma: no cover (compiled)
 
 
 @njit(cache=True, nogil=True)
-def evaluate_floor(theta, b, floor, m, i, w, y, info, lo, hi):  # pragma: no cover (compiled)
+def evaluate_floor(theta, b, floor, m, i, w, y, info, observed, lo, hi):  # pragma: no cover (compiled)
     """``evaluate`` for items with a chance floor: P = c + (1 - c) sigmoid(eta), c = floor[item]. The curvature
     is the Fisher information w (dP/deta)^2 / (P (1 - P)) = w (1 - c) sigma^2 (1 - sigma) / P (Fisher scoring:
-    positive whatever the floor; for c = 0 it is the Rasch model's w p (1 - p), exactly ``evaluate``'s)."""
+    positive whatever the floor; for c = 0 it is the Rasch model's w p (1 - p), exactly ``evaluate``'s); with
+    ``observed``, the observed information -d^2 loglik / d eta^2 instead (Newton's own curvature, which a right
+    answer can make negative: the caller checks that the Hessian it makes is positive definite)."""
     g_theta = np.zeros(theta.size)
     g_b = np.zeros(b.size)
     d_theta = np.zeros(theta.size)
@@ -109,6 +111,8 @@ def evaluate_floor(theta, b, floor, m, i, w, y, info, lo, hi):  # pragma: no cov
             g_b[t] += resid
             if keep:
                 cur = w[k] * share * p * (1.0 - p)  # w (1 - c) sigma^2 (1 - sigma) / P
+                if observed:  # fails p (1 - p) - s share (1 - p) ((1 - 2 p) - share (1 - p))
+                    cur = fails * p * (1.0 - p) - sk * share * (1.0 - p) * ((1.0 - 2.0 * p) - share * (1.0 - p))
                 info[k] = cur
                 d_theta[j] += cur
                 d_b[t] += cur
@@ -353,7 +357,7 @@ def item_model_kernels() -> list[tuple]:
     _F3 = nt.float64[:, :, ::1]
     return [
         (count_table, (_F2, _F2), 0.3),
-        (evaluate_floor, (_F, _F, _F, _I4, _I4, _F, _F, _F, _N, _N), 0.7),
+        (evaluate_floor, (_F, _F, _F, _I4, _I4, _F, _F, _F, nt.boolean, _N, _N), 0.7),
         (rows_add_floors, (_F2, _I4, _I4, _F, _F, _I8, _F3, _F3), 0.4),
         (rows_add_floors, (_F2, _I8, _I8, _F, _F, _I8, _F3, _F3), 0.4),
         (discrimination_out, (_F, _F, _I8, _I8, _F, _F, _F, _F, _F, nt.float64, nt.float64, _F2, _N, _N), 1.5),

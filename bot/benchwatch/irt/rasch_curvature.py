@@ -108,12 +108,20 @@ class Pass:
     d_theta: np.ndarray
     d_b: np.ndarray
     info: np.ndarray  # per cell: W p (1 - p), the cross block's entries (empty without curvature)
+    observed: bool = False  # info is the observed information (floors), not the Fisher information
 
 
 def evaluate(
-    theta: np.ndarray, b: np.ndarray, cells: Cells, sd_theta: float, sd_b: float, curvature: bool = True
+    theta: np.ndarray,
+    b: np.ndarray,
+    cells: Cells,
+    sd_theta: float,
+    sd_b: float,
+    curvature: bool = True,
+    observed: bool = False,
 ) -> Pass:
-    """Negative log posterior, gradient and (optionally) curvature in one pass over the cells."""
+    """Negative log posterior, gradient and (optionally) curvature in one pass over the cells: the Fisher
+    information, or with ``observed`` (items with floors; without, they are the same) the observed one."""
     value = 0.5 * (theta @ theta) / sd_theta**2 + 0.5 * (b @ b) / sd_b**2
     g_theta = theta / sd_theta**2
     g_b = b / sd_b**2
@@ -125,13 +133,26 @@ def evaluate(
         kernel, args = kernels.evaluate, (theta, b)
     else:
         kernel, args = kernels.evaluate_floor, (theta, b, cells.floor)
-    for part in kernels.split(kernel, cells.m.size, *args, cells.m, cells.i, cells.w, cells.y, info):
+    extra = () if cells.floor is None else (bool(observed),)
+    for part in kernels.split(kernel, cells.m.size, *args, cells.m, cells.i, cells.w, cells.y, info, *extra):
         value += part[0]
         g_theta += part[1]
         g_b += part[2]
         d_theta += part[3]
         d_b += part[4]
-    return Pass(float(value), g_theta, g_b, d_theta, d_b, info)
+    return Pass(float(value), g_theta, g_b, d_theta, d_b, info, bool(observed) and cells.floor is not None)
+
+
+class NotPositiveDefinite(ValueError):
+    """An observed information whose Hessian is not positive definite (``Curvature`` of a pass with ``observed``)."""
+
+
+def dense_possible(cells: Cells, dense_from: int | None = None) -> bool:
+    """Whether ``Curvature`` solves the cells' Newton steps through the dense Schur complement (and so knows
+    whether the Hessian is positive definite: its Cholesky factor exists)."""
+    n_u, n_v = sorted((cells.n_m, cells.n_i))
+    dense_from = DENSE_CELLS if dense_from is None else dense_from
+    return cells.m.size >= dense_from and n_u * n_v <= DENSE_ENTRIES and n_u * n_u * n_v <= DENSE_FLOPS
 
 
 class Curvature:
@@ -149,9 +170,10 @@ class Curvature:
         self._factor = None
         self._cross: np.ndarray | None = None  # the dense C and the Cholesky factor of S, where affordable
         self._chol = None
-        n_u, n_v = self.d_u.size, self.d_v.size
-        dense_from = DENSE_CELLS if dense_from is None else dense_from
-        if self.info.size >= dense_from and n_u * n_v <= DENSE_ENTRIES and n_u * n_u * n_v <= DENSE_FLOPS:
+        positive = bool(np.all(self.d_u > 0.0) and np.all(self.d_v > 0.0))
+        if cur.observed and not (positive and dense_possible(cells, dense_from)):
+            raise NotPositiveDefinite("the observed information's diagonal is not positive (or the steps run CG)")
+        if dense_possible(cells, dense_from):
             # C D_v^-1/2 (u x v) and D_v^1/2: C x = (C D_v^-1/2)(D_v^1/2 x); S = D_u - (C D_v^-1/2)(C D_v^-1/2)'
             self._root_v = np.sqrt(self.d_v)
             weights = (1.0 / self._root_v)[self.v]
@@ -162,7 +184,12 @@ class Curvature:
             schur *= -1.0
             schur[np.diag_indices_from(schur)] += self.d_u
             self.s_diag = np.diag(schur).copy()
-            self._chol = linalg.cho_factor(schur, lower=True, overwrite_a=True, check_finite=False)
+            try:
+                self._chol = linalg.cho_factor(schur, lower=True, overwrite_a=True, check_finite=False)
+            except linalg.LinAlgError as error:
+                if cur.observed:
+                    raise NotPositiveDefinite("the observed information's Hessian is not positive definite") from error
+                raise
         else:
             # The diagonal of S: the preconditioner of CG, and the approximate SDs beyond EXACT_SD_WORK.
             self.s_diag = self.d_u - self._sum_sq(self.u, self.v, self.d_v, self.d_u.size)

@@ -27,7 +27,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from benchwatch.irt.rasch_curvature import CG_RTOL, Cells, Curvature, Pass, cells_of, evaluate
+from benchwatch.irt.rasch_curvature import (
+    CG_RTOL,
+    Cells,
+    Curvature,
+    NotPositiveDefinite,
+    Pass,
+    cells_of,
+    dense_possible,
+    evaluate,
+)
 from benchwatch.irt.responses import ResponseArrays
 
 PRIOR_SD_THETA = 3.0
@@ -91,12 +100,23 @@ def _newton(
     max_iter: int,
     dense_from: int | None = None,
 ):
-    """``fit_map``'s Newton iterations with backtracking from (theta, b), whose pass is ``cur``."""
+    """``fit_map``'s Newton iterations with backtracking from (theta, b), whose pass is ``cur``.
+
+    With floors the first step is a Fisher scoring step (its curvature positive whatever the point) and each
+    later one a Newton step on the observed information where the steps are solved densely (the Cholesky factor
+    tells whether it is positive definite; where it is not, the Fisher information at the same point, one pass
+    more): Fisher scoring converges linearly, at the rate of the information the floor hides (8 to 12 steps from
+    a near start at 300 x 5,000), Newton quadratically. The mode and the convergence test are the same."""
     n_m = cells.n_m
     converged, iterations, decrement, cg, first = False, 0, np.inf, 0, 0.0
     sigma_ones, ones_sigma_ones = np.zeros(0), 0.0
+    observed = cells.floor is not None and dense_possible(cells, dense_from)
     for iterations in range(1, max_iter + 1):
-        curv = Curvature(cells, cur, dense_from)
+        try:
+            curv = Curvature(cells, cur, dense_from)
+        except NotPositiveDefinite:
+            cur = evaluate(theta, b, cells, sd_theta, sd_b)
+            curv = Curvature(cells, cur, dense_from)
         # The gradient less its component along the constraint (the Lagrange part): the same constrained
         # step, without the cancellation between two large terms that the raw gradient brings near the
         # optimum, where it is almost all Lagrange part.
@@ -119,7 +139,7 @@ def _newton(
         t = 1.0
         while True:  # the candidate's curvature comes with its value: an accepted full step costs one pass
             cand_theta, cand_b = theta + t * step[:n_m], b + t * step[n_m:]
-            trial = evaluate(cand_theta, cand_b, cells, sd_theta, sd_b)
+            trial = evaluate(cand_theta, cand_b, cells, sd_theta, sd_b, observed=observed)
             if trial.value <= cur.value - 0.25 * t * decrement or t < 1e-8:
                 break
             if t == 1.0 and decrement < ROUNDING * np.finfo(float).eps * abs(cur.value):
@@ -151,7 +171,8 @@ def fit_map(
     ``exact_sd``: True forces the exact Laplace SDs, False the diagonal approximation; None (default)
     chooses exact where the dense Schur complement is affordable. Draws always use the exact factor.
     ``floor``: each item's chance floor c, P = c + (1 - c) sigmoid(theta - b) (``benchwatch.irt.floors``); with a
-    floor the curvature is the Fisher information (Fisher scoring, to the same mode) and so are the SDs.
+    floor the SDs are the Fisher information's, and so is the steps' curvature (Fisher scoring, to the same mode)
+    but where they are solved densely: there, after the first, the observed information's (see ``_newton``).
     ``dense_from``: the cells from which the steps may solve through the dense Schur complement (where its
     cross block is small enough; None: ``benchwatch.irt.rasch_curvature.DENSE_CELLS``); below, by conjugate
     gradients.
@@ -171,7 +192,11 @@ def fit_map(
         theta, b, cur, curv, converged, iterations, decrement, cg, sigma_ones, ones_sigma_ones = _newton(
             cells, theta, b, evaluate(theta, b, cells, sd_theta, sd_b), sd_theta, sd_b, tol, max_iter, dense_from
         )
-    if not converged:  # the loop's last curvature is at the previous point
+    if cur.observed:  # the SDs are the Fisher information's, as with every step Fisher's
+        cur = evaluate(theta, b, cells, sd_theta, sd_b)
+        curv = Curvature(cells, cur, dense_from)
+        _, sigma_ones, ones_sigma_ones = curv.solve_constrained(np.concatenate([cur.g_theta, cur.g_b]))
+    elif not converged:  # the loop's last curvature is at the previous point
         curv = Curvature(cells, cur, dense_from)
         _, sigma_ones, ones_sigma_ones = curv.solve_constrained(np.concatenate([cur.g_theta, cur.g_b]))
     exact = curv.exact_affordable() if exact_sd is None else exact_sd

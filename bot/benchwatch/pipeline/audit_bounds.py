@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchwatch import threads
 from benchwatch.irt import (
     CellPatterns,
     ItemModel,
@@ -27,6 +28,8 @@ from benchwatch.metrics import (
     union_bounds,
 )
 from benchwatch.pipeline.audit_record import MARGINAL_MODELS
+
+CONCURRENT_CELLS = 5_000_000  # up to these many cells the bounds at the floor's two ends are computed at once
 
 
 def pattern_groups(model: ItemModel, patterns: CellPatterns) -> np.ndarray | None:
@@ -69,9 +72,8 @@ def item_bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale:
         )
         lik = axis_likelihood(rows, z, groups=model.groups)
         return axis_bounds(lik, target), lik
-    runs: list[Bounds] = []
-    lik = None
-    for share in model.shares():
+
+    def run(share: float | None) -> tuple[Bounds, AxisLikelihood]:
         floor = model.floors(share)
         th, sd = theta, fit.theta_sd
         # a share is one of the floor's ends (``ItemModel.shares``): there is a floor whenever share is not None
@@ -96,5 +98,12 @@ def item_bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale:
             groups=model.groups,
             share=data.y,  # the successes formed a block of cells at a time
         )
-        runs.append(axis_bounds(lik, target))
-    return union_bounds(runs), lik
+        return axis_bounds(lik, target), lik
+
+    shares = model.shares()
+    if len(shares) > 1 and data.model_idx.size <= CONCURRENT_CELLS:  # both ends at once, each on a core's share
+        pool = threads.thread_pool("floor-ends", 2)
+        done = [job.result() for job in [pool.submit(run, share) for share in shares]]
+    else:  # one after the other: each end's cells-sized arrays are gone before the next one's
+        done = [run(share) for share in shares]
+    return union_bounds([bounds for bounds, _ in done]), done[-1][1]
