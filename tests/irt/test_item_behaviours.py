@@ -285,3 +285,25 @@ def test_the_item_models_path_follows_the_data(behaviour, models, path):
         assert model.undeclared.lo <= 0.25 <= model.undeclared.hi and "0.2" in model.reason
     if path == "2PL":
         assert 0.3 < model.twopl.spread < 0.7
+
+
+def test_models_tied_at_the_weakest_fifth_are_all_in_it_whatever_the_rounding():
+    """Models that answered alike share an ability up to rounding, in an order any change of the code reorders: the
+    fit check's weakest fifth (and hardest fifth) takes all of a tie at its quantile or none, so the statistic does
+    not move with the last bits of the abilities (Epoch's FrontierMath: p moved from 0.075 to 0.05 with them)."""
+    from benchwatch.irt import ResponseArrays
+    from benchwatch.irt.fit_check import at_or_below
+
+    rng = np.random.default_rng(4)
+    theta = np.array([-2.8, -2.8, -2.8, -2.0, -1.0, 0.0, 1.0, 2.0])  # the 20% quantile falls among the three ties
+    b = np.repeat([-1.0, 0.0, 1.5, 1.5, 1.5], 2)  # so does the items' 80% quantile
+    m, i = (a.ravel().astype(np.int32) for a in np.meshgrid(np.arange(8), np.arange(10), indexing="ij"))
+    y = rng.binomial(1, expit(theta[m] - b[i])).astype(float)
+    data = ResponseArrays(np.arange(8).astype(str), np.arange(10).astype(str), m, i, y, np.ones(m.size), None)
+    assert at_or_below(theta, 0.2).sum() == 3 and at_or_below(-b, 0.2).sum() == 6
+    reference = statistics(data, theta, b, None).floor
+    for _ in range(20):  # the ties broken by rounding-sized noise, every which way
+        noisy_theta = theta + rng.choice([-1, 0, 1], theta.size) * 4e-16
+        noisy_b = b + rng.choice([-1, 0, 1], b.size) * 4e-16
+        assert at_or_below(noisy_theta, 0.2).sum() == 3 and at_or_below(-noisy_b, 0.2).sum() == 6
+        assert statistics(data, noisy_theta, noisy_b, None).floor == pytest.approx(reference, abs=1e-12)
