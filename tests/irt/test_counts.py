@@ -57,6 +57,21 @@ def test_a_count_beyond_what_a_float_holds_is_left_out_and_the_rest_is_exact():
     assert items.tolist() == list(range(1, 3010))
 
 
+def test_the_grid_shared_among_threads_gives_the_same_table_to_the_bit(monkeypatch):
+    """The grid's points are independent: shared out among the cores they give the table of one pass, bit for bit
+    (including the counts that read -inf), and so does the walk over only the counts of non-zero probability (the
+    table of 3,000 equal models is the binomial's above)."""
+    from benchwatch.irt import counts
+
+    rng = np.random.default_rng(3)
+    theta, grid = rng.normal(0, 2.0, 700), np.linspace(-10, 10, 9)
+    whole = count_loglik(theta, np.ones(700), grid, 0.1)
+    monkeypatch.setattr(counts, "SHARED_WORK", 1)
+    monkeypatch.setattr(counts, "THREADS", 3)
+    shared = count_loglik(theta, np.ones(700), grid, 0.1)
+    assert np.isneginf(whole).any() and np.array_equal(whole, shared)
+
+
 def _cells(y: np.ndarray, seen: np.ndarray):
     m, i = np.nonzero(seen)
     return m.astype(np.int32), i.astype(np.int32), np.ones(m.size), y[m, i].astype(float)

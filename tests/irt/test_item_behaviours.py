@@ -307,3 +307,18 @@ def test_models_tied_at_the_weakest_fifth_are_all_in_it_whatever_the_rounding():
         noisy_b = b + rng.choice([-1, 0, 1], b.size) * 4e-16
         assert at_or_below(noisy_theta, 0.2).sum() == 3 and at_or_below(-noisy_b, 0.2).sum() == 6
         assert statistics(data, noisy_theta, noisy_b, None).floor == pytest.approx(reference, abs=1e-12)
+
+
+def test_the_bounds_at_the_floors_two_ends_are_the_same_computed_at_once_or_in_turn(monkeypatch, floored):
+    """Below ``CONCURRENT_CELLS`` the bounds at the two ends of the floor's interval are computed on two threads at
+    once: the same union of bounds, figure for figure, as one end after the other."""
+    from benchwatch.metrics import UNIFORM
+    from benchwatch.pipeline import audit_bounds
+
+    fit, model = fit_item_model(floored)
+    assert model.path == "1PL" and len(model.shares()) == 2
+    theta = fit.theta  # the bounds' abilities: any will do to compare the two schedules
+    together, _ = audit_bounds.item_bounds(floored, fit, theta, model, "ability-quantile", UNIFORM)
+    monkeypatch.setattr(audit_bounds, "CONCURRENT_CELLS", 0)
+    in_turn, _ = audit_bounds.item_bounds(floored, fit, theta, model, "ability-quantile", UNIFORM)
+    assert together.record_fields() == in_turn.record_fields()
