@@ -50,11 +50,13 @@ def bound_abilities(patterns: CellPatterns, theta: np.ndarray, groups: np.ndarra
     return marginal_abilities_patterns(patterns, theta, groups=groups)[0]
 
 
-def item_bounds(data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale: str, target: Target):
+def item_bounds(
+    data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale: str, target: Target
+) -> tuple[Bounds, AxisLikelihood]:
     """The bounds on the item model's path (and the axis likelihood of the last run, for the pool's figures):
     the 1PL's at each end of the chance floor's interval, their union (``benchwatch.metrics.union_bounds``: they hold
-    whichever floor it is); the 2PL's with each item's discrimination integrated out."""
-    lik: AxisLikelihood | None  # the last run's (None only if there were no run)
+    whichever floor it is; up to ``CONCURRENT_CELLS`` cells both ends at once); the 2PL's with each item's
+    discrimination integrated out."""
     if model.path == "2PL":
         two = model.twopl
         assert two is not None, "the 2PL path is taken with its fit (benchwatch.irt.item_model)"

@@ -106,8 +106,11 @@ def repeat_audit(
         bounds = {"n_items": int(data.n_items), **fields, "verdicts": _verdicts({**fields, **levels}, record)}
     post = item_posterior(data, theta, patterns=cell_patterns(data, model.floors()))
     draws = posterior_z_draws(theta, scale, N_DRAWS, np.random.default_rng(seed), post)
-    found = figures_from_draws(draws, target, reference=cached_reference(data.n_items, target, cache))
-    figures = {k: {"lo": found.interval[k][0], "value": found.median[k], "hi": found.interval[k][1]} for k in FIGURES}
+    post_figures = figures_from_draws(draws, target, reference=cached_reference(data.n_items, target, cache))
+    figures = {
+        k: {"lo": post_figures.interval[k][0], "value": post_figures.median[k], "hi": post_figures.interval[k][1]}
+        for k in FIGURES
+    }
     return {"bounds": bounds, "figures": figures, "n_items": int(data.n_items)}
 
 
