@@ -10,9 +10,10 @@ boards and per-item fits, 1,055 items the largest) copied ten times under new na
 records, history rows, alerts and per-benchmark tables, so 150 benchmark pages with their plots and feeds.
 Run: ``python benchmarks/atlas_site.py [--copies 10] [--repeats 1] [--profile N]`` (``--profile``: print the N
 costliest functions of one full build by cumulative time). The pages are written in worker processes from
-``PARALLEL_FROM`` pages on, and their plots, downloads and bundle by a process of their own while MkDocs builds
-(``deferred``, as ``build_site`` does there): the run also times ``write_pages`` in one process writing
-everything, as before those changes.
+``PARALLEL_FROM`` pages on, and their plots, downloads and bundle by a process of their own straight into the built
+site while MkDocs builds (``deferred``: ``benchwatch.site.assets_beside``), whose Markdown a forked process renders
+in part (``benchwatch.site.render_beside``), as ``build_site`` does there: the run also times ``write_pages`` in one
+process writing everything, as before those changes.
 """
 
 from __future__ import annotations

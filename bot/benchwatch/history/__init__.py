@@ -26,7 +26,7 @@ __all__ = exports(
             "typed",
         ),
         ".folder": ("Reports", "recover"),
-        ".formats": ("csv_text", "rounded", "to_json"),
+        ".formats": ("csv_text", "published_csv", "rounded", "to_json"),
         ".reports": (
             "HISTORY_COLUMNS",
             "append_changelog",
@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.history.folder import Reports as Reports
     from benchwatch.history.folder import recover as recover
     from benchwatch.history.formats import csv_text as csv_text
+    from benchwatch.history.formats import published_csv as published_csv
     from benchwatch.history.formats import rounded as rounded
     from benchwatch.history.formats import to_json as to_json
     from benchwatch.history.records import FILES as FILES

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import math
+import re
 from pathlib import Path
 from typing import TypeVar
 
@@ -62,6 +63,19 @@ def csv_text(df: pd.DataFrame) -> str:
     return buf.getvalue()
 
 
+# A field of CSV text (after a line start or a comma, maybe quoted) that starts as a formula would: one of
+# FORMULA_START but the quote csv_text writes before such text, or a minus that does not start a number.
+_FORMULA_FIELD = re.compile(r'(?:^|,)"?(?:[=+@\t\r]|-(?![0-9.]|inf(?:[,"\n]|$)))', re.MULTILINE)
+
+
+def published_csv(text: str | None, table: pd.DataFrame) -> str:
+    """A table read from ``text`` (``parse_csv``) as CSV for others to download: ``text`` itself, as ``csv_text``
+    wrote it, where no field starts as a spreadsheet formula would (every file ``write_table`` writes: the same
+    bytes as writing the table again, without the cost); else (or with no text) the table written again by
+    ``csv_text``, whose text cells are made safe (a file edited by hand, say)."""
+    return csv_text(table) if text is None or _FORMULA_FIELD.search(text) else text
+
+
 def is_merge_marker(line: str) -> bool:
     """A line git writes around a merge conflict."""
     return line.startswith(("<<<<<<< ", ">>>>>>> ")) or line.rstrip() == "======="
@@ -72,6 +86,8 @@ def damaged(path: Path, problem: str) -> InputError:
 
 
 def _merge_marker(path: Path, text: str) -> None:
+    if "<<<<<<< " not in text and ">>>>>>> " not in text and "=======" not in text:
+        return  # (no line can be one: the lines are looked at only where one might be)
     for number, line in enumerate(text.splitlines(), 1):
         if is_merge_marker(line):
             raise damaged(path, f"a git merge conflict marker on line {number} ({line[:20]!r})")
@@ -134,6 +150,14 @@ def parse_csv(path: Path, text: str, columns: list[str] | None = None, *, blanks
         na_values=[""] if blanks else [],
     )
     for col in df.columns:
-        if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
+        if (df[col].dtype == object or pd.api.types.is_string_dtype(df[col])) and _changed(df[col]):
             df[col] = df[col].map(sheet_text)
     return df
+
+
+def _changed(column: pd.Series) -> bool:
+    """Whether mapping a text column through ``sheet_text`` changes it: a cell starts with a quote, or no cell
+    holds text (pandas then gives the mapped column floats: kept, as the tables have always been read)."""
+    if column.dtype == object:
+        return bool(column.map(lambda v: not isinstance(v, str) or v.startswith("'")).any())
+    return bool(column.isna().all() or column.str.startswith("'", na=False).any())

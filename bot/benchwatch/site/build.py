@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import html
 import importlib.metadata
 import json
 import logging
-import multiprocessing
 import os
 import re
 import shutil
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from benchwatch.errors import InputError
 from benchwatch.history import (
@@ -73,9 +71,21 @@ def page_inputs(reports: Reports, docs: Path, site_url: str, deferred: bool = Fa
     return PageInputs(reports, docs, site_url, records, history, alerts, changes, page_groups(records), deferred)
 
 
-def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = None, deferred: bool = False) -> int:
-    """Write the generated Markdown pages and feeds into ``docs``; returns the number of pages. ``deferred``: the
-    benchmarks' plots and downloads and the bundle are written empty, for ``write_assets`` to write."""
+class SitePages(NamedTuple):
+    """What ``write_pages`` wrote: the number of pages, and (``deferred``) the paths under the docs folder of the
+    plots, downloads and bundle left to ``write_assets``."""
+
+    pages: int
+    deferred: list[str]
+    inputs: PageInputs  # what the pages were written from
+    tables: dict[str, dict]  # each benchmark's tables as read for its page, by name
+
+
+def write_pages(
+    reports: Reports, docs: Path, site_url: str, now: str | None = None, deferred: bool = False
+) -> SitePages:
+    """Write the generated Markdown pages and feeds into ``docs``. ``deferred``: the benchmarks' plots and downloads
+    and the bundle are not written, but named, for ``write_assets`` to write into the built site (``AssetsBeside``)."""
     shared = page_inputs(reports, docs, site_url, deferred)
     records, alerts = shared.records, shared.alerts
     (docs / "benchmarks").mkdir(parents=True, exist_ok=True)
@@ -89,42 +99,45 @@ def write_pages(reports: Reports, docs: Path, site_url: str, now: str | None = N
         rss_feed(alerts, title="benchwatch: all alerts", site_url=site_url, self_path="feed.xml", records=records),
         encoding="utf-8",
     )
-    per_benchmark = write_benchmark_pages(shared)
+    written = write_benchmark_pages(shared)
     (docs / "downloads").mkdir(exist_ok=True)
     schemas = published_schemas()
     (docs / "schema").mkdir(exist_ok=True)
     for name, text in schemas.items():
         (docs / "schema" / name).write_text(text, encoding="utf-8")
-    if deferred:
-        (docs / BUNDLE).write_bytes(b"")
-    else:
-        _write_bundle(docs, shared, per_benchmark, schemas)
-    return 2 + len(shared.groups)
+    if not deferred:
+        _write_bundle(docs, shared, written.tables, schemas)
+    left = [*written.deferred, BUNDLE] if deferred else []
+    return SitePages(2 + len(shared.groups), left, shared, written.tables)
 
 
-def write_assets(reports: Reports, out: Path, site_url: str) -> None:
-    """What ``write_pages(..., deferred=True)`` left empty: every benchmark's plots and downloads and the bundle,
-    under ``out`` at the same paths, in this process."""
-    shared = page_inputs(reports, out, site_url)
+def write_assets(inputs: PageInputs, tables: dict[str, dict], out: Path) -> None:
+    """What ``write_pages(..., deferred=True)`` left: every benchmark's plots and downloads and the bundle, under
+    ``out`` at the same paths, in this process, from what the pages were written from (``SitePages``: a table not
+    given is read)."""
     (out / "downloads").mkdir(parents=True, exist_ok=True)
-    per_benchmark = write_benchmark_assets(shared, out)
-    _write_bundle(out, shared, per_benchmark, published_schemas())
+    per_benchmark = write_benchmark_assets(inputs, out, tables)
+    _write_bundle(out, inputs, per_benchmark, published_schemas())
 
 
-def _write_assets_job(root: str, out: str, site_url: str) -> tuple[dict, str] | None:
-    """``write_assets`` in a worker; a damaged input comes back as its fields and text (see ``pages._raised``)."""
+_ASSETS: SitePages | None = None  # set while the site builds: the assets' forked process inherits it
+
+
+def _write_assets_job(out: str) -> tuple[dict, str] | None:
+    """``write_assets`` in the forked process, from the pages' inputs and tables it inherits (``_ASSETS``); a damaged
+    input comes back as its fields and text (see ``pages._raised``)."""
+    assert _ASSETS is not None
     try:
-        write_assets(Reports(Path(root)), Path(out), site_url)
+        write_assets(_ASSETS.inputs, _ASSETS.tables, Path(out))
     except InputError as exc:
         return vars(exc), str(exc)
     return None
 
 
-def _beside(deferred: bool) -> contextlib.AbstractContextManager[ProcessPoolExecutor | None]:
-    """A forked worker for the deferred assets (None when they are not deferred)."""
-    if not deferred:
-        return contextlib.nullcontext()
-    return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+def _raised_if_any(result: tuple[dict, str] | None) -> None:
+    """The error ``_write_assets_job`` sent back, raised (``pages._raised``); nothing when it wrote everything."""
+    if result is not None:
+        _raised(result)
 
 
 def _write_bundle(docs: Path, shared: PageInputs, per_benchmark: dict[str, dict], schemas: dict[str, str]) -> None:
@@ -263,6 +276,9 @@ def build_site(
     from mkdocs.commands.build import build  # only once a build is needed: an unchanged site loads no MkDocs
     from mkdocs.config import load_config
 
+    from benchwatch.site.assets_beside import AssetsBeside
+    from benchwatch.site.render_beside import RenderBeside
+
     staging = out.parent / f".{out.name}.building"
     shutil.rmtree(staging, ignore_errors=True)
     mkdocs_log = logging.getLogger("mkdocs")
@@ -274,10 +290,10 @@ def build_site(
             shutil.copytree(project_dir / "docs", docs)
             url = site_address(site_url) or LOCAL_ADDRESS  # not mkdocs.yml's: a fork's local build is not there
             groups = page_groups(_shown(load_latest(reports)))
-            # An atlas's plots and downloads are written by a process of their own while MkDocs builds (on one
-            # core) from the pages, which link to them written empty; they replace those in the built site.
+            # An atlas's plots and downloads are written into the built site by a process of their own while
+            # MkDocs builds from the pages, which name them; its Markdown is rendered on two cores. The same site.
             deferred = page_workers(len(groups)) > 0
-            n_pages = write_pages(reports, docs, url, now, deferred=deferred)
+            written = write_pages(reports, docs, url, now, deferred=deferred)
             append_glossary(docs)
             config = load_config(
                 config_file=str(project_dir / "mkdocs.yml"),
@@ -288,19 +304,21 @@ def build_site(
                 nav=_nav(groups),
                 copyright=footer(now),
             )
-            assets = Path(tmp) / "assets"
+            if deferred:
+                config.plugins["benchwatch/assets-beside"] = AssetsBeside(
+                    written.deferred, _write_assets_job, _raised_if_any
+                )
+                config.plugins["benchwatch/render-beside"] = RenderBeside()
             config.plugins.on_startup(command="build", dirty=False)
+            global _ASSETS
+            _ASSETS = written
             try:
-                with _beside(deferred) as pool:
-                    job = pool.submit(_write_assets_job, str(reports.root), str(assets), url) if pool else None
-                    build(config)
-                    if job is not None:
-                        _raised(job.result() or {})
-                        for path in sorted(p for p in assets.rglob("*") if p.is_file()):
-                            shutil.copyfile(path, staging / path.relative_to(assets))
+                build(config)
             finally:
+                _ASSETS = None
                 config.plugins.on_shutdown()
-        (staging / STAMP).write_text(json.dumps({"inputs": digest, "pages": n_pages}) + "\n", encoding="utf-8")
+        stamp = json.dumps({"inputs": digest, "pages": written.pages})
+        (staging / STAMP).write_text(stamp + "\n", encoding="utf-8")
         phase("site build")
         old = out.parent / f".{out.name}.old"
         shutil.rmtree(old, ignore_errors=True)
@@ -312,4 +330,4 @@ def build_site(
     finally:
         mkdocs_log.setLevel(level)
         shutil.rmtree(staging, ignore_errors=True)
-    return n_pages
+    return written.pages

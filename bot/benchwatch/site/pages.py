@@ -9,11 +9,11 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from benchwatch import threads
 from benchwatch.errors import InputError
-from benchwatch.history import Reports, csv_text, load_proposal, load_table, to_json
+from benchwatch.history import Reports, load_proposal, load_table, published_csv, to_json
 from benchwatch.site.benchmark import also_section, benchmark_body
 from benchwatch.site.feed import rss_feed
 from benchwatch.site.fill import proposal_section
@@ -40,13 +40,28 @@ class PageInputs:
     alerts: list[dict]
     changes: Any
     groups: dict[str, list[dict]]
-    deferred: bool = False  # plots and downloads written empty: their bytes come from ``write_benchmark_assets``
+    deferred: bool = False  # plots and downloads not written here: ``write_benchmark_assets`` writes them
 
 
+@dataclass
+class Written:
+    """What writing benchmark pages gives back: their benchmarks' tables, by name (for the bundle and, when
+    ``deferred``, the assets), and, when ``deferred``, the paths (under the docs folder) of the plots and downloads
+    left to ``write_benchmark_assets``."""
+
+    tables: dict[str, dict]
+    deferred: list[str]
+
+    def add(self, other: Written) -> None:
+        self.tables.update(other.tables)
+        self.deferred.extend(other.deferred)
+
+
+R = TypeVar("R")
 _SHARED: PageInputs | None = None  # set in the parent before the workers fork, so they inherit it
 
 
-def _write_shared_page(pid: str) -> dict[str, dict] | tuple[dict, str]:
+def _write_shared_page(pid: str) -> Written | tuple[dict, str]:
     """``_write_page`` in a worker; a damaged input comes back as its fields and text (an InputError does not
     pickle: its constructor takes the parts of the text), raised again in the parent by ``_raised``."""
     assert _SHARED is not None
@@ -56,7 +71,7 @@ def _write_shared_page(pid: str) -> dict[str, dict] | tuple[dict, str]:
         return vars(exc), str(exc)
 
 
-def _raised(result: dict[str, dict] | tuple[dict, str]) -> dict[str, dict]:
+def _raised(result: R | tuple[dict, str]) -> R:
     if isinstance(result, tuple):
         error = InputError.__new__(InputError)
         ValueError.__init__(error, result[1])
@@ -65,18 +80,18 @@ def _raised(result: dict[str, dict] | tuple[dict, str]) -> dict[str, dict]:
     return result
 
 
-def write_page(shared: PageInputs, pid: str) -> dict[str, dict]:
-    """Write one benchmark page, its feed, plots and downloads; returns its benchmarks' tables, by name."""
+def write_page(shared: PageInputs, pid: str) -> Written:
+    """Write one benchmark page, its feed, plots and downloads (``deferred``: the page and its feed)."""
     reports, docs, records, history, alerts = shared.reports, shared.docs, shared.records, shared.history, shared.alerts
     recs = shared.groups[pid]
     per_benchmark: dict[str, dict] = {}
+    left: list[str] = []
     sections = []
     for k, rec in enumerate(recs):
         name = rec["benchmark"]
         tables = _tables(reports, name)
         items, models, by_date = tables["items"], tables["models"], tables["by_date"]
-        if not shared.deferred:  # (deferred: the bundle is written with the assets, from their own reading)
-            per_benchmark[name] = tables
+        per_benchmark[name] = tables
         if k == 0:
             plan = _fill_plan(rec, items, models)
             sections.append(
@@ -89,7 +104,11 @@ def write_page(shared: PageInputs, pid: str) -> dict[str, dict]:
         proposal = load_proposal(reports, name)
         if proposal is not None:
             sections.append(proposal_section(proposal, rec))
-        _write_assets(docs, asset_files(name, rec, items, by_date, models), empty=shared.deferred)
+        assets = asset_files(reports, name, rec, items, by_date, models)
+        if shared.deferred:
+            left.extend(assets)
+        else:
+            _write_assets(docs, assets)
     (docs / benchmark_page(pid)).write_text("\n".join(sections), encoding="utf-8")
     names = {rec["benchmark"] for rec in recs}
     mine = [a for a in alerts if a["benchmark"] in names]
@@ -103,7 +122,7 @@ def write_page(shared: PageInputs, pid: str) -> dict[str, dict]:
         ),
         encoding="utf-8",
     )
-    return per_benchmark
+    return Written(per_benchmark, left)
 
 
 def _fill_plan(rec: dict, items, models) -> list[dict] | None:
@@ -115,12 +134,17 @@ def _fill_plan(rec: dict, items, models) -> list[dict] | None:
     return fill_plan(Benchmark(rec, items, models))
 
 
-def asset_files(name: str, rec: dict, items, by_date, models=None) -> dict[str, Callable[[], str]]:
-    """Pictures and downloads of one benchmark: each file's path (under the docs folder) and what writes its text."""
+def asset_files(reports: Reports, name: str, rec: dict, items, by_date, models=None) -> dict[str, Callable[[], str]]:
+    """Pictures and downloads of one benchmark: each file's path (under the docs folder) and what writes its text
+    (a table's CSV is its file's in ``reports``, ``published_csv``)."""
     slug = safe_slug(name)
+
+    def csv_of(kind: str, table) -> Callable[[], str]:
+        return lambda: published_csv(reports.read(getattr(reports, kind)(name)), table)
+
     out: dict[str, Callable[[], str]] = {f"downloads/{slug}.json": lambda: to_json(rec)}
     if items is not None:
-        out[f"downloads/{slug}-items.csv"] = lambda: csv_text(items)
+        out[f"downloads/{slug}-items.csv"] = csv_of("items", items)
         out[f"downloads/{slug}-items.json"] = lambda: to_json(items.to_dict(orient="records"))
         out[plot_path(name, "difficulty")] = lambda: difficulty_svg(
             items["z"].to_numpy(),
@@ -132,35 +156,42 @@ def asset_files(name: str, rec: dict, items, by_date, models=None) -> dict[str, 
             rec.get("thin_stretches"),
         )
     if models is not None and "tier" in models.columns and rec.get("tier_method"):
-        out[f"downloads/{slug}-models.csv"] = lambda: csv_text(models)
+        out[f"downloads/{slug}-models.csv"] = csv_of("models", models)
         out[plot_path(name, "tiers")] = lambda: tiers_svg(models, rec["tier_method"])
     if by_date is not None and not by_date.empty:
-        out[f"downloads/{slug}-by-date.csv"] = lambda: csv_text(by_date)
+        out[f"downloads/{slug}-by-date.csv"] = csv_of("by_date", by_date)
         out[plot_path(name, "saturation")] = lambda: saturation_svg(by_date, rec["top_models"])
     return out
 
 
-def _write_assets(docs: Path, files: dict[str, Callable[[], str]], empty: bool = False) -> None:
-    """Write ``asset_files``' files under ``docs``; ``empty``: as empty files (what links to them is checked, their
-    bytes come later)."""
-    (docs / "plots").mkdir(exist_ok=True)
+def _write_assets(docs: Path, files: dict[str, Callable[[], str]]) -> None:
+    """Write ``asset_files``' files under ``docs``."""
+    (docs / "plots").mkdir(parents=True, exist_ok=True)
     (docs / "downloads").mkdir(exist_ok=True)
     for path, text in files.items():
-        (docs / path).write_text("" if empty else text(), encoding="utf-8")
+        (docs / path).write_text(text(), encoding="utf-8")
 
 
 def _tables(reports: Reports, name: str) -> dict:
     return {kind: load_table(getattr(reports, kind)(name)) for kind in ("by_date", "items", "models")}
 
 
-def write_benchmark_assets(shared: PageInputs, out: Path) -> dict[str, dict]:
-    """Every benchmark's plots and downloads under ``out`` (the files ``write_benchmark_pages`` left empty when
-    ``deferred``), in this process; returns the benchmarks' tables, by name (for the bundle)."""
+def write_benchmark_assets(shared: PageInputs, out: Path, read: dict[str, dict] | None = None) -> dict[str, dict]:
+    """Every benchmark's plots and downloads under ``out`` (the files ``write_benchmark_pages`` left to it when
+    ``deferred``), in this process, from its tables as ``read`` for its page (else read here); returns the
+    benchmarks' tables, by name (for the bundle)."""
     per_benchmark: dict[str, dict] = {}
+    read = read or {}
     for recs in shared.groups.values():
         for rec in recs:
-            tables = per_benchmark[rec["benchmark"]] = _tables(shared.reports, rec["benchmark"])
-            _write_assets(out, asset_files(rec["benchmark"], rec, tables["items"], tables["by_date"], tables["models"]))
+            name = rec["benchmark"]
+            tables = per_benchmark[name] = read[name] if name in read else _tables(shared.reports, name)
+            _write_assets(
+                out,
+                asset_files(
+                    shared.reports, rec["benchmark"], rec, tables["items"], tables["by_date"], tables["models"]
+                ),
+            )
     return per_benchmark
 
 
@@ -172,23 +203,23 @@ def page_workers(pages: int) -> int:
     return workers
 
 
-def write_benchmark_pages(shared: PageInputs) -> dict[str, dict]:
-    """Write every benchmark page, its feed, plots and downloads; returns the benchmarks' tables, by name (none
-    when ``deferred``). From ``PARALLEL_FROM`` pages on (an atlas) in forked workers, which inherit what was read
-    and send back only the tables the bundle needs; the same files either way."""
+def write_benchmark_pages(shared: PageInputs) -> Written:
+    """Write every benchmark page, its feed, plots and downloads (``deferred``: the pages and feeds). From
+    ``PARALLEL_FROM`` pages on (an atlas) in forked workers, which inherit what was read and send back only the
+    tables the bundle needs (or the paths left to the assets); the same files either way."""
     global _SHARED
-    per_benchmark: dict[str, dict] = {}
+    out = Written({}, [])
     workers = page_workers(len(shared.groups))
     if not workers:
         for pid in shared.groups:
-            per_benchmark.update(write_page(shared, pid))
-        return per_benchmark
+            out.add(write_page(shared, pid))
+        return out
     _SHARED = shared
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            for tables in pool.map(_write_shared_page, shared.groups, chunksize=4):
-                per_benchmark.update(_raised(tables))
+            for written in pool.map(_write_shared_page, shared.groups, chunksize=4):
+                out.add(_raised(written))
     finally:
         _SHARED = None
-    return per_benchmark
+    return out
