@@ -72,7 +72,7 @@ def simulate(
             "item_id": pd.Categorical.from_codes(np.concatenate(items), [f"i{k:06d}" for k in range(n_items)]),
             "score": np.concatenate(scores),
             "date": pd.array(np.full(n, np.datetime64("NaT", "ns")), dtype="datetime64[ns]"),
-            "trials": pd.arrays.IntegerArray(np.ones(n, np.int64), np.ones(n, bool)),
+            "trials": pd.arrays.IntegerArray(np.ones(n, np.int8), np.ones(n, bool)),
         },
         copy=False,
     )
@@ -136,9 +136,14 @@ class FiledAudit:
 
 
 def numpy_pass(data) -> float:
+    """One plain numpy pass over the cells (a gradient of the 1PL at zero), computed in place: two arrays of a number
+    per cell at once, not four (at 38 million cells its temporaries were this script's peak, above the audit's)."""
     start = time.perf_counter()
-    p = expit(np.zeros(data.n_models)[data.model_idx] - np.zeros(data.n_items)[data.item_idx])
-    np.bincount(data.item_idx, data.y - p, minlength=data.n_items)
+    p = np.zeros(data.n_models)[data.model_idx]
+    p -= np.zeros(data.n_items)[data.item_idx]
+    expit(p, out=p)
+    np.subtract(data.y, p, out=p)
+    np.bincount(data.item_idx, p, minlength=data.n_items)
     return time.perf_counter() - start
 
 

@@ -21,6 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sample_run import byte_compile  # (the package byte-compiled as pip leaves it)
+
 TARGETS = {"benchwatch --help": 0.5, "saturation, 6 rows": 0.8, "tiers, 10 x 50": 0.8}
 
 BOARD = "benchmark,model,score,n_items,date\n" + "".join(
@@ -44,19 +47,6 @@ def console_script() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "benchwatch.cli"]
 
 
-def byte_compile() -> None:
-    """Byte-compile the package the command imports (from a folder outside the checkout), as pip does."""
-    with tempfile.TemporaryDirectory() as away:
-        where = subprocess.run(
-            [sys.executable, "-c", "import benchwatch, os; print(os.path.dirname(benchwatch.__file__))"],
-            cwd=away,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    subprocess.run([sys.executable, "-m", "compileall", "-q", where], check=True)
-
-
 def once(argv: list[str], cwd: Path) -> float:
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
@@ -70,7 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     opts = parser.parse_args()
-    byte_compile()
+    byte_compile([sys.executable])
     bw = console_script()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

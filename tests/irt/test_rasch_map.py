@@ -303,6 +303,35 @@ def test_a_fit_whose_value_cannot_show_the_last_gain_stops_at_the_mode(monkeypat
     stopped = fit_map(data, max_iter=15)
     assert stopped.converged and stopped.diagnostics["iterations"] < 15
     np.testing.assert_allclose(stopped.b, exact.b, atol=1e-3)
+    # the curvature let go before each line search is made again at the last point: the SDs are the mode's
+    np.testing.assert_allclose(stopped.b_sd, exact.b_sd, rtol=1e-3)
+    np.testing.assert_allclose(stalled.theta_sd, exact.theta_sd, rtol=1e-3)
+
+
+def test_the_dense_schur_complement_split_over_threads_is_the_one_product_to_rounding(monkeypatch):
+    """``C C'`` as two products over halves of C's columns on two threads: the one product to rounding, the same
+    bits whatever the threads, and a fit on it reaches the same mode."""
+    from benchwatch.irt import kernels, rasch_curvature
+
+    cross = np.random.default_rng(3).random((80, 3001))
+    whole = cross @ cross.T
+    monkeypatch.setattr(rasch_curvature, "GRAM_SPLIT", 0)
+    split = rasch_curvature._gram(cross)
+    np.testing.assert_allclose(split, whole, rtol=1e-13)
+    assert not np.array_equal(split, whole)  # (the parts were summed: rounded otherwise)
+    monkeypatch.setattr(kernels, "THREADS", 1)
+    monkeypatch.setattr(kernels, "thread_pool", lambda: kernels.threads.thread_pool("irt-one", 1))
+    assert np.array_equal(rasch_curvature._gram(cross), split)
+    df, _, _ = simulate(60, 400, seed=8, missing=0.3)
+    data = encode_responses(df)
+    monkeypatch.setattr(rasch_curvature, "DENSE_CELLS", 0)
+    monkeypatch.setattr(rasch_curvature, "GRAM_SPLIT", 10**18)
+    one = fit_map(data)
+    monkeypatch.setattr(rasch_curvature, "GRAM_SPLIT", 0)
+    two = fit_map(data)
+    assert one.converged and two.converged and one.diagnostics["cg_iterations"] == 0
+    np.testing.assert_allclose(two.b, one.b, atol=1e-9)
+    np.testing.assert_allclose(two.b_sd, one.b_sd, rtol=1e-9)
 
 
 def test_floored_newton_steps_on_the_observed_information_reach_fisher_scorings_mode(monkeypatch):

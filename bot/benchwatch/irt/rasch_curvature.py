@@ -6,6 +6,7 @@ factorising it (``DENSE_CELLS``, ``DENSE_ENTRIES``, ``DENSE_FLOPS``)."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -143,6 +144,31 @@ def evaluate(
     return Pass(float(value), g_theta, g_b, d_theta, d_b, info, bool(observed) and cells.floor is not None)
 
 
+GRAM_PARTS = 2  # the dense S's product C C' as this many products over ranges of C's columns, on as many threads
+GRAM_SPLIT = 2e8  # multiply-adds from which it is split (below, one product: a thread costs more than it saves)
+
+
+def _gram(cross: np.ndarray) -> np.ndarray:
+    """C C' (numpy calls BLAS's syrk for a product with its own transpose), from ``GRAM_SPLIT`` multiply-adds on as
+    sum of ``GRAM_PARTS`` such products over ranges of C's columns, each on a thread of its own with one BLAS thread
+    (``fit_map`` keeps BLAS to one: its own threads spin beside the kernels'). The parts are fixed, not the
+    machine's cores, so a fit gives the same figures on every machine."""
+    n_u, n_v = cross.shape
+    if n_u * n_u * n_v < GRAM_SPLIT or n_v < GRAM_PARTS:
+        return cross @ cross.T
+    bounds = np.linspace(0, n_v, GRAM_PARTS + 1).astype(np.int64)
+    pool = kernels.thread_pool()
+    parts = [pool.submit(_part_gram, cross[:, lo:hi]) for lo, hi in itertools.pairwise(bounds)]
+    out = parts[0].result()
+    for part in parts[1:]:
+        out += part.result()
+    return out
+
+
+def _part_gram(cross: np.ndarray) -> np.ndarray:
+    return cross @ cross.T
+
+
 class NotPositiveDefinite(ValueError):
     """An observed information whose Hessian is not positive definite (``Curvature`` of a pass with ``observed``)."""
 
@@ -180,7 +206,7 @@ class Curvature:
             weights *= self.info
             self._cross = cells.dense(self.small_is_theta, weights)
             del weights
-            schur = self._cross @ self._cross.T  # (numpy calls BLAS's syrk for a product with its own transpose)
+            schur = _gram(self._cross)
             schur *= -1.0
             schur[np.diag_indices_from(schur)] += self.d_u
             self.s_diag = np.diag(schur).copy()

@@ -129,7 +129,8 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
             raw["trials"],
             f"trials must be a whole number from 1 to {MAX_TRIALS:,}",
         )
-        columns["trials"] = _take(trials.astype("Int64").array, codes)
+        # every row without a number of trials (one each): kept as the table without the column keeps it
+        columns["trials"] = None if trials.isna().all() else _take(trials.astype("Int64").array, codes)
     else:
         columns["trials"] = None
 
@@ -168,8 +169,8 @@ def _table(columns: dict, order: np.ndarray | None) -> pd.DataFrame:
         value = columns[col] if order is None else columns.pop(col)  # in order: each original let go once taken
         if value is None and col == "date":  # no dates given
             out[col] = pd.array(np.full(n, np.datetime64("NaT", "ns")), dtype="datetime64[ns]")
-        elif value is None:  # no trials given: one each (missing)
-            out[col] = pd.arrays.IntegerArray(np.ones(n, np.int64), np.ones(n, bool))
+        elif value is None:  # no trials given: one each (missing), a byte a row (Int64 took 9)
+            out[col] = pd.arrays.IntegerArray(np.ones(n, np.int8), np.ones(n, bool))
         elif isinstance(value, tuple):  # (codes, names)
             codes, sorted_names = value
             small = np.int8 if sorted_names.size < 2**7 else np.int16 if sorted_names.size < 2**15 else np.int32
