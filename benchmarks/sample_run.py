@@ -7,7 +7,7 @@ PYTHONDONTWRITEBYTECODE=1 never writes bytecode, and every run (and every worker
 compile the package's source again, about 2 s of this command that no installed copy pays; the script
 byte-compiles the imported package first (``compileall``, what pip runs at install; a no-op after it).
 
-Targets: the first run under 15 s, the unchanged rerun under 3 s. It also times the very first run after an
+Targets (issue 42): the first run under 10 s, the unchanged rerun under 2 s. It also times the very first run after an
 install, when numba compiles its kernels (into an empty cache folder of its own, NUMBA_CACHE_DIR).
 Run: ``python benchmarks/sample_run.py``.
 """
@@ -62,8 +62,8 @@ def main() -> None:
         again, out2 = timed(command, Path(folder))
     print(f"package: {package} (byte-compiled)")
     print(f"python -c pass: {bare:.3f} s")
-    print(f"benchwatch run --sample, fresh folder: {first:.1f} s = {first / bare:.0f}x (target: under 15 s)")
-    print(f"the same, unchanged rerun: {again:.2f} s = {again / bare:.0f}x (target: under 3 s)")
+    print(f"benchwatch run --sample, fresh folder: {first:.1f} s = {first / bare:.0f}x (target: under 10 s)")
+    print(f"the same, unchanged rerun: {again:.2f} s = {again / bare:.0f}x (target: under 2 s)")
     print(f"the first run after an install (numba compiling its kernels): {installed:.1f} s = {installed / bare:.0f}x")
     for line in out.splitlines():
         if line.startswith(("source", "site", "reports")):
