@@ -7,42 +7,38 @@ import shutil
 import pytest
 from mkdocs.structure.files import File
 
-import benchwatch.site.assets_beside as assets_module
 import benchwatch.site.build as build_module
+import benchwatch.site.forked as forked_module
 import benchwatch.site.pages as pages_module
 from benchwatch.errors import InputError
 from benchwatch.history import Reports
+from tests.site.conftest import site_files
 
 
-def _written(docs) -> dict[str, bytes]:
-    return {str(p.relative_to(docs)): p.read_bytes() for p in sorted(docs.rglob("*")) if p.is_file()}
-
-
-def test_pages_written_by_workers_are_those_written_in_one_process(sample_site, tmp_path, monkeypatch):
+def test_pages_written_by_workers_are_those_written_in_one_process(sample_site, tmp_path, monkeypatch, request):
     _, reports, _ = sample_site
     now = "2026-12-01T00:00:00Z"
     pages = build_module.write_pages(Reports(reports), tmp_path / "one", "http://127.0.0.1:8000/", now)
-    monkeypatch.setattr(pages_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(pages_module.threads, "CORES", 2)
+    request.getfixturevalue("as_atlas")
     forked = []
     real = pages_module.ProcessPoolExecutor
     monkeypatch.setattr(pages_module, "ProcessPoolExecutor", lambda *a, **k: forked.append(1) or real(*a, **k))
     workers_written = build_module.write_pages(Reports(reports), tmp_path / "workers", "http://127.0.0.1:8000/", now)
     assert workers_written.pages == pages.pages and workers_written.tables.keys() == pages.tables.keys()
     assert forked == [1] and pages_module._SHARED is None
-    one, workers = _written(tmp_path / "one"), _written(tmp_path / "workers")
+    one, workers = site_files(tmp_path / "one"), site_files(tmp_path / "workers")
     assert len(one) > 3 * pages.pages and any(name.endswith(".svg") for name in one)
     assert one.keys() == workers.keys()
     assert [name for name in one if one[name] != workers[name]] == []
     # deferred: the plots, downloads and bundle are named, not written; the rest is the same
     left = build_module.write_pages(Reports(reports), tmp_path / "left", "http://127.0.0.1:8000/", now, deferred=True)
-    written = _written(tmp_path / "left")
+    written = site_files(tmp_path / "left")
     assert left.pages == pages.pages and left.deferred and not set(left.deferred) & written.keys()
     assert sorted(written.keys() | set(left.deferred)) == sorted(one)
     assert [name for name in written if written[name] != one[name]] == []
 
 
-def test_a_damaged_table_read_by_a_worker_is_the_error_one_process_gives(sample_site, tmp_path, monkeypatch):
+def test_a_damaged_table_read_by_a_worker_is_the_error_one_process_gives(sample_site, tmp_path, monkeypatch, request):
     _, reports, _ = sample_site
     copy = tmp_path / "r"
     shutil.copytree(reports, copy)
@@ -55,19 +51,14 @@ def test_a_damaged_table_read_by_a_worker_is_the_error_one_process_gives(sample_
         return caught.value
 
     one = error()
-    monkeypatch.setattr(pages_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(pages_module.threads, "CORES", 2)
+    request.getfixturevalue("as_atlas")
     workers = error()
     assert str(workers) == str(one) and items.name in str(one) and "fields" in str(one)
     assert (workers.source, workers.row) == (one.source, one.row) and pages_module._SHARED is None
 
 
-def _site(root) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 def test_an_atlas_site_with_its_assets_written_beside_mkdocs_is_the_site_written_in_one_go(
-    sample_site, tmp_path, monkeypatch
+    sample_site, tmp_path, monkeypatch, request
 ):
     """From ``PARALLEL_FROM`` pages on, the plots, downloads and bundle are written into the built site by a process
     of their own while MkDocs builds from the pages that name them: the site is the one written in one go, byte for
@@ -75,30 +66,30 @@ def test_an_atlas_site_with_its_assets_written_beside_mkdocs_is_the_site_written
     _, reports, _ = sample_site
     now = "2026-12-01T00:00:00Z"
     build_module.build_site(reports, tmp_path / "one", now=now)
-    monkeypatch.setattr(pages_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(pages_module.threads, "CORES", 2)
+    request.getfixturevalue("as_atlas")
     copied: list[str] = []
     copy = File.copy_file
     monkeypatch.setattr(File, "copy_file", lambda self, dirty=False: copied.append(self.src_uri) or copy(self, dirty))
     forked = []
-    real = assets_module.ProcessPoolExecutor
-    monkeypatch.setattr(assets_module, "ProcessPoolExecutor", lambda *a, **k: forked.append(a) or real(*a, **k))
+    real = forked_module.ProcessPoolExecutor
+    monkeypatch.setattr(forked_module, "ProcessPoolExecutor", lambda *a, **k: forked.append(a) or real(*a, **k))
     build_module.build_site(reports, tmp_path / "beside", now=now)
-    assert forked == [(1,)]  # one worker beside MkDocs
-    one, beside = _site(tmp_path / "one"), _site(tmp_path / "beside")
+    assert forked == [(1,), (1,)]  # one process beside MkDocs for the assets, one for the Markdown
+    one, beside = site_files(tmp_path / "one"), site_files(tmp_path / "beside")
     assert one.keys() == beside.keys() and len(one) > 100
     assert [name for name in one if one[name] != beside[name]] == []
     assert all(beside[name] for name in beside if name.startswith(("downloads/", "plots/")))  # none left empty
     assert copied and not [path for path in copied if path.startswith(("downloads/", "plots/benchmark"))]
 
 
-def test_an_error_of_the_assets_process_stops_the_build_and_keeps_the_last_site(sample_site, tmp_path, monkeypatch):
+def test_an_error_of_the_assets_process_stops_the_build_and_keeps_the_last_site(
+    sample_site, tmp_path, monkeypatch, request
+):
     _, reports, _ = sample_site
     out = tmp_path / "site"
     build_module.build_site(reports, out, now="2026-12-01T00:00:00Z")
-    before = _site(out)
-    monkeypatch.setattr(pages_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(pages_module.threads, "CORES", 2)
+    before = site_files(out)
+    request.getfixturevalue("as_atlas")
 
     def damaged(*args, **kwargs):
         raise InputError("models/x.csv", "line 3 has 2 fields, the header 9")
@@ -107,7 +98,7 @@ def test_an_error_of_the_assets_process_stops_the_build_and_keeps_the_last_site(
     with pytest.raises(InputError, match="line 3 has 2 fields") as caught:
         build_module.build_site(reports, out, now="2026-12-02T00:00:00Z")
     assert caught.value.source == "models/x.csv"
-    assert _site(out) == before and not [p for p in tmp_path.iterdir() if p.name.startswith(".site")]
+    assert site_files(out) == before and not [p for p in tmp_path.iterdir() if p.name.startswith(".site")]
 
 
 def test_a_damaged_table_read_for_the_assets_is_the_error_the_pages_give(sample_site, tmp_path, monkeypatch):

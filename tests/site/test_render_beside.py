@@ -12,21 +12,16 @@ from mkdocs.exceptions import Abort
 from mkdocs.structure.pages import Page
 
 import benchwatch.site.build as build_module
-import benchwatch.site.pages as pages_module
 import benchwatch.site.render_beside as beside_module
 from benchwatch.site.render_beside import RenderBeside
+from tests.site.conftest import site_files
 
 
-def _site(root) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def test_an_atlas_rendered_on_two_cores_is_the_site_mkdocs_builds_alone(sample_site, tmp_path, monkeypatch):
+def test_an_atlas_rendered_on_two_cores_is_the_site_mkdocs_builds_alone(sample_site, tmp_path, monkeypatch, request):
     _, reports, _ = sample_site
     now = "2026-12-01T00:00:00Z"
     build_module.build_site(reports, tmp_path / "one", now=now)
-    monkeypatch.setattr(pages_module, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(pages_module.threads, "CORES", 2)
+    request.getfixturevalue("as_atlas")
     plugins: list[RenderBeside] = []
     real = beside_module.RenderBeside.__init__
 
@@ -39,7 +34,7 @@ def test_an_atlas_rendered_on_two_cores_is_the_site_mkdocs_builds_alone(sample_s
     assert len(plugins) == 1
     beside = plugins[0].rendered_beside
     assert len(beside) >= 3 and all(uri.startswith("benchmarks/") for uri in beside)  # the last pages, by size
-    one, two = _site(tmp_path / "one"), _site(tmp_path / "two")
+    one, two = site_files(tmp_path / "one"), site_files(tmp_path / "two")
     assert one.keys() == two.keys()
     assert [name for name in one if one[name] != two[name]] == []
 
@@ -89,7 +84,7 @@ def test_a_warning_in_the_process_is_logged_again_and_counted_in_strict_mode(tmp
     alone = _build(config_file, tmp_path / "alone", beside=False, strict=False)
     two = _build(config_file, tmp_path / "two", beside=True, strict=False)
     assert any("missing.md" in text for text in alone) and sorted(alone) == sorted(two)
-    assert _site(tmp_path / "alone") == _site(tmp_path / "two")
+    assert site_files(tmp_path / "alone") == site_files(tmp_path / "two")
     with pytest.raises(Abort, match="warnings in strict mode"):
         _build(config_file, tmp_path / "strict", beside=True)
 

@@ -12,13 +12,12 @@ would name it)."""
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
-from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
+
+from benchwatch.site.forked import ForkedJob
 
 
 class WrittenBeside(File):
@@ -28,33 +27,18 @@ class WrittenBeside(File):
         return None
 
 
-class AssetsBeside(BasePlugin):
+class AssetsBeside(ForkedJob):
     """``job(site_folder)`` run in a forked process from ``on_files``; ``paths``: what it writes, under the site."""
 
     def __init__(self, paths: list[str], job: Callable[[str], Any], raised: Callable[[Any], Any]) -> None:
         super().__init__()
         self._paths, self._job, self._raised = paths, job, raised
-        self._pool: ProcessPoolExecutor | None = None
-        self._future: Future | None = None
 
     def on_files(self, files: Files, *, config: Any) -> Files:
         for path in self._paths:
             files.append(WrittenBeside(path, config.site_dir, config.site_dir, config.use_directory_urls))
-        self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
-        self._future = self._pool.submit(self._job, config.site_dir)
+        self._start(self._job, config.site_dir)
         return files
 
     def on_post_build(self, *, config: Any) -> None:
-        assert self._future is not None
-        try:
-            self._raised(self._future.result())
-        finally:
-            self._close()
-
-    def on_build_error(self, *, error: Exception) -> None:
-        self._close()
-
-    def _close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        self._raised(self._result())

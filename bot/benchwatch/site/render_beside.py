@@ -19,13 +19,12 @@ rendered here alone: what the process read would not be what MkDocs renders."""
 from __future__ import annotations
 
 import logging
-import multiprocessing
-from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
-from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
+
+from benchwatch.site.forked import ForkedJob
 
 SHARE = 0.4  # of the pages' Markdown (by size) rendered by the forked process; the assets run beside it too
 _STATE: tuple[Any, Files, list[str]] | None = None  # set before the fork: the process inherits it
@@ -80,14 +79,11 @@ def _render_pages() -> dict[str, Any]:
     return {"done": out}
 
 
-class RenderBeside(BasePlugin):
+class RenderBeside(ForkedJob):
     """The plugin ``build_site`` adds to an atlas's build (see the module's text)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._pool: ProcessPoolExecutor | None = None
-        self._job: Future | None = None
-        self._done: dict[str, Any] | None = None
         self.rendered_beside: list[str] = []  # the pages the process rendered (for the tests)
 
     def on_nav(self, nav: Any, *, config: Any, files: Files) -> Any:
@@ -106,8 +102,7 @@ class RenderBeside(BasePlugin):
             return nav
         _STATE = (config, files, uris)
         try:
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
-            self._job = self._pool.submit(_render_pages)
+            self._start(_render_pages)
         finally:
             _STATE = None
         for uri in uris:
@@ -134,24 +129,3 @@ class RenderBeside(BasePlugin):
                 page.links_to_anchors = {files.get_file_from_path(k): v for k, v in links.items()}
 
         return render
-
-    def _result(self) -> dict[str, Any]:
-        if self._done is None:
-            assert self._job is not None and self._pool is not None
-            try:
-                self._done = self._job.result()
-            finally:
-                self._pool.shutdown()
-                self._pool = None
-        return self._done
-
-    def on_post_build(self, *, config: Any) -> None:
-        self._close()
-
-    def on_build_error(self, *, error: Exception) -> None:
-        self._close()
-
-    def _close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
