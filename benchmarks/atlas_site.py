@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import shutil
 import statistics
@@ -133,6 +134,15 @@ def timed(work: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def cpu_timed(work: Callable[[], object]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds of this process and the worker processes it forked and reaped meanwhile (the
+    CPU figure moves less than the wall clock on a shared machine)."""
+    before = os.times()
+    seconds = timed(work)
+    after = os.times()
+    return seconds, sum(after[:4]) - sum(before[:4])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=10)
@@ -152,6 +162,7 @@ def main() -> None:
         serial: list[float] = []
         builds: list[float] = []
         unchanged: list[float] = []
+        cpus: list[float] = []
         parallel_from = site_pages.PARALLEL_FROM
         for k in range(args.repeats):
             for times, workers in ((serial, False), (writes, True)):
@@ -163,7 +174,9 @@ def main() -> None:
                 times.append(timed(write))
             site_pages.PARALLEL_FROM = parallel_from
             site = folder / f"site{k}"
-            builds.append(timed(partial(build_site, reports, site, now=NOW)))
+            wall, cpu = cpu_timed(partial(build_site, reports, site, now=NOW))
+            builds.append(wall)
+            cpus.append(cpu)
             unchanged.append(timed(partial(build_site, reports, site, now=NOW)))
         pages = len(list((folder / "site0" / "benchmarks").glob("*/index.html")))
         baseline = bare_mkdocs(folder, pages)
@@ -184,6 +197,8 @@ def main() -> None:
     ]
     for what, seconds in rows:
         print(f"{what:<44} {seconds:>8.2f} {1000 * seconds / pages:>10.1f} {seconds / baseline:>14.2f}")
+    cpu = statistics.median(cpus)
+    print(f"site stage's CPU, every process: {cpu:.2f} s over {whole:.2f} s ({cpu / whole:.2f} cores busy)")
     workers = min(site_pages.threads.CORES, site_pages.MAX_WORKERS)
     print(f"page writing: {one / write:.2f}x faster ({workers} workers, the assets left to the process beside MkDocs)")
     if pages >= 150:
