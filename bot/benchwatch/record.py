@@ -132,7 +132,16 @@ class _BenchmarkFields(_Record):
     fit_statistic: Number = _f("the fit check's statistic (the larger of its two standardised departures)", OPT)
     fit_p: Number = _f("the fit check's p, by a parametric bootstrap from the fitted model", OPT)
     fit_check: Json | None = _f("the fit check in full: each departure's statistic and p, what does not fit", OPT)
-    discrimination_spread: Number = _f("the 2PL path: the sd of the items' log discriminations", OPT)
+    discrimination_spread: Number = _f(
+        "the spread s the data favour: the sd of the items' log discriminations (_lo, _hi: its 95% interval)", OPT
+    )
+    spread_items: int | None = _f(
+        "items the spread's profile was computed on (a fixed subset of a large benchmark)", OPT
+    )
+    sample_correlation: Number = _f(
+        "how far a model's repeated samples of one item agree: the intra-cell correlation rho (_lo, _hi)", OPT
+    )
+    sample_cells: int | None = _f("cells of several samples the correlation was estimated from", OPT)
     design_groups: list[Json] | None = _f("items grouped by the models that answered them: items, models", OPT)
     blanks_warning: Json | None = _f("models whose blanks sit where their failures would (z, the models)", OPT)
     resolve: Json | None = _f("per undecided figure: the pool of models that would decide it (simulated)", OPT)
@@ -194,7 +203,10 @@ VARIANTS = {  # every figure with variants, and its variants (each a field of th
     **dict.fromkeys(("thin_width", "thin_top5"), ("_sampling_p95",)),
     "saturation_index": ("_lo", "_hi", "_paired"),
     "top_gap": ("_lo", "_hi"),  # top-1 minus top-5 (its interval only)
-    **dict.fromkeys(("floor_share", "floor_effective", "floor_undeclared"), ("_lo", "_hi")),
+    **dict.fromkeys(
+        ("floor_share", "floor_effective", "floor_undeclared", "discrimination_spread", "sample_correlation"),
+        ("_lo", "_hi"),
+    ),
 }
 
 
@@ -234,6 +246,10 @@ class BenchmarkRecord(_BenchmarkFields):
     floor_effective_hi: Number = _variant("floor_effective", "_hi")
     floor_undeclared_lo: Number = _variant("floor_undeclared", "_lo")
     floor_undeclared_hi: Number = _variant("floor_undeclared", "_hi")
+    discrimination_spread_lo: Number = _variant("discrimination_spread", "_lo")
+    discrimination_spread_hi: Number = _variant("discrimination_spread", "_hi")
+    sample_correlation_lo: Number = _variant("sample_correlation", "_lo")
+    sample_correlation_hi: Number = _variant("sample_correlation", "_hi")
 
 
 REBUILT_REQUIRED = ("benchmark", "revision", "snapshot_at", "state", "flags", "rebuilt")

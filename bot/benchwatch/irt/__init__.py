@@ -13,8 +13,9 @@ __all__ = exports(
         ".design": ("blanks_where_failures", "design_groups"),
         ".fit_check": ("FitCheck", "check_fit"),
         ".floors": ("FloorEstimate", "estimate_floor"),
-        ".item_model": ("PATHS", "ItemModel", "fit_item_model", "judge"),
-        ".twopl": ("TwoPLFit", "fit_2pl", "integrated_loglik"),
+        ".item_model": ("PATHS", "Corner", "ItemModel", "fit_item_model", "judge"),
+        ".samples": ("RhoEstimate", "beta_binomial_logpmf", "effective", "estimate_rho"),
+        ".spread": ("SpreadEstimate", "estimate_spread", "spread_rows"),
         ".ahead": ("compile_ahead",),
         ".kernels": ("compiled_kernels", "item_model_kernels"),
         ".cells": ("CellPatterns", "cell_loglik", "cell_patterns", "cells_by_item"),
@@ -59,6 +60,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.irt.floors import FloorEstimate as FloorEstimate
     from benchwatch.irt.floors import estimate_floor as estimate_floor
     from benchwatch.irt.item_model import PATHS as PATHS
+    from benchwatch.irt.item_model import Corner as Corner
     from benchwatch.irt.item_model import ItemModel as ItemModel
     from benchwatch.irt.item_model import fit_item_model as fit_item_model
     from benchwatch.irt.item_model import judge as judge
@@ -87,10 +89,14 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.irt.responses import ResponseArrays as ResponseArrays
     from benchwatch.irt.responses import arrays_from_dense as arrays_from_dense
     from benchwatch.irt.responses import encode_responses as encode_responses
+    from benchwatch.irt.samples import RhoEstimate as RhoEstimate
+    from benchwatch.irt.samples import beta_binomial_logpmf as beta_binomial_logpmf
+    from benchwatch.irt.samples import effective as effective
+    from benchwatch.irt.samples import estimate_rho as estimate_rho
     from benchwatch.irt.scale import UncertainAbilities as UncertainAbilities
     from benchwatch.irt.scale import difficulty_b as difficulty_b
     from benchwatch.irt.scale import difficulty_z as difficulty_z
     from benchwatch.irt.scale import uncertain_abilities as uncertain_abilities
-    from benchwatch.irt.twopl import TwoPLFit as TwoPLFit
-    from benchwatch.irt.twopl import fit_2pl as fit_2pl
-    from benchwatch.irt.twopl import integrated_loglik as integrated_loglik
+    from benchwatch.irt.spread import SpreadEstimate as SpreadEstimate
+    from benchwatch.irt.spread import estimate_spread as estimate_spread
+    from benchwatch.irt.spread import spread_rows as spread_rows

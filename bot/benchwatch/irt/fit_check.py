@@ -75,6 +75,9 @@ class FitCheck:
     p_floor: float
     items: int  # items the check ran on
     floor_lr: float | None = None  # an open-ended benchmark's undeclared floor: its profile's likelihood ratio at 0
+    expected_discrimination: float = 0.0  # the replicates' median discrimination statistic (the model's own)
+    spread: float = 0.0  # the spread of log discrimination the replicates were drawn with
+    rho: float = 0.0  # ... and their cells' intra-cell correlation
 
     @property
     def misfits(self) -> tuple[str, ...]:
@@ -87,9 +90,18 @@ class FitCheck:
             out.append("discrimination")
         if self.p_floor <= LEVEL or self.floor_found:
             out.append("floor above" if self.observed.floor > 0 or self.floor_found else "floor below")
-        if not out:  # the combination fails where neither does alone: the larger one names it
-            out.append("discrimination" if self.observed.discrimination >= abs(self.observed.floor) else "floor above")
+        if not out:  # the combination fails where neither does alone: the larger one names it, in its direction
+            if self.observed.discrimination >= abs(self.observed.floor):
+                out.append("discrimination")
+            else:
+                out.append("floor above" if self.observed.floor > 0 else "floor below")
         return tuple(out)
+
+    @property
+    def more_spread(self) -> bool:
+        """Whether the discriminations' statistic lies above what the checked model expects (its replicates'
+        median): the items differ more than that model allows; below, they are more alike than it expects."""
+        return self.observed.discrimination > self.expected_discrimination
 
     @property
     def floor_found(self) -> bool:
@@ -120,6 +132,9 @@ class FitCheck:
             "discrimination_z": o.discrimination,
             "discrimination_p": self.p_discrimination,
             "discrimination_spread": o.spread,
+            "discrimination_expected": self.expected_discrimination,
+            "spread_checked": self.spread,
+            "rho_checked": self.rho,
             "floor_z": o.floor,
             "floor_p": self.p_floor,
             "floor_lr": self.floor_lr,
@@ -193,18 +208,41 @@ def check_fit(
     b: np.ndarray,
     floor: np.ndarray | None = None,
     *,
+    spread: float = 0.0,
+    rho: float = 0.0,
     replicates: int = REPLICATES,
     seed: int = 0,
 ) -> FitCheck:
-    """The fit check of a fitted benchmark (``theta``, ``b`` and the items' ``floor`` of its fit)."""
-    observed = statistics(data, theta, b, floor)
+    """The fit check of a fitted benchmark (``theta``, ``b`` and the items' ``floor`` of its fit), calibrated on the
+    widened item model: its replicates are drawn with each item's log discrimination from N(0, ``spread``^2) (a new
+    draw each replicate) and, where cells hold several samples, beta-binomial cells of intra-cell correlation
+    ``rho`` (``benchwatch.irt.samples``: the data and the replicates read as their effective trials at rho). At
+    spread 0 and rho 0 it is the 1PL's check, draw for draw."""
+    from benchwatch.irt.samples import effective
+
+    used = effective(data, rho)
+    observed = statistics(used, theta, b, floor)
     rng = np.random.default_rng([seed, 20261203])
     c = np.zeros(data.n_items) if floor is None else np.asarray(floor, float)
-    chance = right(theta[data.model_idx] - b[data.item_idx], c[data.item_idx])
+    eta = theta[data.model_idx] - b[data.item_idx]
+    chance = right(eta, c[data.item_idx])
     trials = np.rint(data.weight).astype(np.int64)
+    agreeing = (trials > 1) if rho > 0 else None
+    share = (1.0 - rho) / rho if rho > 0 else 0.0
+
+    def draw() -> np.ndarray:
+        p = chance
+        if spread > 0:
+            a = np.exp(rng.normal(0.0, spread, data.n_items))
+            p = right(a[data.item_idx] * eta, c[data.item_idx])
+        if agreeing is not None:  # each cell's own probability, Beta around the item model's
+            p = p.copy()
+            q = np.clip(p[agreeing], 1e-9, 1 - 1e-9)
+            p[agreeing] = rng.beta(q * share, (1 - q) * share)
+        return rng.binomial(trials, p) / np.maximum(trials, 1)
 
     def replicate(y: np.ndarray) -> Statistics:
-        sim = ResponseArrays(data.models, data.items, data.model_idx, data.item_idx, y, data.weight, data.chance)
+        sim = ResponseArrays(data.models, data.items, data.model_idx, data.item_idx, y, used.weight, data.chance)
         th, bb = refit(sim, theta, b, c)
         return statistics(sim, th, bb, floor)
 
@@ -214,7 +252,7 @@ def check_fit(
     pending: list = []
     null: list[Statistics] = []
     for _ in range(replicates):
-        pending.append(pool.submit(replicate, rng.binomial(trials, chance) / np.maximum(trials, 1)))
+        pending.append(pool.submit(replicate, draw()))
         if len(pending) > 2 * THREADS:
             null.append(pending.pop(0).result())
     null.extend(f.result() for f in pending)
@@ -235,4 +273,7 @@ def check_fit(
         p_discrimination=p_of(observed.discrimination, [s.discrimination for s in null]),
         p_floor=p_of(abs(observed.floor), [abs(s.floor) for s in null]),
         items=data.n_items,
+        expected_discrimination=float(np.median([s.discrimination for s in null])),
+        spread=float(spread),
+        rho=float(rho),
     )

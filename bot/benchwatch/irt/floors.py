@@ -117,7 +117,6 @@ def marginal_loglik(
     (``benchwatch.irt.npmle``: certified to within 1e-7 of the maximum, wherever it starts). ``warm``: each group's
     distribution to start from (a neighbouring f's), replaced by this one's."""
     from benchwatch.irt.cells import cell_loglik
-    from benchwatch.irt.npmle import solve_mixing
 
     rows = cell_loglik(
         data.model_idx,
@@ -129,9 +128,18 @@ def marginal_loglik(
         data.n_items,
         floor=floor,
     )
+    return npmle_loglik(rows, groups, warm)
+
+
+def npmle_loglik(rows: np.ndarray, groups: np.ndarray | None = None, warm: dict | None = None) -> float:
+    """log prod_i integral exp(rows_i(b)) dG(b), maximised over G (per design group) on the columns of ``rows``
+    (items x points of b: each item's log likelihood there), by the nonparametric maximum likelihood. ``warm``: each
+    group's distribution to start from, replaced by this one's."""
+    from benchwatch.irt.npmle import solve_mixing
+
     top = rows.max(axis=1)
     like = np.exp(rows - top[:, None])
-    label = np.zeros(data.n_items, np.int64) if groups is None else np.asarray(groups, np.int64)
+    label = np.zeros(rows.shape[0], np.int64) if groups is None else np.asarray(groups, np.int64)
     total = float(top.sum())
     for g in np.unique(label):  # the groups' distributions are free of each other: their maxima add
         rows_g = like[label == g]
@@ -192,8 +200,8 @@ def estimate_floor(
     top = ell(best)
     level = top - CRIT / 2
     tol = TOL_SHARE * largest
-    lo = 0.0 if ell(0.0) >= level else _crossing(ell, level, 0.0, best, coarse, tol)
-    hi = largest if ell(largest) >= level else _crossing(ell, level, best, largest, coarse, tol)
+    lo = 0.0 if ell(0.0) >= level else crossing(ell, level, 0.0, best, coarse, tol)
+    hi = largest if ell(largest) >= level else crossing(ell, level, best, largest, coarse, tol)
     profile = sorted((float(f), float(v - top)) for f, v in known.items())
     nominal_mean = float(nominal[nominal > 0].mean()) if np.any(nominal > 0) else 0.0
     return FloorEstimate(float(best), float(lo), float(hi), nominal_mean, sub.n_items, profile)
@@ -222,7 +230,7 @@ def _maximise(ell, coarse: np.ndarray, values: np.ndarray) -> float:
     return best
 
 
-def _crossing(ell, level: float, a: float, b: float, coarse: np.ndarray, tol: float) -> float:
+def crossing(ell, level: float, a: float, b: float, coarse: np.ndarray, tol: float) -> float:
     """Where ell crosses ``level`` between a and b (one end above it, the other below): regula falsi on a bracket
     first narrowed to the coarse points, kept on the side of the wider interval (a conservative end)."""
     inside = [c for c in coarse if a < c < b]

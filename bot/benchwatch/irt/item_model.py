@@ -1,21 +1,27 @@
-"""The item model of one benchmark, as its data support it: floors, design groups, the fit check, the path.
+"""The item model of one benchmark, as its data support it: floors, spreads, agreeing samples, the check, the path.
 
-``fit_item_model`` runs, in order:
+Real items do three things a 1PL does not: weak models guess (a chance floor), items discriminate unequally (a
+spread of discriminations) and a model's repeated samples of one item agree (correlated trials). Each is a
+nuisance estimated from the data with its 95% interval, at any pool size, and every bound is computed over all of
+them (``benchwatch.metrics.union_bounds``): wide where a small pool cannot place them ("cannot tell with these
+models"), as narrow as a large pool has earned. ``fit_item_model`` runs, in order:
 
 1. the design groups (``benchwatch.irt.design``): items grouped by the models that answered them;
 2. where items have nominal chance floors (their number of options, a ``chance`` column or configuration),
    the effective floor (``benchwatch.irt.floors``): one share f of the nominal floors with its interval;
-3. the 1PL fit at the effective floor: MAP, whose positions, abilities and figures are published; with
-   ``method="nuts"`` NUTS samples the same posterior beside it, as a check (``ItemModel.nuts``: its
-   diagnostics and what its draws change are recorded, ``benchwatch.pipeline.nuts_check``);
-4. the fit check (``benchwatch.irt.fit_check``), on the same items as the floor's profile (fewer with very many
-   models: ``check_items``);
-5. the path the bounds take: **1PL** where the model fits (with the floors over their interval); **2PL** where
-   the items' discriminations differ and the pool can place them (``twopl.MIN_MODELS`` models or more: each
-   item's likelihood integrated over its discrimination); **withheld** otherwise (the bounds the misfit would
-   bias are not published, and the reason says why). A floor the data show but the benchmark does not declare
-   is named (its own estimate, the nominal floor taken as 1 on every item) and withholds the bounds: declare
-   the options (a ``chance`` column or ``chance = ...``) and the floor is estimated and used.
+3. the 1PL fit at the effective floor: MAP, whose positions and abilities are published; with ``method="nuts"``
+   NUTS samples the same posterior beside it, as a check (``ItemModel.nuts``);
+4. where cells hold several samples, their intra-cell correlation rho (``benchwatch.irt.samples``) with its
+   interval, and the fit again with each cell counted as its effective trials at rho;
+5. the spread s of log discrimination (``benchwatch.irt.spread``) with its interval, each item's discrimination
+   integrated out;
+6. the fit check (``benchwatch.irt.fit_check``) calibrated on that widened model (its replicates drawn with the
+   fitted s and rho), on the same items as the floor's profile (fewer with very many models: ``check_items``);
+7. the path the bounds take: **1PL** where s's interval is [0, 0]; **2PL** (each item's discrimination integrated
+   out over s's interval) otherwise; **withheld** only where the widened model is rejected or blanks stand for
+   failures (the reason names the departure and its direction). A floor the data show but the benchmark does not
+   declare becomes a nuisance too (its own estimate, the nominal floor taken as 1 on every item): the bounds hold
+   over its interval, and the page says to declare the options, which would narrow them.
 """
 
 from __future__ import annotations
@@ -29,13 +35,23 @@ from benchwatch.irt.fit_check import FLOOR_PRESCREEN, FitCheck, check_fit
 from benchwatch.irt.floors import MAX_ITEMS, FloorEstimate, estimate_floor, kept_items, restrict
 from benchwatch.irt.rasch_map import RaschFit
 from benchwatch.irt.responses import ResponseArrays
-from benchwatch.irt.twopl import MIN_MODELS as TWO_PL_MODELS
-from benchwatch.irt.twopl import TwoPLFit, fit_2pl
+from benchwatch.irt.samples import RhoEstimate, effective, estimate_rho, several
+from benchwatch.irt.spread import SpreadEstimate, estimate_spread
 
 PATHS = ("1PL", "2PL", "withheld")
 UNDECLARED_LARGEST = 0.5  # an undeclared floor is searched in [0, 0.5]
 CHECK_CELLS = 150_000  # the fit check's cells at most (its bootstrap refits them 39 times)
 MIN_CHECK_ITEMS = 100
+UNDECLARED_FROM = "not declared: the floor the weakest models show, the nominal floor taken as 1 on every item"
+
+
+@dataclass(frozen=True)
+class Corner:
+    """One item model the bounds are computed under: an end of each nuisance's interval."""
+
+    share: float | None  # the floor's share of the nominal floors (None: no floor)
+    spread: float  # the sd of log discrimination (0: the 1PL)
+    rho: float  # the intra-cell correlation of repeated samples (0: independent trials)
 
 
 @dataclass(frozen=True)
@@ -49,7 +65,8 @@ class ItemModel:
     design: list = field(default_factory=list)  # per group: its items and models
     check: FitCheck | None = None
     undeclared: FloorEstimate | None = None  # the floor an open-ended benchmark's weak models show
-    twopl: TwoPLFit | None = None
+    spread: SpreadEstimate | None = None  # the spread of the items' log discriminations
+    rho: RhoEstimate | None = None  # the intra-cell correlation of repeated samples (None: one sample a cell)
     path: str = "1PL"
     reason: str | None = None  # why the bounds are withheld, in words
     blanks: dict = field(default_factory=dict)  # whether models' blanks sit where their failures would
@@ -65,15 +82,44 @@ class ItemModel:
         """The shares of the nominal floor the bounds are computed at (None: no floor)."""
         return (None,) if self.floor is None else self.floor.ends()
 
+    @property
+    def spread_hat(self) -> float:
+        """The spread the model-based figures are computed at (0: the 1PL)."""
+        return 0.0 if self.spread is None or self.path == "1PL" else self.spread.spread
+
+    @property
+    def rho_hat(self) -> float:
+        return 0.0 if self.rho is None else self.rho.rho
+
+    def corners(self) -> list[Corner]:
+        """Every item model the bounds are computed under: each end of each nuisance's interval, crossed."""
+        spreads = (0.0,) if self.spread is None or self.path == "1PL" else self.spread.ends()
+        rhos = (0.0,) if self.rho is None else self.rho.ends()
+        return [Corner(f, s, r) for f in self.shares() for s in spreads for r in rhos]
+
+    def cells(self, data: ResponseArrays, rho: float | None = None) -> ResponseArrays:
+        """The cells as the item model reads them: each counted as its effective trials at ``rho`` (default: its
+        estimate; ``benchwatch.irt.samples.effective``)."""
+        return effective(data, self.rho_hat if rho is None else rho)
+
     def words(self) -> str:
         """The item model in words, for pages and the run's log."""
-        base = {"1PL": "1PL", "2PL": "2PL (discriminations integrated out)", "withheld": "1PL"}[self.path]
+        base = "1PL"
+        if self.path == "2PL" and self.spread is not None:
+            s = self.spread
+            base = (
+                f"2PL (discriminations integrated out): sd of log discrimination {s.spread:.2f} "
+                f"[{s.lo:.2f}, {s.hi:.2f}]"
+            )
         if self.floor is not None:
             f = self.floor
             base += (
                 f" with chance floors: nominal {f.nominal:.3f} ({self.nominal_from or 'as given'}); "
                 f"the data favour {f.floor:.3f} [{f.lo * f.nominal:.3f}, {f.hi * f.nominal:.3f}]"
             )
+        if self.rho is not None:
+            r = self.rho
+            base += f"; repeated samples agree: intra-cell correlation {r.rho:.2f} [{r.lo:.2f}, {r.hi:.2f}]"
         return base
 
     def record(self) -> dict:
@@ -109,40 +155,60 @@ class ItemModel:
             out["floor_undeclared"] = u.floor
             out["floor_undeclared_lo"] = u.lo
             out["floor_undeclared_hi"] = u.hi
-        if self.twopl is not None:
-            out["discrimination_spread"] = self.twopl.spread
+        if self.spread is not None:
+            s = self.spread
+            out.update(
+                {
+                    "discrimination_spread": s.spread,
+                    "discrimination_spread_lo": s.lo,
+                    "discrimination_spread_hi": s.hi,
+                    "spread_items": s.items,
+                }
+            )
+        if self.rho is not None:
+            r = self.rho
+            out.update(
+                {
+                    "sample_correlation": r.rho,
+                    "sample_correlation_lo": r.lo,
+                    "sample_correlation_hi": r.hi,
+                    "sample_cells": r.cells,
+                }
+            )
         if self.design:
             out["design_groups"] = self.design
         return out
 
 
-def withheld_reason(check: FitCheck, undeclared: FloorEstimate | None, n_models: int, samples: bool = False) -> str:
-    """Why a misfit withholds the bounds, in words."""
+def withheld_reason(check: FitCheck, undeclared: FloorEstimate | None) -> str:
+    """Why the widened item model's misfit withholds the bounds: each departure the check found, in the direction
+    its statistic found it."""
     o = check.observed
     kinds = check.misfits
-    if "floor above" in kinds and undeclared is not None:
-        return (
-            f"the weakest models answer the hardest items right {o.weak_observed:.1%} of the time where the 1PL "
-            f"expects {o.weak_expected:.1%}: a chance floor of about {undeclared.floor:.2f} "
-            f"[{undeclared.lo:.2f}, {undeclared.hi:.2f}] that the data do not declare (declare each item's "
-            "number of options: a chance column, or chance = ... in benchwatch.toml)"
+    parts = []
+    if "discrimination" in kinds:
+        how = "differ more" if check.more_spread else "are more alike"
+        parts.append(
+            f"the items' discriminations {how} than a lognormal spread of sd {check.spread:.2f} allows (the "
+            f"statistic {o.discrimination:.1f} against {check.expected_discrimination:.1f} expected: a few items "
+            "unlike the rest, such as miskeyed or broken ones, do this)"
         )
-    if "floor above" in kinds or kinds == ("floor below",):
-        way = "more" if o.floor > 0 else "less"
-        return (
-            f"the weakest models answer the hardest items right {way} often than the chance floors allow "
-            f"({o.weak_observed:.1%} against {o.weak_expected:.1%} expected)"
+    if "floor above" in kinds:
+        floor = (
+            f": a floor of about {undeclared.floor:.2f} [{undeclared.lo:.2f}, {undeclared.hi:.2f}]"
+            if undeclared is not None
+            else ""
         )
-    repeated = (
-        ", or a model's repeated samples of one item agree with each other more than independent trials would"
-        if samples
-        else ""
-    )
-    return (
-        "the items' discriminations differ more than a 1PL allows (their spread, sd of log a, about "
-        f"{o.spread:.2f}{repeated}); a 2PL needs {TWO_PL_MODELS} models or more to place them: cannot tell with "
-        f"these {n_models} models"
-    )
+        parts.append(
+            f"the weakest models answer the hardest items right more often than the floors allow ({o.weak_observed:.1%}"
+            f" against {o.weak_expected:.1%} expected{floor})"
+        )
+    if "floor below" in kinds:
+        parts.append(
+            f"the weakest models answer the hardest items right less often than the floors allow ({o.weak_observed:.1%}"
+            f" against {o.weak_expected:.1%} expected: a floor declared too high)"
+        )
+    return "; ".join(parts) + " (the fit check on the widened item model)"
 
 
 def check_items(data: ResponseArrays) -> int:
@@ -175,9 +241,10 @@ def fit_item_model(
     seed: int = 0,
     progress=lambda _text: None,
 ) -> tuple[RaschFit, ItemModel]:
-    """The benchmark's 1PL fit at its effective floor, and its item model (see the module). ``check`` off skips
-    the fit check (the 1PL path, as before checks existed). ``method="nuts"``: the fit is still the MAP's (the
-    model-based figures' calibrated path reads it); the NUTS fit is the item model's ``nuts``, a check."""
+    """The benchmark's 1PL fit at its effective floor (its cells at their effective trials), and its item model
+    (see the module). ``check`` off skips the nuisances and the fit check (the 1PL path, as before they existed).
+    ``method="nuts"``: the fit is still the MAP's (the model-based figures' calibrated path reads it); the NUTS
+    fit is the item model's ``nuts``, a check."""
     from benchwatch.irt.fit import fit_rasch
 
     groups = design_groups(data)
@@ -189,60 +256,85 @@ def fit_item_model(
     floors = None if floor is None or nominal is None else floor.floors(nominal)
     progress("map fit" if method == "nuts" else f"{method} fit")
     fit = fit_rasch(data, "map" if method == "nuts" else method, init=init, floor=floors)
+    rho = None
+    if check and several(data):
+        progress("how far repeated samples agree")
+        rho = estimate_rho(data, fit.theta, fit.b, floors, seed=seed)
+        if rho is not None and rho.rho > 0:  # the fit again, each cell its effective trials
+            fit = fit_rasch(effective(data, rho.rho), "map", init=(fit.theta, fit.b), floor=floors)
     nuts = None
     if method == "nuts":
         progress("nuts fit (a check of the map fit)")
-        nuts = fit_rasch(data, "nuts", sampler=sampler, seed=seed, floor=floors)
+        cells = effective(data, 0.0 if rho is None else rho.rho)
+        nuts = fit_rasch(cells, "nuts", sampler=sampler, seed=seed, floor=floors)
     model = ItemModel(
         nominal=nominal,
         nominal_from=nominal_from,
         floor=floor,
         groups=groups,
         design=group_summary(groups, data),
+        rho=rho,
         nuts=nuts,
     )
     if not check:
         return fit, model
-    return fit, judge(data, fit, model, seed=seed, progress=progress)
+    model = judge(data, fit, model, seed=seed, progress=progress)
+    if model.undeclared is not None and model.floor is model.undeclared:  # the fit at the floor the data show
+        fit = fit_rasch(model.cells(data), "map", init=(fit.theta, fit.b), floor=model.floors())
+    return fit, model
+
+
+def _spread(data: ResponseArrays, fit: RaschFit, model: ItemModel, seed: int) -> SpreadEstimate:
+    return estimate_spread(model.cells(data), fit.theta, floor=model.floors(), groups=model.groups, seed=seed)
+
+
+def _check(data: ResponseArrays, fit: RaschFit, model: ItemModel, seed: int) -> FitCheck:
+    """The fit check of ``fit`` on the widened model (its spread and rho), on ``check_items`` of the items."""
+    keep = kept_items(data.n_items, check_items(data))
+    effective_floor = model.floors()
+    sub = restrict(data, keep)
+    b = fit.b if keep is None else fit.b[keep]
+    sub_floor = None if effective_floor is None else (effective_floor if keep is None else effective_floor[keep])
+    spread = 0.0 if model.spread is None else model.spread.spread
+    return check_fit(sub, fit.theta, b, sub_floor, spread=spread, rho=model.rho_hat, seed=seed)
 
 
 def judge(
     data: ResponseArrays, fit: RaschFit, model: ItemModel, *, seed: int = 0, progress=lambda _text: None
 ) -> ItemModel:
-    """``model`` with the fit check of ``fit`` (at the model's floors) and the path of the bounds it leads to
-    (see the module): the 1PL where the model fits, the 2PL or withheld where it does not."""
-    progress("fit check")
-    effective = model.floors()
-    blanks = blanks_where_failures(data, fit.theta, fit.b, effective, model.groups)
+    """``model`` with its spread, its fit check (the widened model's, at ``fit``'s abilities and difficulties and
+    the model's floors) and the path of the bounds (see the module). ``data``: the benchmark's cells as recorded
+    (the model counts them at their effective trials itself)."""
+    effective_floor = model.floors()
+    blanks = blanks_where_failures(model.cells(data), fit.theta, fit.b, effective_floor, model.groups)
     model = ItemModel(**{**model.__dict__, "blanks": blanks})
-    keep = kept_items(data.n_items, check_items(data))
-    sub = restrict(data, keep)
-    b = fit.b if keep is None else fit.b[keep]
-    sub_floor = None if effective is None else (effective if keep is None else effective[keep])
-    result = check_fit(sub, fit.theta, b, sub_floor, seed=seed)
+    progress("the spread of the discriminations")
+    model = ItemModel(**{**model.__dict__, "spread": _spread(data, fit, model, seed)})
+    progress("fit check")
+    result = _check(data, fit, model, seed)
     undeclared = None
-    if model.nominal is None and result.observed.floor > FLOOR_PRESCREEN:  # an undeclared floor, profiled
-        progress("the undeclared floor")
+    if model.nominal is None and (result.observed.floor > FLOOR_PRESCREEN or "floor above" in result.misfits):
+        progress("the undeclared floor")  # an open-ended benchmark's weak models guess: a floor, profiled
         ones = np.ones(data.n_items)
-        undeclared = estimate_floor(data, ones, groups=model.groups, largest=UNDECLARED_LARGEST, seed=seed)
+        undeclared = estimate_floor(model.cells(data), ones, groups=model.groups, largest=UNDECLARED_LARGEST, seed=seed)
         at_zero = dict(undeclared.profile).get(0.0, 0.0)
         result = result.with_floor_profile(-2.0 * at_zero)
-    model = ItemModel(**{**model.__dict__, "check": result})
+        if result.floor_found or "floor above" in result.misfits:  # the floor as a nuisance over its interval
+            from benchwatch.irt.fit import fit_rasch
+
+            model = ItemModel(
+                **{**model.__dict__, "nominal": ones, "nominal_from": UNDECLARED_FROM, "floor": undeclared}
+            )
+            fit = fit_rasch(model.cells(data), "map", init=(fit.theta, fit.b), floor=model.floors())
+            progress("the spread of the discriminations, at that floor")
+            model = ItemModel(**{**model.__dict__, "spread": _spread(data, fit, model, seed)})
+            progress("fit check, at that floor")
+            result = _check(data, fit, model, seed)
+    spreads = model.spread.ends() if model.spread is not None else (0.0,)
+    path = "1PL" if max(spreads) == 0.0 else "2PL"
+    model = ItemModel(**{**model.__dict__, "check": result, "undeclared": undeclared, "path": path})
     if blanks.get("warn"):  # failures recorded as blanks: a bias no model corrects, whatever the check says
         return ItemModel(**{**model.__dict__, "path": "withheld", "reason": blanks_reason(blanks)})
     if result.verdict == "fits":
         return model
-    kinds = result.misfits
-    if "floor above" in kinds and model.nominal is None and undeclared is None:
-        progress("the undeclared floor")
-        ones = np.ones(data.n_items)
-        undeclared = estimate_floor(data, ones, groups=model.groups, largest=UNDECLARED_LARGEST, seed=seed)
-    # Weak models answering hard items right more often than the floors allow is a floor to declare (it also
-    # inflates the discrimination statistic); unequal discriminations alone (a 1PL's curve too steep or too flat,
-    # which also moves the weakest models' rate on the hardest items below the 1PL's) take the 2PL where it can.
-    if "floor above" not in kinds and "discrimination" in kinds and data.n_models >= TWO_PL_MODELS:
-        progress("2PL fit")
-        two = fit_2pl(data, effective, theta=fit.theta, b=fit.b)
-        return ItemModel(**{**model.__dict__, "twopl": two, "path": "2PL"})
-    reason = withheld_reason(result, undeclared, data.n_models, samples=bool(np.any(data.weight > 1)))
-    return ItemModel(**{**model.__dict__, "undeclared": undeclared, "path": "withheld", "reason": reason})
+    return ItemModel(**{**model.__dict__, "path": "withheld", "reason": withheld_reason(result, undeclared)})

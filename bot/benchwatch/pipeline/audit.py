@@ -11,16 +11,12 @@ from threadpoolctl import threadpool_limits
 
 from benchwatch.irt import (
     DEFAULT_SCALE,
-    GRID_SIZE,
     ItemModel,
     RaschFit,
     cell_patterns,
     difficulty_z,
     encode_responses,
     fit_item_model,
-    integrated_loglik,
-    item_posterior,
-    loglik_posterior,
 )
 from benchwatch.metrics import (
     UNIFORM,
@@ -32,7 +28,7 @@ from benchwatch.metrics import (
     posterior_z_draws,
     saturation,
 )
-from benchwatch.pipeline.audit_bounds import bound_abilities, item_bounds, pattern_groups
+from benchwatch.pipeline.audit_bounds import bound_abilities, item_bounds, model_posterior, pattern_groups
 from benchwatch.pipeline.audit_record import FIGURE_KEYS, MARGINAL_MODELS, MIN_MODELS, N_DRAWS, BenchmarkAudit
 from benchwatch.pipeline.by_date import history_by_date
 from benchwatch.pipeline.nuts_check import nuts_check
@@ -159,11 +155,11 @@ def measure(
         # Over the observed cells, never a models x items array. The patterns stand for the cells while the
         # abilities and the item posteriors read them, and the cells' arrays are made after: held together they
         # were the audit's peak (at 38 million cells, 0.9 GB of arrays that nothing read meanwhile).
-        patterns = cell_patterns(encode_responses(fitted), floors)
+        patterns = cell_patterns(model.cells(encode_responses(fitted)), floors)
         groups = pattern_groups(model, patterns)
         theta = bound_abilities(patterns, fit.theta, groups)
-        if model.path != "2PL":  # the 1PL's item posteriors read the patterns: read now, they go before the bounds
-            post = item_posterior(None, theta, patterns=patterns)
+        if model.spread_hat == 0:  # the 1PL's item posteriors read the patterns: read now, they go before the bounds
+            post = model_posterior(None, theta, model, patterns=patterns)
         del patterns, groups
         data = encode_responses(fitted)
         lik = None
@@ -199,13 +195,8 @@ def measure(
             else None
         )
         progress("item posteriors and model-based figures")
-        if model.path == "2PL":
-            two = model.twopl
-            assert two is not None, "the 2PL path is taken with its fit (benchwatch.irt.item_model)"
-            grid = np.linspace(two.theta.min() - 8.0, two.theta.max() + 8.0, GRID_SIZE)
-            rows = integrated_loglik(data, two.theta, grid, two.mean_log_a, two.spread, floor=floors, log_a=two.log_a)
-            post = loglik_posterior(rows, grid)
-            theta = two.theta
+        if model.spread_hat > 0:  # each item's discrimination integrated out at the spread's estimate
+            post = model_posterior(data, theta, model)
         rng = np.random.default_rng(seed)
         draws = posterior_z_draws(theta, scale, N_DRAWS, rng, post)
         reference = matched.result()
@@ -215,11 +206,6 @@ def measure(
             progress("history by date")
         by_date_table = dated.result() if dated is not None else None
     models["theta_axis"] = models["model"].map(dict(zip(fit.models, theta, strict=True)))
-    if model.path == "2PL":  # the items' positions on the 2PL's scale (z reads the same from either)
-        two = model.twopl
-        assert two is not None, "the 2PL path is taken with its fit (benchwatch.irt.item_model)"
-        z = difficulty_z(two.b, two.theta, scale)
-        items = pd.DataFrame({"item_id": fit.items, "b": two.b, "b_sd": np.nan, "z": z, "log_a": two.log_a})
     check = None
     if model.nuts is not None:
         progress("the nuts check")

@@ -1,5 +1,6 @@
-"""The abilities and the bounds the audit reads on its item model's path (``benchwatch.pipeline.audit.measure``;
-``benchwatch.pipeline.repeat`` repeats them): the 1PL's at each end of the chance floor's interval, or the 2PL's."""
+"""The abilities, the bounds and the item posteriors the audit reads under its item model
+(``benchwatch.pipeline.audit.measure``; ``benchwatch.pipeline.repeat`` repeats them): the bounds at every corner of
+the nuisances' intervals (the chance floor, the spread of discriminations, agreeing samples), and their union."""
 
 from __future__ import annotations
 
@@ -7,14 +8,19 @@ import numpy as np
 
 from benchwatch import threads
 from benchwatch.irt import (
+    GRID_SIZE,
     CellPatterns,
+    Corner,
     ItemModel,
+    ItemPosterior,
     RaschFit,
     cell_patterns,
     difficulty_b,
     fit_map,
-    integrated_loglik,
+    item_posterior,
+    loglik_posterior,
     marginal_abilities_patterns,
+    spread_rows,
     uncertain_abilities,
 )
 from benchwatch.metrics import (
@@ -53,59 +59,66 @@ def bound_abilities(patterns: CellPatterns, theta: np.ndarray, groups: np.ndarra
 def item_bounds(
     data, fit: RaschFit, theta: np.ndarray, model: ItemModel, scale: str, target: Target
 ) -> tuple[Bounds, AxisLikelihood]:
-    """The bounds on the item model's path (and the axis likelihood of the last run, for the pool's figures):
-    the 1PL's at each end of the chance floor's interval, their union (``benchwatch.metrics.union_bounds``: they hold
-    whichever floor it is; up to ``CONCURRENT_CELLS`` cells both ends at once); the 2PL's with each item's
-    discrimination integrated out."""
-    if model.path == "2PL":
-        two = model.twopl
-        assert two is not None, "the 2PL path is taken with its fit (benchwatch.irt.item_model)"
-        abilities = uncertain_abilities(two.theta, two.theta_sd)
-        z = axis_grid()
-        rows = integrated_loglik(
-            data,
-            abilities.theta,
-            difficulty_b(z, abilities.population, scale),
-            two.mean_log_a,
-            two.spread,
-            floor=model.floors(),
-            slope=abilities.slope,
-            log_a=two.log_a,
-        )
-        lik = axis_likelihood(rows, z, groups=model.groups)
-        return axis_bounds(lik, target), lik
+    """The bounds over every item model the data allow (and the axis likelihood of the last run, for the pool's
+    figures): one run at each corner of the nuisances' intervals (``ItemModel.corners``: the chance floor's share,
+    the spread of log discrimination, the repeated samples' correlation, each at both ends), their union
+    (``benchwatch.metrics.union_bounds``: they hold whichever model it is). ``data``: the cells as recorded (each
+    run counts them at its own correlation's effective trials). At a spread above 0 each item's likelihood has
+    its discrimination integrated out (``benchwatch.irt.spread_rows``). Up to ``CONCURRENT_CELLS`` cells two
+    runs at once."""
+    share_hat = None if model.floor is None else model.floor.share
 
-    def run(share: float | None) -> tuple[Bounds, AxisLikelihood]:
-        floor = model.floors(share)
+    def run(corner: Corner) -> tuple[Bounds, AxisLikelihood]:
+        cells = model.cells(data, corner.rho)
+        floor = model.floors(corner.share)
         th, sd = theta, fit.theta_sd
-        # a share is one of the floor's ends (``ItemModel.shares``): there is a floor whenever share is not None
-        if share is not None and model.floor is not None and share != model.floor.share:  # a warm refit there
-            refit = fit_map(data, floor=floor, init=(fit.theta, fit.b), exact_sd=False)
+        if corner.share != share_hat or corner.rho != model.rho_hat:  # a warm refit at this corner
+            refit = fit_map(cells, floor=floor, init=(fit.theta, fit.b), exact_sd=False)
             th, sd = refit.theta, refit.theta_sd
             if th.size < MARGINAL_MODELS:  # the patterns only where the marginal abilities read them
-                at = cell_patterns(data, floor)
+                at = cell_patterns(cells, floor)
                 th = bound_abilities(at, th, pattern_groups(model, at))
                 del at
             del refit
+        if corner.spread > 0:
+            abilities = uncertain_abilities(th, sd)
+            z = axis_grid()
+            grid = difficulty_b(z, abilities.population, scale)
+            rows = spread_rows(cells, abilities.theta, grid, corner.spread, floor=floor, slope=abilities.slope)
+            lik = axis_likelihood(rows, z, groups=model.groups)
+            return axis_bounds(lik, target), lik
         lik = likelihood_from_cells(
-            data.model_idx,
-            data.item_idx,
-            data.weight,
+            cells.model_idx,
+            cells.item_idx,
+            cells.weight,
             None,
             th,
-            data.n_items,
+            cells.n_items,
             scale,
             theta_sd=sd,  # the abilities' own error: 40 answers place a model to about 0.38 logits
             floor=floor,
             groups=model.groups,
-            share=data.y,  # the successes formed a block of cells at a time
+            share=cells.y,  # the successes formed a block of cells at a time
         )
         return axis_bounds(lik, target), lik
 
-    shares = model.shares()
-    if len(shares) > 1 and data.model_idx.size <= CONCURRENT_CELLS:  # both ends at once, each on a core's share
+    corners = model.corners()
+    if len(corners) > 1 and data.model_idx.size <= CONCURRENT_CELLS:  # two at once, each on a core's share
         pool = threads.thread_pool("floor-ends", 2)
-        done = [job.result() for job in [pool.submit(run, share) for share in shares]]
-    else:  # one after the other: each end's cells-sized arrays are gone before the next one's
-        done = [run(share) for share in shares]
+        done = [job.result() for job in [pool.submit(run, corner) for corner in corners]]
+    else:  # one after the other: each run's cells-sized arrays are gone before the next one's
+        done = [run(corner) for corner in corners]
     return union_bounds([bounds for bounds, _ in done]), done[-1][1]
+
+
+def model_posterior(data, theta: np.ndarray, model: ItemModel, patterns: CellPatterns | None = None) -> ItemPosterior:
+    """Each item's posterior on the difficulty scale under the item model at its estimates (the model-based
+    figures' draws read it): the 1PL's from the cells' patterns; with a spread, each item's likelihood with its
+    discrimination integrated out at the spread's estimate, on the posterior's grid."""
+    if model.spread_hat > 0:
+        grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, GRID_SIZE)
+        rows = spread_rows(model.cells(data), theta, grid, model.spread_hat, floor=model.floors())
+        return loglik_posterior(rows, grid)
+    if patterns is None:
+        patterns = cell_patterns(model.cells(data), model.floors())
+    return item_posterior(None, theta, patterns=patterns)

@@ -1,0 +1,166 @@
+"""The spread of a benchmark's discriminations: a nuisance estimated with its interval, as the chance floor is.
+
+Real items do not discriminate alike (metabench, arXiv:2407.12844, and every benchmark the field has fitted: a
+spread of log discrimination of 0.2 to 0.9). The item model here lets each item's discrimination vary at random,
+P = c + (1 - c) sigmoid(a_i (theta - b_i)) with log a_i ~ N(0, s^2), and estimates the one number s per benchmark
+from its pool, at any pool size:
+
+    l(s) = max over the items' distribution G of sum_i log integral P(answers of item i | b, s) dG(b)
+
+the marginal likelihood of s with every item's discrimination AND location integrated out (its discrimination
+by adaptive Gauss-Hermite quadrature, ``benchwatch.irt.spread_kernels``; its location over every distribution of
+difficulty, the nonparametric maximum likelihood of ``benchwatch.irt.npmle``, one per design group), at the
+abilities of the fit (a 1PL's abilities order the models as a 2PL's do, and s = 0 is the 1PL). Its 95% interval
+is the profile likelihood interval at chi2_2's level (l(s) >= max l - 3.0), as the floor's: the abilities enter
+at their fitted values. Where the pool cannot place s (a dozen models), the interval is wide, up to
+[0, ``LARGEST``], and the bounds computed over it are wide too; they never take s = 0 because a check could not
+reject it.
+
+The profile is evaluated on at most ``MAX_ITEMS`` items (a fixed random subset of a larger benchmark: s is one
+number), on the coarse points ``COARSE``, its maximum and its interval's ends refined between them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from benchwatch.irt.responses import ResponseArrays
+
+COARSE = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3, 1.6)  # the spreads at which the profile is computed first
+LARGEST = COARSE[-1]  # sd of log a at most: a tenfold discrimination ratio within one sd
+MAX_ITEMS = 400
+CRIT = 5.991  # chi2_2's 5% point (the floor's level, for the same reason)
+TOL = 0.03  # the interval's ends to this spread
+ZERO = 0.02  # a spread this small is the 1PL (s = 0: the integral is the answers' likelihood at a = 1)
+
+
+@dataclass(frozen=True)
+class SpreadEstimate:
+    """The spread s (sd of log discrimination) that the data favour, with its 95% profile interval."""
+
+    spread: float
+    lo: float
+    hi: float
+    items: int  # items the profile was computed on
+    profile: list[tuple[float, float]] = field(default_factory=list)  # (s, l(s) - max l)
+
+    def ends(self) -> tuple[float, ...]:
+        """The spreads the bounds are computed at: the interval's ends (one value when they meet)."""
+        lo = 0.0 if self.lo < ZERO else self.lo
+        return (lo,) if self.hi - lo < TOL else (lo, self.hi)
+
+    @property
+    def unbounded(self) -> bool:
+        """The interval reaches the largest spread considered: the pool cannot place s."""
+        return self.hi >= LARGEST - 1e-9
+
+    def record(self) -> dict:
+        return {"spread": self.spread, "spread_lo": self.lo, "spread_hi": self.hi, "items": self.items}
+
+
+def spread_rows(
+    data: ResponseArrays,
+    theta: np.ndarray,
+    grid: np.ndarray,
+    spread: float,
+    floor: np.ndarray | None = None,
+    slope: np.ndarray | None = None,
+    mean_log_a: float = 0.0,
+) -> np.ndarray:
+    """Each item's log likelihood at the points ``grid`` of b (items x G), its discrimination integrated out over
+    log a ~ N(``mean_log_a``, ``spread``^2) (``benchwatch.irt.spread_kernels``); the 1PL's at a spread under
+    ``ZERO``. ``slope``: each model's logit multiplier (its ability's own error); ``floor``: each item's floor.
+    Compiled, over the items in two parts at once."""
+    from benchwatch.irt import spread_kernels as sk
+    from benchwatch.irt.cells import cell_loglik
+    from benchwatch.irt.kernels import THREADS, thread_pool
+    from benchwatch.irt.spread_kernels import hermite, spread_out
+
+    theta = np.ascontiguousarray(theta, dtype=float)
+    grid = np.ascontiguousarray(grid, dtype=float)
+    if spread < ZERO and mean_log_a == 0.0:
+        return cell_loglik(
+            data.model_idx,
+            data.item_idx,
+            data.weight,
+            data.weight * data.y,
+            theta,
+            grid,
+            data.n_items,
+            slope=slope,
+            floor=floor,
+        )
+    order = np.argsort(data.item_idx, kind="stable")
+    starts = np.searchsorted(data.item_idx[order], np.arange(data.n_items + 1)).astype(np.int64)
+    m = np.ascontiguousarray(data.model_idx[order], dtype=np.int64)
+    w = np.ascontiguousarray(data.weight[order], dtype=float)
+    s = np.ascontiguousarray((data.weight * data.y)[order], dtype=float)
+    c = np.zeros(data.n_items) if floor is None else np.ascontiguousarray(floor, dtype=float)
+    a_slope = np.ones(theta.size) if slope is None else np.ascontiguousarray(slope, dtype=float)
+    x, wx = hermite(sk.NODES)
+    out = np.empty((data.n_items, grid.size))
+    args = (theta, grid, starts, m, w, s, c, a_slope, float(mean_log_a), float(max(spread, ZERO)), x, wx, out)
+    parts = max(1, min(THREADS, data.n_items // 50))
+    cuts = np.searchsorted(starts, np.linspace(0, starts[-1], parts + 1)).clip(0, data.n_items)
+    cuts[0], cuts[-1] = 0, data.n_items
+    if parts == 1:
+        spread_out(*args, 0, data.n_items)
+    else:
+        kernel: Callable[..., None] = spread_out  # a numba dispatcher: any arguments, to mypy
+        futures = [thread_pool().submit(kernel, *args, int(lo), int(hi)) for lo, hi in itertools.pairwise(cuts)]
+        for f in futures:
+            f.result()
+    return out
+
+
+def estimate_spread(
+    data: ResponseArrays,
+    theta: np.ndarray,
+    *,
+    floor: np.ndarray | None = None,
+    groups: np.ndarray | None = None,
+    max_items: int = MAX_ITEMS,
+    seed: int = 0,
+) -> SpreadEstimate:
+    """The spread s in [0, ``LARGEST``] that maximises the marginal likelihood (see the module), and its 95% profile
+    interval, at the abilities ``theta`` and each item's ``floor``."""
+    from benchwatch.irt.floors import b_grid, crossing, kept_items, npmle_loglik, restrict
+
+    keep = kept_items(data.n_items, max_items, seed)
+    sub = restrict(data, keep)
+    sub_floor = None if floor is None else (np.asarray(floor, float) if keep is None else np.asarray(floor)[keep])
+    sub_groups = None if groups is None else (groups if keep is None else np.asarray(groups)[keep])
+    grid = b_grid(np.asarray(theta, float))
+    known: dict[float, float] = {}
+    warm: dict = {}
+
+    def ell(s: float) -> float:
+        s = float(min(max(s, 0.0), LARGEST))
+        if s not in known:
+            rows = spread_rows(sub, theta, grid, s, floor=sub_floor)
+            known[s] = npmle_loglik(rows, sub_groups, warm=warm)
+        return known[s]
+
+    coarse = np.array(COARSE)
+    values = np.array([ell(s) for s in coarse])
+    k = int(np.argmax(values))
+    best = float(coarse[k])
+    if 0 < k < coarse.size - 1:  # the vertex of the parabola through the best coarse point and its neighbours
+        x, y = coarse[k - 1 : k + 2], values[k - 1 : k + 2]
+        denom = (x[0] - x[1]) * (x[0] - x[2]) * (x[1] - x[2])
+        a = (x[2] * (y[1] - y[0]) + x[1] * (y[0] - y[2]) + x[0] * (y[2] - y[1])) / denom
+        b = (x[2] ** 2 * (y[0] - y[1]) + x[1] ** 2 * (y[2] - y[0]) + x[0] ** 2 * (y[1] - y[2])) / denom
+        if a < 0:
+            vertex = float(np.clip(-b / (2 * a), x[0], x[2]))
+            if ell(vertex) > ell(best):
+                best = vertex
+    top = ell(best)
+    level = top - CRIT / 2
+    lo = 0.0 if ell(0.0) >= level else crossing(ell, level, 0.0, best, coarse, TOL)
+    hi = LARGEST if ell(LARGEST) >= level else crossing(ell, level, best, LARGEST, coarse, TOL)
+    profile = sorted((float(s), float(v - top)) for s, v in known.items())
+    return SpreadEstimate(best, float(lo), float(hi), sub.n_items, profile)
