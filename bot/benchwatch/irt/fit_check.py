@@ -219,6 +219,7 @@ def check_fit(
     ``rho`` (``benchwatch.irt.samples``: the data and the replicates read as their effective trials at rho). At
     spread 0 and rho 0 it is the 1PL's check, draw for draw."""
     from benchwatch.irt.samples import effective
+    from benchwatch.irt.spread import draw_log_a
 
     used = effective(data, rho)
     observed = statistics(used, theta, b, floor)
@@ -233,7 +234,7 @@ def check_fit(
     def draw() -> np.ndarray:
         p = chance
         if spread > 0:
-            a = np.exp(rng.normal(0.0, spread, data.n_items))
+            a = np.exp(draw_log_a(rng, spread, data.n_items))
             p = right(a[data.item_idx] * eta, c[data.item_idx])
         if agreeing is not None:  # each cell's own probability, Beta around the item model's
             p = p.copy()

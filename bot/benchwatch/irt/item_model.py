@@ -295,7 +295,9 @@ def _check(data: ResponseArrays, fit: RaschFit, model: ItemModel, seed: int) -> 
     sub = restrict(data, keep)
     b = fit.b if keep is None else fit.b[keep]
     sub_floor = None if effective_floor is None else (effective_floor if keep is None else effective_floor[keep])
-    spread = 0.0 if model.spread is None else model.spread.spread
+    # the model the check draws its replicates from: the spread at its interval's upper end, the widest the
+    # bounds are computed over (the data are a misfit only where no spread of the interval explains them)
+    spread = 0.0 if model.spread is None else model.spread.hi
     return check_fit(sub, fit.theta, b, sub_floor, spread=spread, rho=model.rho_hat, seed=seed)
 
 

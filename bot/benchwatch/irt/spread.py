@@ -35,6 +35,7 @@ LARGEST = COARSE[-1]  # sd of log a at most: a tenfold discrimination ratio with
 MAX_ITEMS = 400
 CRIT = 5.991  # chi2_2's 5% point (the floor's level, for the same reason)
 TOL = 0.03  # the interval's ends to this spread
+DF = 4.0  # the degrees of freedom of log a's distribution, Student's t (see the module); 0: normal
 ZERO = 0.02  # a spread this small is the 1PL (s = 0: the integral is the answers' likelihood at a = 1)
 
 
@@ -60,6 +61,16 @@ class SpreadEstimate:
 
     def record(self) -> dict:
         return {"spread": self.spread, "spread_lo": self.lo, "spread_hi": self.hi, "items": self.items}
+
+
+def t_scale(sd: float) -> float:
+    """The scale of the t distribution of log a whose standard deviation is ``sd`` (``DF`` above 2)."""
+    return float(sd) * (float(np.sqrt((DF - 2.0) / DF)) if DF > 0 else 1.0)
+
+
+def draw_log_a(rng: np.random.Generator, sd: float, n: int) -> np.ndarray:
+    """``n`` log discriminations drawn from the spread's distribution of standard deviation ``sd``."""
+    return t_scale(sd) * (rng.standard_t(DF, n) if DF > 0 else rng.normal(0.0, 1.0, n))
 
 
 def spread_rows(
@@ -103,7 +114,8 @@ def spread_rows(
     a_slope = np.ones(theta.size) if slope is None else np.ascontiguousarray(slope, dtype=float)
     x, wx = hermite(sk.NODES)
     out = np.empty((data.n_items, grid.size))
-    args = (theta, grid, starts, m, w, s, c, a_slope, float(mean_log_a), float(max(spread, ZERO)), x, wx, out)
+    scale = t_scale(max(spread, ZERO))
+    args = (theta, grid, starts, m, w, s, c, a_slope, float(mean_log_a), scale, float(DF), x, wx, out)
     parts = max(1, min(THREADS, data.n_items // 50))
     cuts = np.searchsorted(starts, np.linspace(0, starts[-1], parts + 1)).clip(0, data.n_items)
     cuts[0], cuts[-1] = 0, data.n_items

@@ -11,6 +11,8 @@ against brute-force quadrature) and seven nodes are exact to about 1e-4.
 
 from __future__ import annotations
 
+from math import lgamma
+
 import numpy as np
 
 from benchwatch.kernel_cache import njit
@@ -52,21 +54,35 @@ def _item_terms(theta, g, u, first, last, m, w, s, c, slope):  # pragma: no cove
 
 
 @njit(cache=True, nogil=True)
-def _integrated(theta, g, u, first, last, m, w, s, c, slope, mu, sd, x, wx):  # pragma: no cover (compiled)
-    """The item's log likelihood at g, log a integrated over N(mu, sd^2) (see the module), from the start ``u``;
-    returns (the value, the mode)."""
-    inv = 1.0 / (sd * sd)
-    curv = inv
-    for _ in range(40):  # Newton to the mode of l(u) - (u - mu)^2 / (2 sd^2)
+def _prior(u, mu, sd, df):  # pragma: no cover (compiled)
+    """The prior of log a at u: its log density (with its constant), derivative and curvature (- second
+    derivative): Student's t with ``df`` degrees of freedom and scale ``sd`` (normal for df <= 0)."""
+    r = (u - mu) / sd
+    if df <= 0.0:
+        return -0.5 * r * r - np.log(np.sqrt(2.0 * np.pi) * sd), -r / sd, 1.0 / (sd * sd)
+    q = 1.0 + r * r / df
+    const = lgamma(0.5 * (df + 1.0)) - lgamma(0.5 * df) - 0.5 * np.log(df * np.pi) - np.log(sd)
+    k = (df + 1.0) / (df * sd * sd)
+    return const - 0.5 * (df + 1.0) * np.log(q), -k * (u - mu) / q, k * (1.0 - r * r / df) / (q * q)
+
+
+@njit(cache=True, nogil=True)
+def _integrated(theta, g, u, first, last, m, w, s, c, slope, mu, sd, df, x, wx):  # pragma: no cover (compiled)
+    """The item's log likelihood at g, log a integrated over its prior (``_prior``; see the module), from the
+    start ``u``; returns (the value, the mode)."""
+    floor_curv = 1.0 / (sd * sd) if df <= 0.0 else df / ((df + 1.0) * sd * sd)  # the prior's least curvature here
+    curv = floor_curv
+    for _ in range(40):  # Newton to the mode of l(u) + log prior(u)
         value, score, info = _item_terms(theta, g, u, first, last, m, w, s, c, slope)
-        grad = score - (u - mu) * inv
+        _, p_grad, p_curv = _prior(u, mu, sd, df)
+        grad = score + p_grad
         # the observed curvature, - d2 l / du2 = info - score (d eta / du = eta: exact without a floor), where it
         # is positive; Fisher's where not (far from the item, where scoring alone crawls to a mode near the prior)
-        curv = info + inv
-        observed = curv - score
+        curv = info + max(p_curv, 0.1 * floor_curv)
+        observed = info - score + p_curv
         step = grad / (observed if observed > 0.1 * curv else curv)
         step = min(max(step, -1.0), 1.0)
-        u = min(max(u + step, mu - 6.0 * sd), mu + 6.0 * sd)
+        u = min(max(u + step, mu - 8.0 * sd), mu + 8.0 * sd)
         if abs(step) < 1e-4:
             break
     scale = np.sqrt(2.0 / curv)
@@ -75,22 +91,21 @@ def _integrated(theta, g, u, first, last, m, w, s, c, slope, mu, sd, x, wx):  # 
     for k in range(x.size):
         v = x[k] * scale + u
         value = _item_terms(theta, g, v, first, last, m, w, s, c, slope)[0]
-        terms[k] = value - 0.5 * (v - mu) * (v - mu) * inv + x[k] * x[k] + np.log(wx[k])
+        terms[k] = value + _prior(v, mu, sd, df)[0] + x[k] * x[k] + np.log(wx[k])
         top = max(top, terms[k])
     total = 0.0
     for k in range(x.size):
         total += np.exp(terms[k] - top)
-    # the normal density's constant: 1 / (sqrt(2 pi) sd); the change of variable: sqrt(2 / H)
-    return top + np.log(total) + np.log(scale / (np.sqrt(2.0 * np.pi) * sd)), u
+    return top + np.log(total) + np.log(scale), u  # the change of variable: du = sqrt(2 / H) dx
 
 
 @njit(cache=True, nogil=True)
-def spread_out(theta, grid, starts, m, w, s, floor, slope, mu, sd, x, wx, out, lo, hi):  # pragma: no cover
+def spread_out(theta, grid, starts, m, w, s, floor, slope, mu, sd, df, x, wx, out, lo, hi):  # pragma: no cover
     """For items lo..hi (cells grouped by item: ``starts``), each item's log likelihood at each point of ``grid``
-    with log a integrated over N(mu, sd^2) (``_integrated``); the mode moves smoothly along b, so each point's
+    with log a integrated over its prior (``_integrated``); the mode moves smoothly along b, so each point's
     Newton starts from its neighbour's mode."""
     for t in range(lo, hi):
         u, first, last, c = mu, starts[t], starts[t + 1], floor[t]
         for k in range(grid.size):
-            out[t, k], u = _integrated(theta, grid[k], u, first, last, m, w, s, c, slope, mu, sd, x, wx)
+            out[t, k], u = _integrated(theta, grid[k], u, first, last, m, w, s, c, slope, mu, sd, df, x, wx)
     return out
