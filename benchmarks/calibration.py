@@ -365,11 +365,27 @@ BEHAVIOURS = {  # name: how its benchmarks are simulated (and the nominal floor 
     "locally dependent items (control)": {"testlet": 0.5},
     "frontier pool (control)": {"pool": "frontier"},
     "two-cluster pool (control)": {"pool": "two clusters"},
+    # issue 64's grid: spreads of log discrimination at every pool size, and two more behaviours at s = 0.6
+    "s = 0.3": {"slope_sd": 0.3},
+    "s = 0.6": {"slope_sd": 0.6},
+    "s = 0.9": {"slope_sd": 0.9},
+    "s = 0.6, floor 0.6 x nominal 0.25": {"slope_sd": 0.6, "floor": 0.15, "nominal": 0.25},
+    "s = 0.6, 10 samples, rho 0.3": {"slope_sd": 0.6, "trials": 10, "rho": 0.3},
 }
-ITEM_POOLS = {"60 binary": 60, "200 binary": 200, "1,000 binary": 1000}
+ITEM_POOLS = {"60 binary": 60, "200 binary": 200, "1,000 binary": 1000, "12 binary": 12, "30 binary": 30}
+GRID_POOLS = ("60 binary", "200 binary", "1,000 binary")  # the item grid's pools (issues 37 and 44)
+SPREAD_BEHAVIOURS = (
+    "s = 0.3",
+    "s = 0.6",
+    "s = 0.9",
+    "s = 0.6, floor 0.6 x nominal 0.25",
+    "s = 0.6, 10 samples, rho 0.3",
+)
+SPREAD_POOLS = ("12 binary", "30 binary", "60 binary", "200 binary")  # issue 64's spread grid
 ITEM_SHAPES = ("uniform", "empty [0.375, 0.625]", "empty [0.8, 1]")
 ITEM_COUNT = 400
-ITEM_REPS = {"60 binary": 20, "200 binary": 40, "1,000 binary": 10}
+ITEM_REPS = {"60 binary": 20, "200 binary": 40, "1,000 binary": 10, "12 binary": 20, "30 binary": 20}
+SPREAD_REPS = 20  # benchmarks a cell of the spread grid (issue 64's 20; ``--reps`` sizes it to the machine)
 
 
 def behaviour_pool(kind: str, n_models: int, seed: int) -> np.ndarray:
@@ -414,7 +430,13 @@ def simulate_behaviour(
         u = rng.normal(0.0, behaviour["testlet"], (m, (n_items + 4) // 5))
         eta = eta + u[:, np.arange(n_items) // 5]
     c = behaviour.get("floor", 0.0)
-    y = (rng.random((m, n_items)) < c + (1 - c) * expit(eta)).astype(float)
+    p = c + (1 - c) * expit(eta)
+    trials = int(behaviour.get("trials", 1))
+    if behaviour.get("rho"):  # each cell's samples agree: a Beta-distributed probability per cell
+        share = (1 - behaviour["rho"]) / behaviour["rho"]
+        q = np.clip(p, 1e-9, 1 - 1e-9)
+        p = rng.beta(q * share, (1 - q) * share)
+    y = rng.binomial(trials, p) / trials if trials > 1 else (rng.random((m, n_items)) < p).astype(float)
     seen = np.ones((m, n_items), bool)
     if behaviour.get("design") == "easy subset":
         seen[np.ix_(theta < np.quantile(theta, 0.6), b > np.quantile(b, 0.4))] = False
@@ -429,7 +451,7 @@ def simulate_behaviour(
             "item_id": pd.Categorical.from_codes(items, [f"i{i:05d}" for i in range(n_items)]),
             "score": y[models, items],
             "date": pd.NaT,
-            "trials": pd.arrays.IntegerArray(np.ones(models.size, np.int64), np.ones(models.size, bool)),
+            "trials": pd.arrays.IntegerArray(np.full(models.size, trials, np.int64), np.full(models.size, trials == 1)),
         }
     )
     if "nominal" in behaviour:
@@ -484,6 +506,22 @@ def run_item_cell(args: tuple) -> dict:
         elif behaviour.get("floor") and fig.get("floor_undeclared") is not None:
             c = behaviour["floor"]
             row["undeclared_covered"] = fig["floor_undeclared_lo"] - 1e-9 <= c <= fig["floor_undeclared_hi"] + 1e-9
+        if fig.get("discrimination_spread") is not None and behaviour.get("slope_sd"):
+            row["spread_covered"] = (
+                fig["discrimination_spread_lo"] - 1e-9
+                <= behaviour["slope_sd"]
+                <= fig["discrimination_spread_hi"] + 1e-9
+            )
+            row["spread"] = [
+                fig["discrimination_spread"],
+                fig["discrimination_spread_lo"],
+                fig["discrimination_spread_hi"],
+            ]
+        if fig.get("sample_correlation") is not None and behaviour.get("rho"):
+            row["rho_covered"] = (
+                fig["sample_correlation_lo"] - 1e-9 <= behaviour["rho"] <= fig["sample_correlation_hi"] + 1e-9
+            )
+        row["max_gap_found"] = (fig.get("verdicts") or {}).get("max_gap", {}).get("verdict") == "found"
         rows.append(row)
     return _cell({"behaviour": behaviour_name, "pool": pool_name, "shape": shape}, reps, start, rows)
 
@@ -514,16 +552,52 @@ def item_summary(cell: dict) -> dict:
         "floor_covered": rate(r["floor_covered"] for r in floors),
         "floor_median": float(np.median([r["floor_share"][0] for r in floors])) if floors else float("nan"),
         "median_detection_limit": float(np.median(limits)) if limits else float("nan"),
+        "spread_covered": rate(r["spread_covered"] for r in rows if "spread_covered" in r),
+        "rho_covered": rate(r["rho_covered"] for r in rows if "rho_covered" in r),
+        "max_gap_found": rate(r.get("max_gap_found", False) for r in rows),
     }
 
 
 def item_cells(reps: int | None, behaviours: list[str] | None, pools: list[str] | None) -> list[tuple]:
     return [
         (b, p, s, reps or ITEM_REPS[p], 11)
-        for b in behaviours or list(BEHAVIOURS)
-        for p in pools or list(ITEM_POOLS)
+        for b in behaviours or [b for b in BEHAVIOURS if b not in SPREAD_BEHAVIOURS]
+        for p in pools or list(GRID_POOLS)
         for s in ITEM_SHAPES
     ]
+
+
+def spread_cells(reps: int | None, behaviours: list[str] | None, pools: list[str] | None) -> list[tuple]:
+    """Issue 64's grid: each spread and behaviour x pool x shape, ``SPREAD_REPS`` benchmarks a cell."""
+    return [
+        (b, p, s, reps or SPREAD_REPS, 11)
+        for b in behaviours or list(SPREAD_BEHAVIOURS)
+        for p in pools or list(SPREAD_POOLS)
+        for s in ITEM_SHAPES
+    ]
+
+
+def spread_tables(results: list[dict]) -> str:
+    """The methodology page's table of the spread grid (issue 64), in Markdown."""
+    order = {(b, p, s): k for k, (b, p, s, _, _) in enumerate(spread_cells(1, None, None))}
+    results = sorted(results, key=lambda c: order.get((c["behaviour"], c["pool"], c["shape"]), 10**6))
+    lines = [
+        "| Behaviour | Pool | Shape | Benchmarks | Withheld | Max Gap below its bound | Top-5 below its bound "
+        "| DDM inside its bounds | `fill` | `revise` | Max Gap found | Median detection limit | s's interval holds "
+        "the truth | rho's interval holds the truth |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in results:
+        s = item_summary(c)
+        limit = s["median_detection_limit"]
+        limit = "–" if limit != limit else f"{limit:.3f}"
+        lines.append(
+            f"| {c['behaviour']} | {c['pool']} | {c['shape']} | {s['placed']} | {_pct(s['withheld'])} "
+            f"| {_pct(s['max_gap_covered'])} | {_pct(s['top5_covered'])} | {_pct(s['ddm_covered'])} "
+            f"| {_pct(s['fill'])} | {_pct(s['revise'])} | {_pct(s['max_gap_found'])} | {limit} "
+            f"| {_pct(s['spread_covered'])} | {_pct(s['rho_covered'])} |"
+        )
+    return "\n".join(lines)
 
 
 def item_tables(results: list[dict]) -> str:
@@ -585,11 +659,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="processes (default: cores)")
     parser.add_argument("--out", default=None, help="keep every finished cell in this JSON file (and resume from it)")
     parser.add_argument(
-        "--grid", choices=("shapes", "items"), default="shapes", help="the Rasch grid of shapes, or item behaviours"
+        "--grid",
+        choices=("shapes", "items", "spreads"),
+        default="shapes",
+        help="the Rasch grid of shapes, item behaviours, or issue 64's spreads of discrimination",
     )
     parser.add_argument("--behaviours", default=None, help="items grid: semicolon-separated behaviours (default: all)")
     args = parser.parse_args(argv)
-    if args.grid == "items":
+    if args.grid in ("items", "spreads"):
         main_items(args)
         return
     todo = cells(
@@ -627,7 +704,8 @@ def main_items(args: argparse.Namespace) -> None:
     """The item-behaviours grid (``--grid items``): every cell, or those named; ``--reps`` overrides the per-pool
     default (20 benchmarks with 60 models, 40 with 200, 10 with 1,000); ``--out`` keeps and resumes."""
     reps = None if "--reps" not in sys.argv else args.reps
-    todo = item_cells(
+    make = spread_cells if args.grid == "spreads" else item_cells
+    todo = make(
         reps, args.behaviours.split(";") if args.behaviours else None, args.pools.split(";") if args.pools else None
     )
     done: list[dict] = []
@@ -652,7 +730,7 @@ def main_items(args: argparse.Namespace) -> None:
             )
             if args.out:
                 Path(args.out).write_text(json.dumps(done, default=_native))
-    print(item_tables(done))
+    print(spread_tables(done) if args.grid == "spreads" else item_tables(done))
     print(f"\n({time.perf_counter() - start:.0f} s on this machine, {max(1, args.jobs)} processes)")
 
 

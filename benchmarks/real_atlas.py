@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,11 @@ def fresh_run(code: Path, server, folder: Path, site: bool) -> tuple[float, list
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(done.stderr[-4000:] or done.stdout[-4000:])
+    (folder / "run.log").write_text(done.stdout + done.stderr)
+    if os.environ.get("REAL_ATLAS_LOG"):  # the run's own log, for a look at where its time went
+        Path(os.environ["REAL_ATLAS_LOG"]).write_text(done.stdout + done.stderr)
+    if os.environ.get("REAL_ATLAS_KEEP"):  # the reports, kept for a closer look
+        shutil.copytree(folder / "r", Path(os.environ["REAL_ATLAS_KEEP"]) / folder.name, dirs_exist_ok=True)
     latest = json.loads((folder / "r" / "latest.json").read_text())
     records = latest["benchmarks"] if isinstance(latest, dict) and "benchmarks" in latest else latest
     if isinstance(records, dict):

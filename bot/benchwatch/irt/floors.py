@@ -36,6 +36,7 @@ COARSE = (0.0, 0.25, 0.5, 0.75, 1.0)  # shares of the nominal floor at which the
 CRIT = 5.991  # the profile likelihood interval's level (chi2_2's 5%: see the module's docstring)
 B_POINTS = 100  # points of b on which the items are integrated out
 TOL_SHARE = 0.01  # the interval's ends to this share of the nominal floor (the maximum to twice that)
+SPREAD_POINTS, SPREAD_TOL = 50, 0.03  # with the discriminations integrated out (each point costs ~8 passes): coarser
 
 
 @dataclass(frozen=True)
@@ -98,11 +99,11 @@ def restrict(data: ResponseArrays, keep: np.ndarray | None) -> ResponseArrays:
     )
 
 
-def b_grid(theta: np.ndarray) -> np.ndarray:
+def b_grid(theta: np.ndarray, points: int = B_POINTS) -> np.ndarray:
     """The points of b the items are integrated over: ``B_POINTS`` evenly spaced from 4 logits below the weakest
     model to 4 above the strongest (an item beyond them is answered as one at the end: all right, or all wrong
     but for the floor)."""
-    return np.linspace(theta.min() - 4.0, theta.max() + 4.0, B_POINTS)
+    return np.linspace(theta.min() - 4.0, theta.max() + 4.0, points)
 
 
 def marginal_loglik(
@@ -111,24 +112,17 @@ def marginal_loglik(
     floor: np.ndarray,
     groups: np.ndarray | None = None,
     warm: dict | None = None,
+    spread: float = 0.0,
 ) -> float:
     """log prod_i integral P(item i's answers | b) dG(b), maximised over G (per design group): the items'
     likelihood at the points of ``b_grid``, integrated out by their nonparametric maximum likelihood
     (``benchwatch.irt.npmle``: certified to within 1e-7 of the maximum, wherever it starts). ``warm``: each group's
-    distribution to start from (a neighbouring f's), replaced by this one's."""
-    from benchwatch.irt.cells import cell_loglik
+    distribution to start from (a neighbouring f's), replaced by this one's. ``spread``: each item's discrimination
+    integrated out over a spread of that sd (``benchwatch.irt.spread``; 0: the 1PL)."""
+    from benchwatch.irt.spread import spread_rows
 
-    rows = cell_loglik(
-        data.model_idx,
-        data.item_idx,
-        data.weight,
-        data.weight * data.y,
-        theta,
-        b_grid(theta),
-        data.n_items,
-        floor=floor,
-    )
-    return npmle_loglik(rows, groups, warm)
+    grid = b_grid(theta, SPREAD_POINTS if spread > 0 else B_POINTS)
+    return npmle_loglik(spread_rows(data, theta, grid, spread, floor=floor), groups, warm)
 
 
 def npmle_loglik(rows: np.ndarray, groups: np.ndarray | None = None, warm: dict | None = None) -> float:
@@ -158,9 +152,12 @@ def estimate_floor(
     max_items: int = MAX_ITEMS,
     largest: float = 1.0,
     seed: int = 0,
+    spread: float = 0.0,
 ) -> FloorEstimate:
     """The share f in [0, ``largest``] of ``nominal`` (each item's nominal floor) that maximises the marginal
-    likelihood (see the module), and its 95% profile interval."""
+    likelihood (see the module), and its 95% profile interval. ``spread``: the items' discriminations integrated
+    out over a spread of that sd (``benchwatch.irt.spread``): hard items of low discrimination otherwise pass for
+    a floor (a true share of 0.6 under a spread of 0.6 read as 0.75-1.0 by the 1PL's profile)."""
     from benchwatch.irt.rasch_map import fit_map
 
     nominal = np.asarray(nominal, float)
@@ -175,7 +172,7 @@ def estimate_floor(
 
     def marginal(f: float, theta: np.ndarray) -> float:
         warm = dict(mixes[min(mixes, key=lambda x: abs(x - f))]) if mixes else {}
-        value = marginal_loglik(sub, theta, f * nom, sub_groups, warm=warm)
+        value = marginal_loglik(sub, theta, f * nom, sub_groups, warm=warm, spread=spread)
         mixes[f] = warm
         return value
 
@@ -196,10 +193,10 @@ def estimate_floor(
             known[f] = marginal(f, theta)
         return known[f]
 
-    best = _maximise(ell, coarse, np.array(values))
+    best = _maximise(ell, coarse, np.array(values), SPREAD_TOL if spread > 0 else TOL_SHARE)
     top = ell(best)
     level = top - CRIT / 2
-    tol = TOL_SHARE * largest
+    tol = (SPREAD_TOL if spread > 0 else TOL_SHARE) * largest
     lo = 0.0 if ell(0.0) >= level else crossing(ell, level, 0.0, best, coarse, tol)
     hi = largest if ell(largest) >= level else crossing(ell, level, best, largest, coarse, tol)
     profile = sorted((float(f), float(v - top)) for f, v in known.items())
@@ -207,7 +204,7 @@ def estimate_floor(
     return FloorEstimate(float(best), float(lo), float(hi), nominal_mean, sub.n_items, profile)
 
 
-def _maximise(ell, coarse: np.ndarray, values: np.ndarray) -> float:
+def _maximise(ell, coarse: np.ndarray, values: np.ndarray, tol: float = TOL_SHARE) -> float:
     """The maximiser of ell: the best coarse point, refined by golden-section search between its neighbours."""
     k = int(np.argmax(values))
     a, b = coarse[max(k - 1, 0)], coarse[min(k + 1, coarse.size - 1)]
@@ -215,7 +212,7 @@ def _maximise(ell, coarse: np.ndarray, values: np.ndarray) -> float:
     golden = (np.sqrt(5.0) - 1.0) / 2.0
     x1, x2 = b - golden * (b - a), a + golden * (b - a)
     f1, f2 = ell(x1), ell(x2)
-    while b - a > 2 * TOL_SHARE * (coarse[-1] - coarse[0]):
+    while b - a > 2 * tol * (coarse[-1] - coarse[0]):
         if f1 >= f2:
             b, x2, f2 = x2, x1, f1
             x1 = b - golden * (b - a)

@@ -36,7 +36,7 @@ from benchwatch.irt.floors import MAX_ITEMS, FloorEstimate, estimate_floor, kept
 from benchwatch.irt.rasch_map import RaschFit
 from benchwatch.irt.responses import ResponseArrays
 from benchwatch.irt.samples import RhoEstimate, effective, estimate_rho, several
-from benchwatch.irt.spread import SpreadEstimate, estimate_spread
+from benchwatch.irt.spread import ZERO, SpreadEstimate, estimate_spread
 
 PATHS = ("1PL", "2PL", "withheld")
 UNDECLARED_LARGEST = 0.5  # an undeclared floor is searched in [0, 0.5]
@@ -86,6 +86,11 @@ class ItemModel:
     def spread_hat(self) -> float:
         """The spread the model-based figures are computed at (0: the 1PL)."""
         return 0.0 if self.spread is None or self.path == "1PL" else self.spread.spread
+
+    @property
+    def spread_estimate(self) -> float:
+        """The spread the data favour (0 where none was estimated), whatever the path."""
+        return 0.0 if self.spread is None else self.spread.spread
 
     @property
     def rho_hat(self) -> float:
@@ -278,6 +283,11 @@ def fit_item_model(
     )
     if not check:
         return fit, model
+    progress("the spread of the discriminations")
+    model = ItemModel(**{**model.__dict__, "spread": _spread(data, fit, model, seed)})
+    if model.floor is not None and nominal is not None and model.spread_estimate > ZERO:
+        progress("the effective chance floor, the discriminations integrated out")
+        fit, model = _at_floor(data, fit, model, nominal, model.nominal_from, seed=seed)
     model = judge(data, fit, model, seed=seed, progress=progress)
     if model.undeclared is not None and model.floor is model.undeclared:  # the fit at the floor the data show
         fit = fit_rasch(model.cells(data), "map", init=(fit.theta, fit.b), floor=model.floors())
@@ -286,6 +296,36 @@ def fit_item_model(
 
 def _spread(data: ResponseArrays, fit: RaschFit, model: ItemModel, seed: int) -> SpreadEstimate:
     return estimate_spread(model.cells(data), fit.theta, floor=model.floors(), groups=model.groups, seed=seed)
+
+
+def _at_floor(
+    data: ResponseArrays,
+    fit: RaschFit,
+    model: ItemModel,
+    nominal: np.ndarray,
+    nominal_from: str | None,
+    *,
+    largest: float = 1.0,
+    seed: int = 0,
+) -> tuple[RaschFit, ItemModel]:
+    """The floor estimated with the items' discriminations integrated out at the model's spread, the fit at it,
+    and the spread again at that floor (on the profile's item budget, ``spread.MAX_ITEMS``)."""
+    from benchwatch.irt.fit import fit_rasch
+    from benchwatch.irt.spread import MAX_ITEMS as SPREAD_ITEMS
+
+    cells = model.cells(data)
+    floor = estimate_floor(
+        cells,
+        nominal,
+        groups=model.groups,
+        largest=largest,
+        seed=seed,
+        spread=model.spread_estimate,
+        max_items=SPREAD_ITEMS,
+    )
+    model = ItemModel(**{**model.__dict__, "nominal": nominal, "nominal_from": nominal_from, "floor": floor})
+    fit = fit_rasch(cells, "map", init=(fit.theta, fit.b), floor=model.floors())
+    return fit, ItemModel(**{**model.__dict__, "spread": _spread(data, fit, model, seed)})
 
 
 def _check(data: ResponseArrays, fit: RaschFit, model: ItemModel, seed: int) -> FitCheck:
@@ -310,26 +350,29 @@ def judge(
     effective_floor = model.floors()
     blanks = blanks_where_failures(model.cells(data), fit.theta, fit.b, effective_floor, model.groups)
     model = ItemModel(**{**model.__dict__, "blanks": blanks})
-    progress("the spread of the discriminations")
-    model = ItemModel(**{**model.__dict__, "spread": _spread(data, fit, model, seed)})
+    if model.spread is None:
+        progress("the spread of the discriminations")
+        model = ItemModel(**{**model.__dict__, "spread": _spread(data, fit, model, seed)})
     progress("fit check")
     result = _check(data, fit, model, seed)
     undeclared = None
     if model.nominal is None and (result.observed.floor > FLOOR_PRESCREEN or "floor above" in result.misfits):
         progress("the undeclared floor")  # an open-ended benchmark's weak models guess: a floor, profiled
         ones = np.ones(data.n_items)
-        undeclared = estimate_floor(model.cells(data), ones, groups=model.groups, largest=UNDECLARED_LARGEST, seed=seed)
+        undeclared = estimate_floor(
+            model.cells(data),
+            ones,
+            groups=model.groups,
+            largest=UNDECLARED_LARGEST,
+            seed=seed,
+            spread=model.spread_estimate,
+        )
         at_zero = dict(undeclared.profile).get(0.0, 0.0)
         result = result.with_floor_profile(-2.0 * at_zero)
         if result.floor_found or "floor above" in result.misfits:  # the floor as a nuisance over its interval
-            from benchwatch.irt.fit import fit_rasch
-
-            model = ItemModel(
-                **{**model.__dict__, "nominal": ones, "nominal_from": UNDECLARED_FROM, "floor": undeclared}
-            )
-            fit = fit_rasch(model.cells(data), "map", init=(fit.theta, fit.b), floor=model.floors())
-            progress("the spread of the discriminations, at that floor")
-            model = ItemModel(**{**model.__dict__, "spread": _spread(data, fit, model, seed)})
+            progress("the undeclared floor's fit and spread")
+            fit, model = _at_floor(data, fit, model, ones, UNDECLARED_FROM, largest=UNDECLARED_LARGEST, seed=seed)
+            undeclared = model.floor
             progress("fit check, at that floor")
             result = _check(data, fit, model, seed)
     spreads = model.spread.ends() if model.spread is not None else (0.0,)

@@ -30,11 +30,12 @@ import numpy as np
 
 from benchwatch.irt.responses import ResponseArrays
 
-COARSE = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3, 1.6)  # the spreads at which the profile is computed first
+COARSE = (0.0, 0.3, 0.6, 0.9, 1.2, 1.6)  # the spreads at which the profile is computed first
 LARGEST = COARSE[-1]  # sd of log a at most: a tenfold discrimination ratio within one sd
 MAX_ITEMS = 400
 CRIT = 5.991  # chi2_2's 5% point (the floor's level, for the same reason)
-TOL = 0.03  # the interval's ends to this spread
+TOL = 0.05  # the interval's ends to this spread
+B_POINTS = 50  # points of b the profile integrates the items' locations over
 DF = 4.0  # the degrees of freedom of log a's distribution, Student's t (see the module); 0: normal
 ZERO = 0.02  # a spread this small is the 1PL (s = 0: the integral is the answers' likelihood at a = 1)
 
@@ -140,13 +141,13 @@ def estimate_spread(
 ) -> SpreadEstimate:
     """The spread s in [0, ``LARGEST``] that maximises the marginal likelihood (see the module), and its 95% profile
     interval, at the abilities ``theta`` and each item's ``floor``."""
-    from benchwatch.irt.floors import b_grid, crossing, kept_items, npmle_loglik, restrict
+    from benchwatch.irt.floors import crossing, kept_items, npmle_loglik, restrict
 
     keep = kept_items(data.n_items, max_items, seed)
     sub = restrict(data, keep)
     sub_floor = None if floor is None else (np.asarray(floor, float) if keep is None else np.asarray(floor)[keep])
     sub_groups = None if groups is None else (groups if keep is None else np.asarray(groups)[keep])
-    grid = b_grid(np.asarray(theta, float))
+    grid = np.linspace(float(np.min(theta)) - 4.0, float(np.max(theta)) + 4.0, B_POINTS)  # as ``floors.b_grid``
     known: dict[float, float] = {}
     warm: dict = {}
 

@@ -6,7 +6,7 @@ answers' likelihood times the normal density. The integrand is found by Newton (
 Fisher information plus the prior's 1 / sd^2) and integrated by adaptive Gauss-Hermite quadrature around it: the
 nodes u* + sqrt(2 / H) x_k with weights w_k exp(x_k^2). One node is Laplace's method; with few models the
 integrand is broad and skewed in u, where Laplace is off by a few tenths of a log unit (the tests measure it
-against brute-force quadrature) and seven nodes are exact to about 1e-4.
+against brute-force quadrature) and five nodes are within 0.01 of it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 
 from benchwatch.kernel_cache import njit
 
-NODES = 7  # Gauss-Hermite nodes around the mode
+NODES = 5  # Gauss-Hermite nodes around the mode (within 0.01 of 15 nodes' value at 200 models; 1: Laplace, 0.3 off)
 
 
 def hermite(nodes: int = NODES) -> tuple[np.ndarray, np.ndarray]:

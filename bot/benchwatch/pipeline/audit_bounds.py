@@ -68,23 +68,26 @@ def item_bounds(
     runs at once."""
     share_hat = None if model.floor is None else model.floor.share
 
-    def run(corner: Corner) -> tuple[Bounds, AxisLikelihood]:
+    def abilities(share: float | None, rho: float) -> tuple[np.ndarray, np.ndarray]:
+        """The abilities (and their SDs) the bounds read at one floor and one correlation."""
+        if share == share_hat and rho == model.rho_hat:
+            return theta, fit.theta_sd
+        cells, floor = model.cells(data, rho), model.floors(share)
+        refit = fit_map(cells, floor=floor, init=(fit.theta, fit.b), exact_sd=False)  # a warm refit there
+        th, sd = refit.theta, refit.theta_sd
+        if th.size < MARGINAL_MODELS:  # the patterns only where the marginal abilities read them
+            at = cell_patterns(cells, floor)
+            th = bound_abilities(at, th, pattern_groups(model, at))
+        return th, sd
+
+    def run(corner: Corner, th: np.ndarray, sd: np.ndarray) -> tuple[Bounds, AxisLikelihood]:
         cells = model.cells(data, corner.rho)
         floor = model.floors(corner.share)
-        th, sd = theta, fit.theta_sd
-        if corner.share != share_hat or corner.rho != model.rho_hat:  # a warm refit at this corner
-            refit = fit_map(cells, floor=floor, init=(fit.theta, fit.b), exact_sd=False)
-            th, sd = refit.theta, refit.theta_sd
-            if th.size < MARGINAL_MODELS:  # the patterns only where the marginal abilities read them
-                at = cell_patterns(cells, floor)
-                th = bound_abilities(at, th, pattern_groups(model, at))
-                del at
-            del refit
         if corner.spread > 0:
-            abilities = uncertain_abilities(th, sd)
+            ability = uncertain_abilities(th, sd)
             z = axis_grid()
-            grid = difficulty_b(z, abilities.population, scale)
-            rows = spread_rows(cells, abilities.theta, grid, corner.spread, floor=floor, slope=abilities.slope)
+            grid = difficulty_b(z, ability.population, scale)
+            rows = spread_rows(cells, ability.theta, grid, corner.spread, floor=floor, slope=ability.slope)
             lik = axis_likelihood(rows, z, groups=model.groups)
             return axis_bounds(lik, target), lik
         lik = likelihood_from_cells(
@@ -103,11 +106,14 @@ def item_bounds(
         return axis_bounds(lik, target), lik
 
     corners = model.corners()
+    ends = sorted({(c.share, c.rho) for c in corners}, key=str)  # the abilities once per floor and correlation
     if len(corners) > 1 and data.model_idx.size <= CONCURRENT_CELLS:  # two at once, each on a core's share
         pool = threads.thread_pool("floor-ends", 2)
-        done = [job.result() for job in [pool.submit(run, corner) for corner in corners]]
+        held = dict(zip(ends, [job.result() for job in [pool.submit(abilities, *end) for end in ends]], strict=True))
+        jobs = [pool.submit(run, c, *held[(c.share, c.rho)]) for c in corners]
+        done = [job.result() for job in jobs]
     else:  # one after the other: each run's cells-sized arrays are gone before the next one's
-        done = [run(corner) for corner in corners]
+        done = [run(c, *abilities(c.share, c.rho)) for c in corners]
     return union_bounds([bounds for bounds, _ in done]), done[-1][1]
 
 
