@@ -80,7 +80,8 @@ def table(records: list[dict]) -> str:
         ddm = "–" if r.get("ddm_bound_lo") is None else f"{r['ddm_bound_lo']:.3f}-{r['ddm_bound_hi']:.3f}"
         lines.append(
             f"| {r.get('benchmark')} | {r.get('n_models', '–')} | {r.get('n_items', '–')} | {r.get('item_model')} "
-            f"| {_interval(r, 'discrimination_spread')} | {_interval(r, 'sample_correlation')} | {_interval(r, 'floor_share')} "
+            f"| {_interval(r, 'discrimination_spread')} | {_interval(r, 'sample_correlation')} "
+            f"| {_interval(r, 'floor_share')} "
             f"| {_num(r.get('detection_limit'))} | {_num(r.get('top5_gap_sum_bound_hi'))} | {ddm} "
             f"| {verdict('max_gap')} | {verdict('top5_gap_sum')} | {verdict('ddm')} "
             f"| {', '.join(r.get('flags') or []) or '–'} |"

@@ -1,9 +1,12 @@
 """The spread of a benchmark's discriminations: a nuisance estimated with its interval, as the chance floor is.
 
 Real items do not discriminate alike (metabench, arXiv:2407.12844, and every benchmark the field has fitted: a
-spread of log discrimination of 0.2 to 0.9). The item model here lets each item's discrimination vary at random,
-P = c + (1 - c) sigmoid(a_i (theta - b_i)) with log a_i ~ N(0, s^2), and estimates the one number s per benchmark
-from its pool, at any pool size:
+spread of log discrimination of 0.2 to 0.9), and a few items on most real benchmarks discriminate far less or far
+more than the rest (broken, miskeyed or trick items). The item model here lets each item's discrimination vary at
+random, P = c + (1 - c) sigmoid(a_i (theta - b_i)), log a_i drawn from a normal with a fifth of the items from one
+three times as wide (``TAIL``: heavier tails than a normal's, whose check rejected 4 of the 17 real per-item
+benchmarks here against 2), of standard deviation s, and estimates the one number s per benchmark from its pool,
+at any pool size:
 
     l(s) = max over the items' distribution G of sum_i log integral P(answers of item i | b, s) dG(b)
 
@@ -14,10 +17,12 @@ abilities of the fit (a 1PL's abilities order the models as a 2PL's do, and s = 
 is the profile likelihood interval at chi2_2's level (l(s) >= max l - 3.0), as the floor's: the abilities enter
 at their fitted values. Where the pool cannot place s (a dozen models), the interval is wide, up to
 [0, ``LARGEST``], and the bounds computed over it are wide too; they never take s = 0 because a check could not
-reject it.
+reject it. On items whose log discriminations are plainly normal the family's s reads a little above their sd
+where the pool is large (its core is narrower than its sd says): the bounds then are wider, never narrower.
 
-The profile is evaluated on at most ``MAX_ITEMS`` items (a fixed random subset of a larger benchmark: s is one
-number), on the coarse points ``COARSE``, its maximum and its interval's ends refined between them.
+The profile is evaluated on at most ``MAX_ITEMS`` items, fewer where the models are many (about ``PROFILE_CELLS``
+cells, ``MIN_ITEMS`` items at least: a fixed random subset; s is one number), on the coarse points ``COARSE``, its
+maximum and its interval's ends refined between them.
 """
 
 from __future__ import annotations
@@ -33,10 +38,12 @@ from benchwatch.irt.responses import ResponseArrays
 COARSE = (0.0, 0.3, 0.6, 0.9, 1.2, 1.6)  # the spreads at which the profile is computed first
 LARGEST = COARSE[-1]  # sd of log a at most: a tenfold discrimination ratio within one sd
 MAX_ITEMS = 400
+PROFILE_CELLS = 30_000  # ... and fewer where the models are many: about this many cells (never under MIN_ITEMS)
+MIN_ITEMS = 100
 CRIT = 5.991  # chi2_2's 5% point (the floor's level, for the same reason)
 TOL = 0.05  # the interval's ends to this spread
 B_POINTS = 50  # points of b the profile integrates the items' locations over
-DF = 4.0  # the degrees of freedom of log a's distribution, Student's t (see the module); 0: normal
+TAIL = (0.2, 3.0)  # log a's distribution: a normal with a fifth of the items from one three times as wide
 ZERO = 0.02  # a spread this small is the 1PL (s = 0: the integral is the answers' likelihood at a = 1)
 
 
@@ -64,14 +71,18 @@ class SpreadEstimate:
         return {"spread": self.spread, "spread_lo": self.lo, "spread_hi": self.hi, "items": self.items}
 
 
-def t_scale(sd: float) -> float:
-    """The scale of the t distribution of log a whose standard deviation is ``sd`` (``DF`` above 2)."""
-    return float(sd) * (float(np.sqrt((DF - 2.0) / DF)) if DF > 0 else 1.0)
+def mixture(sd: float) -> tuple[np.ndarray, np.ndarray]:
+    """The spread's distribution of log a of standard deviation ``sd``: its parts' sds and shares (``TAIL``)."""
+    share, wider = TAIL
+    base = float(sd) / np.sqrt(1.0 - share + share * wider**2)
+    return np.array([base, wider * base]), np.array([1.0 - share, share])
 
 
 def draw_log_a(rng: np.random.Generator, sd: float, n: int) -> np.ndarray:
     """``n`` log discriminations drawn from the spread's distribution of standard deviation ``sd``."""
-    return t_scale(sd) * (rng.standard_t(DF, n) if DF > 0 else rng.normal(0.0, 1.0, n))
+    sds, shares = mixture(sd)
+    wide = rng.random(n) < shares[1]
+    return rng.normal(0.0, 1.0, n) * np.where(wide, sds[1], sds[0])
 
 
 def spread_rows(
@@ -115,8 +126,8 @@ def spread_rows(
     a_slope = np.ones(theta.size) if slope is None else np.ascontiguousarray(slope, dtype=float)
     x, wx = hermite(sk.NODES)
     out = np.empty((data.n_items, grid.size))
-    scale = t_scale(max(spread, ZERO))
-    args = (theta, grid, starts, m, w, s, c, a_slope, float(mean_log_a), scale, float(DF), x, wx, out)
+    sds, shares = mixture(max(spread, ZERO))
+    args = (theta, grid, starts, m, w, s, c, a_slope, float(mean_log_a), sds, shares, x, wx, out)
     parts = max(1, min(THREADS, data.n_items // 50))
     cuts = np.searchsorted(starts, np.linspace(0, starts[-1], parts + 1)).clip(0, data.n_items)
     cuts[0], cuts[-1] = 0, data.n_items
@@ -143,7 +154,8 @@ def estimate_spread(
     interval, at the abilities ``theta`` and each item's ``floor``."""
     from benchwatch.irt.floors import crossing, kept_items, npmle_loglik, restrict
 
-    keep = kept_items(data.n_items, max_items, seed)
+    per_item = data.model_idx.size / max(1, data.n_items)
+    keep = kept_items(data.n_items, int(min(max_items, max(MIN_ITEMS, PROFILE_CELLS // max(per_item, 1.0)))), seed)
     sub = restrict(data, keep)
     sub_floor = None if floor is None else (np.asarray(floor, float) if keep is None else np.asarray(floor)[keep])
     sub_groups = None if groups is None else (groups if keep is None else np.asarray(groups)[keep])

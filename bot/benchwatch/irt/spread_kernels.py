@@ -1,17 +1,15 @@
 """Each item's likelihood on a grid of difficulty with its discrimination integrated out, compiled.
 
 The item model with a spread of discriminations (``benchwatch.irt.spread``): P = c + (1 - c) sigmoid(a slope_j
-(theta_j - b)), log a ~ N(mu, sd^2). An item's likelihood at a point b is the integral over log a = u of its
-answers' likelihood times the normal density. The integrand is found by Newton (its mode u* and curvature H, the
-Fisher information plus the prior's 1 / sd^2) and integrated by adaptive Gauss-Hermite quadrature around it: the
-nodes u* + sqrt(2 / H) x_k with weights w_k exp(x_k^2). One node is Laplace's method; with few models the
-integrand is broad and skewed in u, where Laplace is off by a few tenths of a log unit (the tests measure it
-against brute-force quadrature) and five nodes are within 0.01 of it.
+(theta_j - b)), log a from a mixture of normals N(mu, sd_j^2). An item's likelihood at a point b is the integral
+over log a = u of its answers' likelihood times that density, a sum over the mixture's parts. Each part's integrand
+is found by Newton (its mode u* and curvature H, the Fisher information plus the part's 1 / sd^2) and integrated by
+adaptive Gauss-Hermite quadrature around it: the nodes u* + sqrt(2 / H) x_k with weights w_k exp(x_k^2). One node
+is Laplace's method; with few models the integrand is broad and skewed in u, where Laplace is off by a few tenths
+of a log unit (the tests measure it against brute-force quadrature) and five nodes are within 0.01 of it.
 """
 
 from __future__ import annotations
-
-from math import lgamma
 
 import numpy as np
 
@@ -54,32 +52,18 @@ def _item_terms(theta, g, u, first, last, m, w, s, c, slope):  # pragma: no cove
 
 
 @njit(cache=True, nogil=True)
-def _prior(u, mu, sd, df):  # pragma: no cover (compiled)
-    """The prior of log a at u: its log density (with its constant), derivative and curvature (- second
-    derivative): Student's t with ``df`` degrees of freedom and scale ``sd`` (normal for df <= 0)."""
-    r = (u - mu) / sd
-    if df <= 0.0:
-        return -0.5 * r * r - np.log(np.sqrt(2.0 * np.pi) * sd), -r / sd, 1.0 / (sd * sd)
-    q = 1.0 + r * r / df
-    const = lgamma(0.5 * (df + 1.0)) - lgamma(0.5 * df) - 0.5 * np.log(df * np.pi) - np.log(sd)
-    k = (df + 1.0) / (df * sd * sd)
-    return const - 0.5 * (df + 1.0) * np.log(q), -k * (u - mu) / q, k * (1.0 - r * r / df) / (q * q)
-
-
-@njit(cache=True, nogil=True)
-def _integrated(theta, g, u, first, last, m, w, s, c, slope, mu, sd, df, x, wx):  # pragma: no cover (compiled)
-    """The item's log likelihood at g, log a integrated over its prior (``_prior``; see the module), from the
-    start ``u``; returns (the value, the mode)."""
-    floor_curv = 1.0 / (sd * sd) if df <= 0.0 else df / ((df + 1.0) * sd * sd)  # the prior's least curvature here
-    curv = floor_curv
-    for _ in range(40):  # Newton to the mode of l(u) + log prior(u)
+def _integrated(theta, g, u, first, last, m, w, s, c, slope, mu, sd, x, wx):  # pragma: no cover (compiled)
+    """The item's log likelihood at g, log a integrated over N(mu, sd^2) (see the module), from the start ``u``;
+    returns (the value, the mode)."""
+    inv = 1.0 / (sd * sd)
+    curv = inv
+    for _ in range(40):  # Newton to the mode of l(u) - (u - mu)^2 / (2 sd^2)
         value, score, info = _item_terms(theta, g, u, first, last, m, w, s, c, slope)
-        _, p_grad, p_curv = _prior(u, mu, sd, df)
-        grad = score + p_grad
+        grad = score - (u - mu) * inv
         # the observed curvature, - d2 l / du2 = info - score (d eta / du = eta: exact without a floor), where it
         # is positive; Fisher's where not (far from the item, where scoring alone crawls to a mode near the prior)
-        curv = info + max(p_curv, 0.1 * floor_curv)
-        observed = info - score + p_curv
+        curv = info + inv
+        observed = curv - score
         step = grad / (observed if observed > 0.1 * curv else curv)
         step = min(max(step, -1.0), 1.0)
         u = min(max(u + step, mu - 8.0 * sd), mu + 8.0 * sd)
@@ -91,21 +75,34 @@ def _integrated(theta, g, u, first, last, m, w, s, c, slope, mu, sd, df, x, wx):
     for k in range(x.size):
         v = x[k] * scale + u
         value = _item_terms(theta, g, v, first, last, m, w, s, c, slope)[0]
-        terms[k] = value + _prior(v, mu, sd, df)[0] + x[k] * x[k] + np.log(wx[k])
+        terms[k] = value - 0.5 * (v - mu) * (v - mu) * inv + x[k] * x[k] + np.log(wx[k])
         top = max(top, terms[k])
     total = 0.0
     for k in range(x.size):
         total += np.exp(terms[k] - top)
-    return top + np.log(total) + np.log(scale), u  # the change of variable: du = sqrt(2 / H) dx
+    # the normal density's constant: 1 / (sqrt(2 pi) sd); the change of variable: sqrt(2 / H)
+    return top + np.log(total) + np.log(scale / (np.sqrt(2.0 * np.pi) * sd)), u
 
 
 @njit(cache=True, nogil=True)
-def spread_out(theta, grid, starts, m, w, s, floor, slope, mu, sd, df, x, wx, out, lo, hi):  # pragma: no cover
+def spread_out(theta, grid, starts, m, w, s, floor, slope, mu, sds, shares, x, wx, out, lo, hi):  # pragma: no cover
     """For items lo..hi (cells grouped by item: ``starts``), each item's log likelihood at each point of ``grid``
-    with log a integrated over its prior (``_integrated``); the mode moves smoothly along b, so each point's
-    Newton starts from its neighbour's mode."""
+    with log a integrated over a mixture of normals N(mu, sds[j]^2) in proportions ``shares`` (each part by
+    ``_integrated``); each part's mode moves smoothly along b, so each point's Newton starts from its neighbour's."""
+    parts = sds.size
+    modes = np.empty(parts)
+    values = np.empty(parts)
     for t in range(lo, hi):
-        u, first, last, c = mu, starts[t], starts[t + 1], floor[t]
+        first, last, c = starts[t], starts[t + 1], floor[t]
+        modes[:] = mu
         for k in range(grid.size):
-            out[t, k], u = _integrated(theta, grid[k], u, first, last, m, w, s, c, slope, mu, sd, df, x, wx)
+            top = -np.inf
+            for j in range(parts):
+                v, modes[j] = _integrated(theta, grid[k], modes[j], first, last, m, w, s, c, slope, mu, sds[j], x, wx)
+                values[j] = v + np.log(shares[j])
+                top = max(top, values[j])
+            total = 0.0
+            for j in range(parts):
+                total += np.exp(values[j] - top)
+            out[t, k] = top + np.log(total)
     return out
