@@ -84,8 +84,14 @@ def test_a_change_of_the_bounds_path_is_an_alert_that_says_why():
     assert alerts[0]["title"] == f"bench: its bounds, fill and revise are withheld: {why}"
     back = record(kind="items", revision="r3", item_model="1PL")
     again = [a for a in diff_alerts(withheld, back, "2026-01-05T00:00:00Z") if a["kind"] == "model"]
-    assert again[0]["title"] == "bench: its bounds are the 1PL's again: the item model fits"
+    assert again[0]["title"] == "bench: its bounds are the 1PL's again: the items' discriminations show no spread"
     assert not [a for a in diff_alerts(None, back, "2026-01-05T00:00:00Z") if a["kind"] == "model"]
+    # issue 64: a new benchmark whose bounds hold over a spread of discriminations is the usual case, no news;
+    # a benchmark that moves there from the 1PL is
+    spread = record(kind="items", revision="r4", item_model="2PL")
+    assert not [a for a in diff_alerts(None, spread, "2026-01-05T00:00:00Z") if a["kind"] == "model"]
+    moved = [a for a in diff_alerts(back, spread, "2026-01-06T00:00:00Z") if a["kind"] == "model"]
+    assert [(a["from"], a["to"]) for a in moved] == [("1PL", "2PL")] and "spread of discriminations" in moved[0]["title"]
     fresh = [a for a in diff_alerts(None, withheld, "2026-01-05T00:00:00Z") if a["kind"] == "model"]
     assert [(a["from"], a["to"]) for a in fresh] == [(None, "withheld")]
     assert not [a for a in diff_alerts(record(), record(revision="r9"), "2026-01-05T00:00:00Z") if a["kind"] == "model"]

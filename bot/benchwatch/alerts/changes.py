@@ -106,16 +106,17 @@ def _path(record: dict | None) -> str | None:
 
 
 def _model_alerts(previous: dict | None, current: dict, raised_at: str) -> list[dict]:
-    """An alert when the path of the bounds changes: withheld (the item model does not fit, or blanks stand for
-    failures), a 2PL's, or the 1PL's again; a new benchmark's is news when it is not the 1PL's."""
+    """An alert when the path of the bounds changes: withheld (the widened item model does not fit, or blanks stand
+    for failures), over a spread of discriminations (2PL), or the 1PL's again; a new benchmark's is news only when
+    its bounds are withheld (most benchmarks' discriminations spread: a 2PL's bounds are the usual case)."""
     before, now = _path(previous), _path(current)
-    if now is None or before == now or (before is None and now == "1PL"):
+    if now is None or before == now or (before is None and now != "withheld"):
         return []
     bench = current["benchmark"]
     title = {
         "withheld": f"{bench}: its bounds, fill and revise are withheld: {current.get('withheld') or 'misfit'}",
-        "2PL": f"{bench}: its bounds are now a 2PL's: the items' discriminations differ more than a 1PL allows",
-        "1PL": f"{bench}: its bounds are the 1PL's again: the item model fits",
+        "2PL": f"{bench}: its bounds now hold over a spread of discriminations (each item's integrated out)",
+        "1PL": f"{bench}: its bounds are the 1PL's again: the items' discriminations show no spread",
     }[now]
     return [_alert("model", bench, current, raised_at, title, **{"from": before, "to": now})]
 

@@ -124,13 +124,30 @@ def _item_model(rec: dict) -> list[str]:
     check = rec.get("fit_check")
     if check:
         said = "fits" if check["verdict"] == "fits" else "MISFIT"
+        expected = check.get("discrimination_expected")
         lines.append(
-            f"  fit check: {said} (p = {check['p']:.3f}, {check['replicates']} bootstrap replicates; discriminations "
-            f"z = {check['discrimination_z']:.2f}, the weakest models on the hardest items z = {check['floor_z']:.2f})"
+            f"  fit check: {said} (p = {check['p']:.3f}, {check['replicates']} bootstrap replicates of the widened "
+            f"item model; discriminations z = {check['discrimination_z']:.2f}"
+            + (f" against {expected:.2f} expected" if expected is not None else "")
+            + f", the weakest models on the hardest items z = {check['floor_z']:.2f})"
         )
-    if rec.get("item_model") == "2PL":
-        spread = rec.get("discrimination_spread")
-        lines.append(f"  bounds from a 2PL: each item's discrimination integrated out (sd of log a {spread:.2f})")
+    if rec.get("discrimination_spread") is not None:
+        lines.append(
+            f"  discriminations: sd of log a {rec['discrimination_spread']:.2f} "
+            f"[{rec['discrimination_spread_lo']:.2f}, {rec['discrimination_spread_hi']:.2f}] over "
+            f"{rec.get('spread_items')} items"
+            + (
+                "; the bounds hold over it, each item's discrimination integrated out"
+                if rec["item_model"] == "2PL"
+                else ""
+            )
+        )
+    if rec.get("sample_correlation") is not None:
+        lines.append(
+            f"  repeated samples agree: intra-cell correlation {rec['sample_correlation']:.2f} "
+            f"[{rec['sample_correlation_lo']:.2f}, {rec['sample_correlation_hi']:.2f}] over {rec.get('sample_cells')} "
+            "cells; each cell counts as its effective trials, the bounds hold over it"
+        )
     if rec.get("withheld"):
         lines.append(f"  bounds withheld, no fill or revise: {rec['withheld']}")
     groups = rec.get("design_groups") or []

@@ -24,8 +24,9 @@ candidates that no single one places still narrow what the pool cannot see. The 
 candidates is made too (``recomputed``), and ``reproduced`` says whether it gives the published verdicts: an
 "after" is read against the "before" only where it does. No bounds after where the audit published none
 (withheld), nor where the reports cannot repeat its computation: a benchmark fitted in a joint pool (its other
-sources' abilities are not kept) or on the 2PL's path (nor its discriminations); its model-based figures after
-are then from joint draws, as below.
+sources' abilities are not kept); its model-based figures after are then from joint draws, as below. The item
+model's nuisances (the floor, the spread of discriminations, agreeing samples) are held at the record's, intervals
+and all.
 
 Reports without the audit's snapshot or abilities: the model-based figures from joint draws instead (every
 item's b from its Laplace normal, every candidate's from its grid posterior), and no bounds.

@@ -242,76 +242,6 @@ def invert_cdf(cdf, pattern, u, grid, out):  # pragma: no cover (compiled)
     return out
 
 
-@njit(cache=True, nogil=True)
-def _discrimination_terms(theta, g, u, first, last, m, w, s, c, slope, mu, sd):  # pragma: no cover (compiled)
-    """One item at one point g of b and one log discrimination u: l(u) (its answers' log likelihood plus the
-    prior's log density, up to a constant), its derivative in u and its curvature (the Fisher information)."""
-    a = np.exp(u)
-    grad = -(u - mu) / (sd * sd)
-    curv = 1.0 / (sd * sd)
-    value = -0.5 * (u - mu) * (u - mu) / (sd * sd)
-    for q in range(first, last):
-        j = m[q]
-        eta = a * slope[j] * (theta[j] - g)
-        e = np.exp(-abs(eta))
-        p = 1.0 / (1.0 + e)
-        if eta < 0.0:
-            p = e * p
-        fails = w[q] - s[q]
-        log_wrong = -(max(eta, 0.0) + np.log1p(e))
-        if c > 0.0:
-            big = c + (1.0 - c) * p
-            value += s[q] * np.log(big) + fails * (np.log1p(-c) + log_wrong)
-            share = (1.0 - c) * p / big
-        else:
-            value += s[q] * (log_wrong + eta) + fails * log_wrong
-            share = 1.0
-        grad += (s[q] * share * (1.0 - p) - fails * p) * eta  # d / d eta times d eta / d u = eta
-        curv += w[q] * share * p * (1.0 - p) * eta * eta
-    return value, grad, curv
-
-
-@njit(cache=True, nogil=True)
-def _discrimination_mode(theta, g, u, first, last, m, w, s, c, slope, mu, sd, steps):  # pragma: no cover
-    """Newton to the mode of l(u) at one point g from ``u``, at most ``steps`` steps (a step of 1e-3 in log a moves
-    the Laplace value by well under 1e-4); returns (its Laplace value, the mode)."""
-    value, grad, curv = 0.0, 0.0, 1.0
-    for it in range(steps):
-        value, grad, curv = _discrimination_terms(theta, g, u, first, last, m, w, s, c, slope, mu, sd)
-        step = min(max(grad / curv, -1.0), 1.0)
-        if it == steps - 1 or abs(step) < 1e-3:
-            break
-        u = min(max(u + step, mu - 5.0 * sd), mu + 5.0 * sd)
-    return value + 0.5 * np.log(1.0 / (curv * sd * sd)), u
-
-
-@njit(cache=True, nogil=True)
-def discrimination_out(theta, grid, starts, m, w, s, floor, slope, u0, mu, sd, out, lo, hi):  # pragma: no cover
-    """For items lo..hi (cells grouped by item: ``starts``), each item's log likelihood at each point g of
-    ``grid`` with its log discrimination u integrated out over N(mu, sd^2) by Laplace's method: the mode of l(u)
-    (``_discrimination_terms``) by Newton, then l(mode) + log(1 / (sd sqrt(H))), with H the curvature at the mode.
-    The mode moves smoothly along b: it is found first at the item's best point (from its own fitted u0), then
-    point by point outwards from there, each from its neighbour's (a few steps each). Within 20 log units of an
-    item's best point the error against numerical integration is under 0.1 (200 and 1,000 models; ``tests/irt``).
-    ``slope``: each model's logit multiplier (its ability's own error), ``floor``: each item's chance floor."""
-    for t in range(lo, hi):
-        c, first, last = floor[t], starts[t], starts[t + 1]
-        best, at = -np.inf, 0
-        for k in range(grid.size):  # the item's best point at its own discrimination
-            value = _discrimination_terms(theta, grid[k], u0[t], first, last, m, w, s, c, slope, mu, sd)[0]
-            if value > best:
-                best, at = value, k
-        top, mode = _discrimination_mode(theta, grid[at], u0[t], first, last, m, w, s, c, slope, mu, sd, 30)
-        out[t, at] = top
-        for way in (1, -1):  # outwards; where the item barely could be (FAR below its best), two steps a point
-            u, k = mode, at + way
-            while 0 <= k < grid.size:
-                steps = 30 if out[t, k - way] > top - 60.0 else 2
-                out[t, k], u = _discrimination_mode(theta, grid[k], u, first, last, m, w, s, c, slope, mu, sd, steps)
-                k += way
-    return out
-
-
 _F, _F2, _I4, _I8, _U8, _N = nt.float64[::1], nt.float64[:, ::1], nt.int32[::1], nt.int64[::1], nt.uint64[::1], nt.int64
 
 
@@ -349,10 +279,11 @@ def compiled_kernels() -> list[tuple]:
 
 
 def item_model_kernels() -> list[tuple]:
-    """``compiled_kernels``' list for the item models' kernels (chance floors, the 2PL's discriminations), which a
-    run compiles only when a benchmark has floors or a 2PL path: the wheel's build compiles them too
+    """``compiled_kernels``' list for the item models' kernels (chance floors, the spread of discriminations),
+    which a run compiles only when a benchmark has floors or per-item answers: the wheel's build compiles them too
     (``benchwatch.kernel_cache``)."""
     from benchwatch.irt.counts import count_table
+    from benchwatch.irt.spread_kernels import spread_out
 
     _F3 = nt.float64[:, :, ::1]
     return [
@@ -360,5 +291,5 @@ def item_model_kernels() -> list[tuple]:
         (evaluate_floor, (_F, _F, _F, _I4, _I4, _F, _F, _F, nt.boolean, _N, _N), 0.7),
         (rows_add_floors, (_F2, _I4, _I4, _F, _F, _I8, _F3, _F3), 0.4),
         (rows_add_floors, (_F2, _I8, _I8, _F, _F, _I8, _F3, _F3), 0.4),
-        (discrimination_out, (_F, _F, _I8, _I8, _F, _F, _F, _F, _F, nt.float64, nt.float64, _F2, _N, _N), 1.5),
+        (spread_out, (_F, _F, _I8, _I8, _F, _F, _F, _F, nt.float64, _F, _F, _F, _F, _F2, _N, _N), 2.0),
     ]

@@ -37,6 +37,7 @@ from benchwatch.irt.responses import ResponseArrays
 
 COARSE = (0.0, 0.3, 0.6, 0.9, 1.2, 1.6)  # the spreads at which the profile is computed first
 LARGEST = COARSE[-1]  # sd of log a at most: a tenfold discrimination ratio within one sd
+SPREAD_LARGEST = LARGEST  # (its name in the stage's public API)
 MAX_ITEMS = 400
 PROFILE_CELLS = 30_000  # ... and fewer where the models are many: about this many cells (never under MIN_ITEMS)
 MIN_ITEMS = 100

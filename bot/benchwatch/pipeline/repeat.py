@@ -17,13 +17,13 @@ from benchwatch.irt import (
     FloorEstimate,
     ItemModel,
     RaschFit,
-    cell_patterns,
+    RhoEstimate,
+    SpreadEstimate,
     design_groups,
     encode_responses,
-    item_posterior,
 )
 from benchwatch.metrics import Target, figures_from_draws, posterior_z_draws
-from benchwatch.pipeline.audit_bounds import item_bounds
+from benchwatch.pipeline.audit_bounds import item_bounds, model_posterior
 from benchwatch.pipeline.audit_record import N_DRAWS
 from benchwatch.pipeline.scores import split_uninformative
 from benchwatch.pipeline.side_work import cached_levels, cached_reference, floor_cache
@@ -57,13 +57,12 @@ def repeat_audit(
     abilities held at the models table's (``theta_axis``, ``theta_sd``) and the item model at the ``record``'s.
 
     ``extra_b``: the extra items' difficulties, where the floor's other ends refit the abilities (a warm start).
-    Returns ``bounds`` (the bound fields and ``verdicts``; None off the 1PL's path: withheld, or the 2PL's, whose
-    discriminations the reports do not keep), ``figures`` ({figure: lo, value, hi}; None on the 2PL's path) and
-    ``n_items``. The verdicts are those the next audit would record: the record's thresholds, with the
-    hysteresis of the flags it raised."""
+    Returns ``bounds`` (the bound fields and ``verdicts``; None where the record's bounds are withheld),
+    ``figures`` ({figure: lo, value, hi}) and ``n_items``. The item model's nuisances are held at the record's
+    (the floor's share, the spread of discriminations and the samples' correlation, each with its interval). The
+    verdicts are those the next audit would record: the record's thresholds, with the hysteresis of the flags it
+    raised."""
     path = record.get("item_model") or "1PL"
-    if path == "2PL":
-        return {"bounds": None, "figures": None, "n_items": None}
     fitted = models.dropna(subset=["theta", "theta_axis"]).set_index("model")
     own, _ = split_uninformative(responses)
     rows = own[own["model"].isin(fitted.index)]
@@ -96,15 +95,32 @@ def repeat_audit(
             nominal=float(record["chance_nominal"]),
             items=int(record.get("floor_items") or 0),
         )
-    model = ItemModel(nominal=nominal, floor=floor, groups=design_groups(data), path=path)
+    spread = None
+    if record.get("discrimination_spread") is not None:
+        spread = SpreadEstimate(
+            spread=float(record["discrimination_spread"]),
+            lo=float(record["discrimination_spread_lo"]),
+            hi=float(record["discrimination_spread_hi"]),
+            items=int(record.get("spread_items") or 0),
+        )
+    rho = None
+    if record.get("sample_correlation") is not None:
+        rho = RhoEstimate(
+            rho=float(record["sample_correlation"]),
+            lo=float(record["sample_correlation_lo"]),
+            hi=float(record["sample_correlation_hi"]),
+            cells=int(record.get("sample_cells") or 0),
+            samples=float("nan"),
+        )
+    model = ItemModel(nominal=nominal, floor=floor, groups=design_groups(data), path=path, spread=spread, rho=rho)
     cache = floor_cache()
     bounds = None
-    if path == "1PL":
+    if path != "withheld":
         found, _ = item_bounds(data, fit, theta, model, scale, target)
         fields = {k: v for k, v in found.record_fields().items() if k in BOUND_KEYS}
         levels = cached_levels(data.n_items, target, cache)
         bounds = {"n_items": int(data.n_items), **fields, "verdicts": _verdicts({**fields, **levels}, record)}
-    post = item_posterior(data, theta, patterns=cell_patterns(data, model.floors()))
+    post = model_posterior(data, theta, model)
     draws = posterior_z_draws(theta, scale, N_DRAWS, np.random.default_rng(seed), post)
     post_figures = figures_from_draws(draws, target, reference=cached_reference(data.n_items, target, cache))
     figures = {

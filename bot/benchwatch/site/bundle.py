@@ -73,9 +73,8 @@ OWN = {  # the columns no record class types, by table
     "items": {
         "item_id": "the item's id as its source publishes it",
         "b": "the item's fitted difficulty (posterior mean; higher: harder)",
-        "b_sd": "the posterior standard deviation of b (empty on the 2PL path)",
+        "b_sd": "the posterior standard deviation of b (the 1PL fit's, at the item model's floors)",
         "z": "the item's position on the difficulty axis: the benchmark's scale (see `scale` in benchmarks)",
-        "log_a": "the 2PL path: the item's log discrimination",
     },
     "models": {
         "model": "the model's name as its source publishes it",
@@ -127,6 +126,7 @@ UNITS = {  # a column's unit by its base name (before a suffix, under the record
         (
             *("n_items", "n_models", "n_cells", "n_answered", "n_tiers", "top_tier_size", "iterations"),
             *("calibrated_models", "calibrated_items", "chance_items", "floor_items", "shared_items_top1_top5"),
+            *("spread_items", "sample_cells"),
             "size",
         ),
         COUNT,
@@ -144,7 +144,7 @@ UNITS = {  # a column's unit by its base name (before a suffix, under the record
     "max_rhat": "ratio (no unit; 1 at convergence)",
     "min_ess_bulk": "effective draws",
     "discrimination_spread": "natural log of a discrimination (no unit)",
-    "log_a": "natural log of a discrimination (no unit)",
+    "sample_correlation": "correlation (0 to 1)",
     "flags": "words, space-separated",
     "revision": "hash (text)",
     **dict.fromkeys(("benchmark", "name", "item_id", "model", "note"), "text"),

@@ -7,6 +7,7 @@ format the cells (every upstream string escaped), the templates lay out the Mark
 
 from __future__ import annotations
 
+from benchwatch.irt import SPREAD_LARGEST
 from benchwatch.site.cells import bounds_withheld, csv_count
 from benchwatch.site.escape import md
 from benchwatch.site.numbers import fmt
@@ -37,19 +38,43 @@ def item_model_lines(rec: dict) -> dict:
             "none: the items declare no options (open-ended; a chance column, or chance = ... in benchwatch.toml, "
             "declares them)"
         )
+    if rec.get("discrimination_spread") is not None:
+        lo, hi = rec.get("discrimination_spread_lo"), rec.get("discrimination_spread_hi")
+        wide = hi is not None and hi >= SPREAD_LARGEST - 1e-9
+        out["spread"] = (
+            f"the items' discriminations spread with an sd of log discrimination of "
+            f"{fmt(rec['discrimination_spread'])} [{fmt(lo)}, {fmt(hi)}] (95%, profile likelihood over "
+            f"{rec.get('spread_items')} items, every item's discrimination and location integrated out)"
+            + (": these models cannot place it, and the bounds are as wide as that leaves them" if wide else "")
+            + (
+                "; the bounds hold at both ends of that interval, each item's likelihood integrated over its "
+                "discrimination"
+                if rec.get("item_model") == "2PL"
+                else ""
+            )
+        )
+    if rec.get("sample_correlation") is not None:
+        out["samples"] = (
+            f"a model's repeated samples of one item agree with an intra-cell correlation of "
+            f"{fmt(rec['sample_correlation'])} [{fmt(rec.get('sample_correlation_lo'))}, "
+            f"{fmt(rec.get('sample_correlation_hi'))}] (95%, over {rec.get('sample_cells')} cells of several "
+            "samples; 0 would be independent trials): each cell counts as its effective number of trials, and "
+            "the bounds hold at both ends of that interval"
+        )
     check = rec.get("fit_check") or {}
     if rec.get("fit_verdict") in ("fits", "misfit"):
-        said = "the item model fits" if rec["fit_verdict"] == "fits" else "the 1PL does not fit"
+        said = "the item model fits" if rec["fit_verdict"] == "fits" else "the item model does not fit"
         p = "–" if rec.get("fit_p") is None else f"{rec['fit_p']:.3f}"
+        widened = ""
+        if check.get("spread_checked") is not None:
+            widened = f" of the item model at a spread of {fmt(check.get('spread_checked'))}"
+            if check.get("rho_checked"):
+                widened += f" and a correlation of {fmt(check.get('rho_checked'))}"
         out["check"] = (
             f"{said} (p = {p} by a parametric bootstrap of {check.get('replicates', '–')} "
-            f"simulated benchmarks; discriminations z = {fmt(check.get('discrimination_z'))}, the weakest models "
-            f"on the hardest items z = {fmt(check.get('floor_z'))})"
-        )
-    if rec.get("item_model") == "2PL":
-        out["path"] = (
-            "the bounds are a 2PL's: each item's likelihood is integrated over its discrimination, whose log has "
-            f"a spread (sd) of {fmt(rec.get('discrimination_spread'))} across the items"
+            f"simulated benchmarks{widened}; discriminations z = {fmt(check.get('discrimination_z'))} against "
+            f"{fmt(check.get('discrimination_expected'))} expected, the weakest models on the hardest items z = "
+            f"{fmt(check.get('floor_z'))})"
         )
     if bounds_withheld(rec):
         out["withheld"] = md(rec.get("withheld") or "the item model does not fit")
