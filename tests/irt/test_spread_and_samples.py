@@ -1,0 +1,213 @@
+"""The spread of discriminations and agreeing repeated samples as nuisances (issue 64): each piece against an
+independent calculation (brute-force quadrature, the beta-binomial's closed form) or simulated truth."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+from scipy.special import expit, log_expit
+
+from benchwatch.irt import (
+    ResponseArrays,
+    arrays_from_dense,
+    beta_binomial_logpmf,
+    effective,
+    estimate_rho,
+    estimate_spread,
+    fit_item_model,
+    fit_map,
+    spread_rows,
+)
+from benchwatch.irt import spread_kernels as sk
+from benchwatch.irt.fit_check import FitCheck, Statistics
+from benchwatch.irt.item_model import withheld_reason
+from benchwatch.irt.spread import draw_log_a, mixture
+
+
+def _two_pl(models: int, items: int, sd: float, seed: int, *, floor: float = 0.0, own: bool = True):
+    """A complete binary benchmark: abilities N(0, 1), difficulties N(0, 1.2^2), log a from the spread's own
+    distribution (``own``) or a plain normal of sd ``sd``."""
+    rng = np.random.default_rng(seed)
+    theta, b = rng.normal(size=models), rng.normal(0.0, 1.2, items)
+    log_a = draw_log_a(rng, sd, items) if own else rng.normal(0.0, sd, items)
+    p = floor + (1 - floor) * expit(np.exp(log_a)[None, :] * (theta[:, None] - b[None, :]))
+    y = (rng.random((models, items)) < p).astype(float)
+    return arrays_from_dense(np.ones((models, items)), y), theta
+
+
+def _brute_force(data, theta, grid, sd, floor=0.0, item=0):
+    """One item's log likelihood at each point of ``grid``, its log discrimination integrated over the spread's
+    mixture of normals by the trapezoid rule on 20,001 points."""
+    cells = data.item_idx == item
+    t, y = theta[data.model_idx[cells]], data.y[cells]
+    sds, shares = mixture(sd)
+    u = np.linspace(-8 * sds[1], 8 * sds[1], 20001)
+    prior = sum(w * stats.norm.pdf(u, 0.0, s) for s, w in zip(sds, shares, strict=True))
+    out = []
+    for g in grid:
+        eta = np.exp(u)[:, None] * (t[None, :] - g)
+        if floor > 0:
+            log_wrong = np.log1p(-floor) + log_expit(-eta)
+            f = (y * np.logaddexp(np.log(floor), np.log1p(-floor) + log_expit(eta)) + (1 - y) * log_wrong).sum(axis=1)
+        else:
+            f = (y * log_expit(eta) + (1 - y) * log_expit(-eta)).sum(axis=1)
+        out.append(f.max() + np.log(integrate.trapezoid(np.exp(f - f.max()) * prior, u)))
+    return np.array(out)
+
+
+@pytest.mark.parametrize(("models", "sd", "floor"), [(12, 0.6, 0.0), (200, 0.9, 0.0), (40, 0.5, 0.25)])
+def test_the_integrated_likelihood_is_brute_force_quadrature(models, sd, floor):
+    data, theta = _two_pl(models, 20, sd, seed=models)
+    grid = np.linspace(-3.0, 3.0, 25)
+    floors = np.full(data.n_items, floor) if floor else None
+    got = spread_rows(data, theta, grid, sd, floor=floors)
+    for item in range(4):
+        want = _brute_force(data, theta, grid, sd, floor, item)
+        near = want > want.max() - 20  # where the item could be: what the bounds read
+        assert np.abs(got[item] - want)[near].max() < 0.05, (item, np.abs(got[item] - want)[near].max())
+
+
+def test_laplace_alone_is_off_where_the_pool_is_small(monkeypatch):
+    """One node (Laplace's method) against the same brute force at 12 models: off by more than the five nodes'
+    0.05, which is why the kernel integrates around the mode instead of reading its height and curvature."""
+    data, theta = _two_pl(12, 20, 0.9, seed=3)
+    grid = np.linspace(-3.0, 3.0, 25)
+    want = np.array([_brute_force(data, theta, grid, 0.9, 0.0, item) for item in range(4)])
+    monkeypatch.setattr(sk, "NODES", 1)
+    laplace = spread_rows(data, theta, grid, 0.9)[:4]
+    assert np.abs(laplace - want)[want > want.max(axis=1, keepdims=True) - 20].max() > 0.1
+
+
+def test_at_no_spread_the_integrated_likelihood_is_the_1pls():
+    data, theta = _two_pl(30, 40, 0.0, seed=4)
+    grid = np.linspace(-3.0, 3.0, 25)
+    rasch = spread_rows(data, theta, grid, 0.0)  # the 1PL's own cells' likelihood
+    nearly = spread_rows(data, theta, grid, 0.025)  # the kernel, at a spread just past its switch
+    # near each item's best point, where the slope in log a is small (away from it even this spread moves the
+    # likelihood by about half that slope squared times the spread's variance: 0.06 three log units down, a few
+    # tenths twenty down; the brute-force test above shows that is the integral's own value, not an error)
+    near = rasch > rasch.max(axis=1, keepdims=True) - 1
+    assert np.abs(rasch - nearly)[near].max() < 0.05
+
+
+def test_the_beta_binomial_cell_is_its_closed_form():
+    k, n = np.arange(11), np.full(11, 10)
+    for p, rho in ((0.3, 0.3), (0.8, 0.05), (0.5, 0.9)):
+        t = (1 - rho) / rho
+        want = stats.betabinom.logpmf(k, n, p * t, (1 - p) * t)
+        got = beta_binomial_logpmf(k, n, np.full(11, p), rho)
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+        prob = np.exp(got)
+        assert prob.sum() == pytest.approx(1.0)
+        assert (prob * k).sum() == pytest.approx(10 * p)  # the mean n P, and the variance n P (1 - P)(1 + (n - 1) rho)
+        assert (prob * (k - 10 * p) ** 2).sum() == pytest.approx(10 * p * (1 - p) * (1 + 9 * rho))
+    np.testing.assert_allclose(beta_binomial_logpmf(k, n, np.full(11, 0.3), 0.0), stats.binom.logpmf(k, 10, 0.3))
+    np.testing.assert_allclose(  # rho -> 0 is the binomial
+        beta_binomial_logpmf(k, n, np.full(11, 0.3), 1e-9), stats.binom.logpmf(k, 10, 0.3), atol=1e-5
+    )
+
+
+def test_a_cell_counts_as_its_effective_trials():
+    data = ResponseArrays(
+        np.array(["a"]), np.array(["i", "j", "k"]), np.zeros(3, np.int32), np.arange(3, dtype=np.int32),
+        np.array([0.5, 1.0, 0.0]), np.array([10.0, 1.0, 4.0]),
+    )  # fmt: skip
+    assert effective(data, 0.0) is data
+    np.testing.assert_allclose(effective(data, 0.3).weight, [10 / 3.7, 1.0, 4 / 1.9])
+    np.testing.assert_allclose(effective(data, 1.0).weight, [1.0, 1.0, 1.0])  # samples that always agree: one trial
+    np.testing.assert_array_equal(effective(data, 0.3).y, data.y)
+
+
+def _samples(models: int, items: int, rho: float, seed: int, trials: int = 10):
+    rng = np.random.default_rng(seed)
+    theta, b = rng.normal(size=models), rng.normal(size=items)
+    p = expit(theta[:, None] - b[None, :])
+    if rho > 0:
+        share = (1 - rho) / rho
+        p = rng.beta(p * share, (1 - p) * share)
+    k = rng.binomial(trials, p)
+    return arrays_from_dense(np.full((models, items), float(trials)), k.astype(float)), theta, b
+
+
+def test_rho_is_recovered_within_its_interval():
+    for seed in range(3):
+        data, theta, b = _samples(16, 200, 0.3, seed)
+        est = estimate_rho(data, theta, b)
+        assert est.lo <= 0.3 <= est.hi and est.hi - est.lo < 0.15, est
+        assert est.samples == 10 and est.cells == data.model_idx.size
+    independent, theta, b = _samples(16, 200, 0.0, 5)
+    assert estimate_rho(independent, theta, b).lo == 0.0  # independent trials: rho's interval reaches 0
+    single = arrays_from_dense(np.ones((5, 8)), np.eye(5, 8))
+    assert estimate_rho(single, np.zeros(5), np.zeros(8)) is None  # one sample a cell: nothing to estimate
+
+
+def test_agreeing_samples_widen_the_bounds_they_used_to_narrow():
+    """Ten samples a cell that agree (rho 0.6) are not ten items' worth of evidence: the item model finds rho, and
+    its bounds are wider than the binomial cell's."""
+    from benchwatch.metrics import UNIFORM
+    from benchwatch.pipeline.audit_bounds import item_bounds
+
+    data, _, _ = _samples(16, 150, 0.6, seed=7)
+    fit, model = fit_item_model(data)
+    assert model.rho is not None and model.rho.lo <= 0.6 <= model.rho.hi
+    binomial = type(model)(**{**model.__dict__, "rho": None})
+    wide, _ = item_bounds(data, fit, fit.theta, model, "ability-quantile", UNIFORM)
+    narrow, _ = item_bounds(data, fit, fit.theta, binomial, "ability-quantile", UNIFORM)
+    assert wide.detection_limit > narrow.detection_limit
+    assert wide.ddm_hi - wide.ddm_lo > narrow.ddm_hi - narrow.ddm_lo
+
+
+@pytest.mark.parametrize("models", [30, 200])
+def test_the_spread_is_recovered_within_its_interval(models):
+    covered = 0
+    for seed in range(3):
+        data, _ = _two_pl(models, 200, 0.6, seed=10 + seed)
+        est = estimate_spread(data, fit_map(data).theta)
+        covered += est.lo <= 0.6 <= est.hi
+        assert est.lo <= est.spread <= est.hi and est.lo > 0.1  # a spread this wide is found
+    assert covered == 3
+
+
+def test_a_dozen_models_place_the_spread_loosely_and_rasch_items_near_zero():
+    data, _ = _two_pl(12, 200, 0.6, seed=20)
+    est = estimate_spread(data, fit_map(data).theta)
+    assert est.lo <= 0.6 <= est.hi and est.hi - est.lo > 0.4  # wide: the bounds over it are wide too
+    rasch, _ = _two_pl(60, 200, 0.0, seed=21)
+    flat = estimate_spread(rasch, fit_map(rasch).theta)
+    assert flat.lo == 0.0 and flat.hi < 0.3
+
+
+def _check(discrimination: float, expected: float, floor: float, p_disc: float, p_floor: float) -> FitCheck:
+    observed = Statistics(discrimination, floor, 0.5, 0.3, 0.2)
+    return FitCheck(
+        "misfit", max(discrimination, abs(floor)), 0.025, 39, observed, p_disc, p_floor, 100,
+        expected_discrimination=expected, spread=0.5,
+    )  # fmt: skip
+
+
+def test_the_checks_words_follow_the_sign_of_its_statistic():
+    more = withheld_reason(_check(30.0, 12.0, 0.3, 0.025, 0.9), None)
+    assert "differ more than" in more and "30.0 against 12.0" in more
+    alike = withheld_reason(_check(-4.0, 2.0, -5.0, 0.025, 0.025), None)
+    assert "are more alike than" in alike and "less often" in alike and "differ more" not in alike
+    above = withheld_reason(_check(0.5, 1.0, 4.0, 0.5, 0.025), None)
+    assert "more often than the floors allow" in above and "discriminations" not in above
+    # neither alone below the level: the larger names it, in its own direction
+    assert _check(-1.0, 0.0, -3.0, 0.5, 0.5).misfits == ("floor below",)
+    assert _check(3.5, 0.0, 1.0, 0.5, 0.5).misfits == ("discrimination",)
+
+
+def test_the_widened_check_fits_its_own_model_and_names_what_it_cannot_hold():
+    data, _ = _two_pl(60, 300, 0.6, seed=30)
+    _, model = fit_item_model(data)
+    assert model.check.verdict == "fits" and model.path == "2PL", model.reason
+    assert model.check.spread == pytest.approx(model.spread.hi)  # calibrated at the widest spread of the interval
+    # a tenth of the items answered backwards (miskeyed: the strong models fail them): no spread explains that
+    rng = np.random.default_rng(31)
+    theta, b = rng.normal(size=60), rng.normal(0.0, 1.2, 300)
+    a = np.where(np.arange(300) < 30, -1.0, 1.0)
+    y = (rng.random((60, 300)) < expit(a[None, :] * (theta[:, None] - b[None, :]))).astype(float)
+    _, broken = fit_item_model(arrays_from_dense(np.ones((60, 300)), y))
+    assert broken.path == "withheld" and "discrimination" in broken.check.misfits
+    assert "differ more than" in broken.reason
