@@ -91,7 +91,8 @@ def test_a_change_of_the_bounds_path_is_an_alert_that_says_why():
     spread = record(kind="items", revision="r4", item_model="2PL")
     assert not [a for a in diff_alerts(None, spread, "2026-01-05T00:00:00Z") if a["kind"] == "model"]
     moved = [a for a in diff_alerts(back, spread, "2026-01-06T00:00:00Z") if a["kind"] == "model"]
-    assert [(a["from"], a["to"]) for a in moved] == [("1PL", "2PL")] and "spread of discriminations" in moved[0]["title"]
+    assert [(a["from"], a["to"]) for a in moved] == [("1PL", "2PL")]
+    assert "spread of discriminations" in moved[0]["title"]
     fresh = [a for a in diff_alerts(None, withheld, "2026-01-05T00:00:00Z") if a["kind"] == "model"]
     assert [(a["from"], a["to"]) for a in fresh] == [(None, "withheld")]
     assert not [a for a in diff_alerts(record(), record(revision="r9"), "2026-01-05T00:00:00Z") if a["kind"] == "model"]

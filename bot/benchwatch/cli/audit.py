@@ -121,16 +121,6 @@ def _item_model(rec: dict) -> list[str]:
         )
     elif rec.get("fit_check"):
         lines.append("  chance floors: none declared (open-ended items; a chance column declares them)")
-    check = rec.get("fit_check")
-    if check:
-        said = "fits" if check["verdict"] == "fits" else "MISFIT"
-        expected = check.get("discrimination_expected")
-        lines.append(
-            f"  fit check: {said} (p = {check['p']:.3f}, {check['replicates']} bootstrap replicates of the widened "
-            f"item model; discriminations z = {check['discrimination_z']:.2f}"
-            + (f" against {expected:.2f} expected" if expected is not None else "")
-            + f", the weakest models on the hardest items z = {check['floor_z']:.2f})"
-        )
     if rec.get("discrimination_spread") is not None:
         lines.append(
             f"  discriminations: sd of log a {rec['discrimination_spread']:.2f} "
@@ -147,6 +137,16 @@ def _item_model(rec: dict) -> list[str]:
             f"  repeated samples agree: intra-cell correlation {rec['sample_correlation']:.2f} "
             f"[{rec['sample_correlation_lo']:.2f}, {rec['sample_correlation_hi']:.2f}] over {rec.get('sample_cells')} "
             "cells; each cell counts as its effective trials, the bounds hold over it"
+        )
+    check = rec.get("fit_check")
+    if check:
+        said = "fits" if check["verdict"] == "fits" else "MISFIT"
+        expected = check.get("discrimination_expected")
+        lines.append(
+            f"  fit check: {said} (p = {check['p']:.3f}, {check['replicates']} bootstrap replicates of the widened "
+            f"item model; discriminations z = {check['discrimination_z']:.2f}"
+            + (f" against {expected:.2f} expected" if expected is not None else "")
+            + f", the weakest models on the hardest items z = {check['floor_z']:.2f})"
         )
     if rec.get("withheld"):
         lines.append(f"  bounds withheld, no fill or revise: {rec['withheld']}")
