@@ -191,7 +191,7 @@ def measure(
                 seed=seed,
                 floor=mean_floor,
             )
-            if resolve and model.path == "1PL"
+            if resolve and model.path != "withheld"
             else None
         )
         progress("item posteriors and model-based figures")
@@ -202,6 +202,10 @@ def measure(
         reference = matched.result()
         posterior = figures_from_draws(draws, target, reference=reference)
         needed = deciding.result() if deciding is not None else {}
+        if model.path == "2PL":
+            # simulated with every item of one discrimination: a spread of them only needs more, so the pool is
+            # what would decide at the least
+            needed = {k: {**v, "at_least": True} for k, v in needed.items()}
         if by_date:
             progress("history by date")
         by_date_table = dated.result() if dated is not None else None

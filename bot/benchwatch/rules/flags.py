@@ -211,13 +211,19 @@ def resolve_line(figure: str, need: dict) -> str:
     name = _NAMES[figure]
     parts = []
     if need.get("models"):
-        parts.append(f"about {need['models']} models answering every item")
+        least = "at least " if need.get("at_least") else ""
+        parts.append(f"{least}about {need['models']} models answering every item")
     if need.get("samples"):
         parts.append(f"{need['samples']} samples per item from these models")
     if not parts:
         tried = need.get("largest_tried")
         return f"{name}: not even {tried} models answering every item would decide it" if tried else ""
-    return f"{name}: with {' or '.join(parts)}, a benchmark of this size without the flaw would be told clear"
+    spread = (
+        " (simulated with items of one discrimination: the spread of these items' discriminations needs more)"
+        if need.get("at_least")
+        else ""
+    )
+    return f"{name}: with {' or '.join(parts)}, a benchmark of this size without the flaw would be told clear{spread}"
 
 
 def verdict_line(figure: str, v: dict) -> str:

@@ -68,8 +68,13 @@ def _model_based_cells(rec: dict) -> list[list[str]]:
     based = " (model-based: smooth difficulties assumed)" if rec.get("detection_limit") is not None else ""
     if bounds_withheld(rec):
         based = " (model-based; the bounds are withheld, see Item model)"
+    ddm = _interval(rec, "ddm")
+    lo, hi = rec.get("ddm_bound_lo"), rec.get("ddm_bound_hi")
+    if rec.get("ddm") is not None and lo is not None and hi is not None and not lo - 1e-9 <= rec["ddm"] <= hi + 1e-9:
+        # the model-based figure outside what holds for any distribution: its smooth prior, not the data, put it there
+        ddm += f' <span class="bw-prose">outside the bounds {fmt(lo)}-{fmt(hi)}: read the bounds</span>'
     return [
-        [f"DDM{based}", fmt(rec["ddm"]), _interval(rec, "ddm")],
+        [f"DDM{based}", fmt(rec["ddm"]), ddm],
         *(
             [f"{name}{based}", fmt(rec[key]), _interval(rec, key)]
             for key, name in (
