@@ -113,7 +113,7 @@ def test_the_cycle_finder_finds_a_circle_through_a_function_level_import():
     graph = import_graph()
     assert "benchwatch.sources.record_paths" in graph["benchwatch.sources.inspect_logs"]  # a module-level import
     assert "benchwatch.sources.inspect_logs" in graph["benchwatch.sources.eee"]  # one inside a function
-    assert "benchwatch.irt.npmle" in graph["benchwatch.irt.floors"]  # ``from benchwatch.irt import solve_mixing``
+    assert "benchwatch.irt.npmle" in graph["benchwatch.irt.profile"]  # ``from benchwatch.irt.npmle import ...``
 
 
 def test_no_import_circle_between_the_packages_modules():

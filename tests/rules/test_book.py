@@ -38,7 +38,7 @@ def test_bad_rules_name_the_table_and_field(table, field):
 
 
 def test_overrides_change_the_figures_and_flags(tmp_path):
-    df, _, _ = simulate(12, 60, seed=95)
+    df, _, _ = simulate(40, 150, seed=95)  # a pool that places the DDM off 0 against Beta(2, 2), its spread and all
     source = [("sim", lambda: SourceTable("sim", "simulated", df.astype(str)))]
     plain = tmp_path / "plain"
     run_job(source, reports_dir=plain, site_out=None, cache_dir=tmp_path / "c1", log=lambda s: None)

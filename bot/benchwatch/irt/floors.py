@@ -29,9 +29,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from benchwatch.irt.profile import MAX_ITEMS, crossing, kept_items, maximise, npmle_loglik, restrict
 from benchwatch.irt.responses import ResponseArrays
 
-MAX_ITEMS = 1000
+__all__ = ["MAX_ITEMS", "FloorEstimate", "b_grid", "estimate_floor", "kept_items", "marginal_loglik", "restrict"]
+
 COARSE = (0.0, 0.25, 0.5, 0.75, 1.0)  # shares of the nominal floor at which the abilities are refitted
 CRIT = 5.991  # the profile likelihood interval's level (chi2_2's 5%: see the module's docstring)
 B_POINTS = 100  # points of b on which the items are integrated out
@@ -73,32 +75,6 @@ class FloorEstimate:
         }
 
 
-def kept_items(n_items: int, max_items: int = MAX_ITEMS, seed: int = 0) -> np.ndarray | None:
-    """The fixed random subset of items a large benchmark's floor profile and fit check run on (sorted), or None
-    when they run on every item."""
-    if n_items <= max_items:
-        return None
-    return np.sort(np.random.default_rng(seed).choice(n_items, max_items, replace=False))
-
-
-def restrict(data: ResponseArrays, keep: np.ndarray | None) -> ResponseArrays:
-    """The benchmark's cells of the items ``keep`` (all of them for None)."""
-    if keep is None:
-        return data
-    new_index = np.full(data.n_items, -1)
-    new_index[keep] = np.arange(keep.size)
-    cells = new_index[data.item_idx] >= 0
-    return ResponseArrays(
-        models=data.models,
-        items=data.items[keep],
-        model_idx=data.model_idx[cells],
-        item_idx=new_index[data.item_idx[cells]].astype(np.int32),
-        y=data.y[cells],
-        weight=data.weight[cells],
-        chance=None if data.chance is None else data.chance[keep],
-    )
-
-
 def b_grid(theta: np.ndarray, points: int = B_POINTS) -> np.ndarray:
     """The points of b the items are integrated over: ``B_POINTS`` evenly spaced from 4 logits below the weakest
     model to 4 above the strongest (an item beyond them is answered as one at the end: all right, or all wrong
@@ -123,25 +99,6 @@ def marginal_loglik(
 
     grid = b_grid(theta, SPREAD_POINTS if spread > 0 else B_POINTS)
     return npmle_loglik(spread_rows(data, theta, grid, spread, floor=floor), groups, warm)
-
-
-def npmle_loglik(rows: np.ndarray, groups: np.ndarray | None = None, warm: dict | None = None) -> float:
-    """log prod_i integral exp(rows_i(b)) dG(b), maximised over G (per design group) on the columns of ``rows``
-    (items x points of b: each item's log likelihood there), by the nonparametric maximum likelihood. ``warm``: each
-    group's distribution to start from, replaced by this one's."""
-    from benchwatch.irt.npmle import solve_mixing
-
-    top = rows.max(axis=1)
-    like = np.exp(rows - top[:, None])
-    label = np.zeros(rows.shape[0], np.int64) if groups is None else np.asarray(groups, np.int64)
-    total = float(top.sum())
-    for g in np.unique(label):  # the groups' distributions are free of each other: their maxima add
-        rows_g = like[label == g]
-        mix = solve_mixing(rows_g, np.ones(rows_g.shape[0]), start=None if warm is None else warm.get(int(g)))
-        total += mix.loglik
-        if warm is not None:
-            warm[int(g)] = mix.w
-    return total
 
 
 def estimate_floor(
@@ -193,7 +150,7 @@ def estimate_floor(
             known[f] = marginal(f, theta)
         return known[f]
 
-    best = _maximise(ell, coarse, np.array(values), SPREAD_TOL if spread > 0 else TOL_SHARE)
+    best = maximise(ell, coarse, np.array(values), SPREAD_TOL if spread > 0 else TOL_SHARE)
     top = ell(best)
     level = top - CRIT / 2
     tol = (SPREAD_TOL if spread > 0 else TOL_SHARE) * largest
@@ -202,51 +159,3 @@ def estimate_floor(
     profile = sorted((float(f), float(v - top)) for f, v in known.items())
     nominal_mean = float(nominal[nominal > 0].mean()) if np.any(nominal > 0) else 0.0
     return FloorEstimate(float(best), float(lo), float(hi), nominal_mean, sub.n_items, profile)
-
-
-def _maximise(ell, coarse: np.ndarray, values: np.ndarray, tol: float = TOL_SHARE) -> float:
-    """The maximiser of ell: the best coarse point, refined by golden-section search between its neighbours."""
-    k = int(np.argmax(values))
-    a, b = coarse[max(k - 1, 0)], coarse[min(k + 1, coarse.size - 1)]
-    best, best_value = float(coarse[k]), float(values[k])
-    golden = (np.sqrt(5.0) - 1.0) / 2.0
-    x1, x2 = b - golden * (b - a), a + golden * (b - a)
-    f1, f2 = ell(x1), ell(x2)
-    while b - a > 2 * tol * (coarse[-1] - coarse[0]):
-        if f1 >= f2:
-            b, x2, f2 = x2, x1, f1
-            x1 = b - golden * (b - a)
-            f1 = ell(x1)
-        else:
-            a, x1, f1 = x1, x2, f2
-            x2 = a + golden * (b - a)
-            f2 = ell(x2)
-    for x, v in ((x1, f1), (x2, f2)):
-        if v > best_value:
-            best, best_value = float(x), float(v)
-    return best
-
-
-def crossing(ell, level: float, a: float, b: float, coarse: np.ndarray, tol: float) -> float:
-    """Where ell crosses ``level`` between a and b (one end above it, the other below): regula falsi on a bracket
-    first narrowed to the coarse points, kept on the side of the wider interval (a conservative end)."""
-    inside = [c for c in coarse if a < c < b]
-    fa, fb = ell(a), ell(b)
-    rising = fa < fb  # the lower end: ell rises from below the level at a to above it at b
-    for c in inside:  # narrow to the coarse cell that holds the crossing
-        fc = ell(c)
-        if (fc >= level) == rising:
-            b, fb = c, fc
-            break
-        a, fa = c, fc
-    for _ in range(20):
-        if b - a <= tol:
-            break
-        t = (level - fa) / (fb - fa) if fb != fa else 0.5
-        x = a + min(max(t, 0.1), 0.9) * (b - a)
-        fx = ell(x)
-        if (fx >= level) == rising:
-            b, fb = x, fx
-        else:
-            a, fa = x, fx
-    return float(a if rising else b)  # the end outside the level: the interval never shorter than the profile's

@@ -20,8 +20,10 @@ models"), as narrow as a large pool has earned. ``fit_item_model`` runs, in orde
 7. the path the bounds take: **1PL** where s's interval is [0, 0]; **2PL** (each item's discrimination integrated
    out over s's interval) otherwise; **withheld** only where the widened model is rejected or blanks stand for
    failures (the reason names the departure and its direction). A floor the data show but the benchmark does not
-   declare becomes a nuisance too (its own estimate, the nominal floor taken as 1 on every item): the bounds hold
-   over its interval, and the page says to declare the options, which would narrow them.
+   declare is named (its own estimate, the discriminations integrated out, the nominal floor taken as 1 on every
+   item) and withholds the bounds: an undeclared floor is no part of the widened model (the calibration found its
+   DDM bounds missing the truth where it was taken as one); declare the options, and the floor is estimated and
+   the bounds computed over its interval.
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ PATHS = ("1PL", "2PL", "withheld")
 UNDECLARED_LARGEST = 0.5  # an undeclared floor is searched in [0, 0.5]
 CHECK_CELLS = 150_000  # the fit check's cells at most (its bootstrap refits them 39 times)
 MIN_CHECK_ITEMS = 100
-UNDECLARED_FROM = "not declared: the floor the weakest models show, the nominal floor taken as 1 on every item"
 
 
 @dataclass(frozen=True)
@@ -204,9 +205,15 @@ def withheld_reason(check: FitCheck, undeclared: FloorEstimate | None) -> str:
             if undeclared is not None
             else ""
         )
+        declare = (
+            " that the data do not declare (declare each item's number of options: a chance column, or chance = ... "
+            "in benchwatch.toml, and the floor is estimated and the bounds computed over it)"
+            if undeclared is not None
+            else ""
+        )
         parts.append(
             f"the weakest models answer the hardest items right more often than the floors allow ({o.weak_observed:.1%}"
-            f" against {o.weak_expected:.1%} expected{floor})"
+            f" against {o.weak_expected:.1%} expected{floor}{declare})"
         )
     if "floor below" in kinds:
         parts.append(
@@ -288,10 +295,7 @@ def fit_item_model(
     if model.floor is not None and nominal is not None and model.spread_estimate > ZERO:
         progress("the effective chance floor, the discriminations integrated out")
         fit, model = _at_floor(data, fit, model, nominal, model.nominal_from, seed=seed)
-    model = judge(data, fit, model, seed=seed, progress=progress)
-    if model.undeclared is not None and model.floor is model.undeclared:  # the fit at the floor the data show
-        fit = fit_rasch(model.cells(data), "map", init=(fit.theta, fit.b), floor=model.floors())
-    return fit, model
+    return fit, judge(data, fit, model, seed=seed, progress=progress)
 
 
 def _spread(data: ResponseArrays, fit: RaschFit, model: ItemModel, seed: int) -> SpreadEstimate:
@@ -369,12 +373,6 @@ def judge(
         )
         at_zero = dict(undeclared.profile).get(0.0, 0.0)
         result = result.with_floor_profile(-2.0 * at_zero)
-        if result.floor_found or "floor above" in result.misfits:  # the floor as a nuisance over its interval
-            progress("the undeclared floor's fit and spread")
-            fit, model = _at_floor(data, fit, model, ones, UNDECLARED_FROM, largest=UNDECLARED_LARGEST, seed=seed)
-            undeclared = model.floor
-            progress("fit check, at that floor")
-            result = _check(data, fit, model, seed)
     spreads = model.spread.ends() if model.spread is not None else (0.0,)
     path = "1PL" if max(spreads) == 0.0 else "2PL"
     model = ItemModel(**{**model.__dict__, "check": result, "undeclared": undeclared, "path": path})

@@ -153,7 +153,7 @@ def estimate_spread(
 ) -> SpreadEstimate:
     """The spread s in [0, ``LARGEST``] that maximises the marginal likelihood (see the module), and its 95% profile
     interval, at the abilities ``theta`` and each item's ``floor``."""
-    from benchwatch.irt.floors import crossing, kept_items, npmle_loglik, restrict
+    from benchwatch.irt.profile import crossing, kept_items, npmle_loglik, restrict
 
     per_item = data.model_idx.size / max(1, data.n_items)
     keep = kept_items(data.n_items, int(min(max_items, max(MIN_ITEMS, PROFILE_CELLS // max(per_item, 1.0)))), seed)
