@@ -31,7 +31,7 @@ def item_model_lines(rec: dict) -> dict:
             f"{_share(rec.get('floor_share'))} of it, an effective floor of {fmt(rec.get('floor_effective'))} "
             f"[{fmt(lo)}, {fmt(hi)}] (95%, profile likelihood over {rec.get('floor_items')} items)"
             + ("" if placed else ": these models cannot place it, and the bounds hold over the whole interval")
-            + "; the bounds hold at both ends of that interval"
+            + "; the bounds hold over that interval (computed at its ends, its estimate and points between)"
         )
     elif rec.get("fit_verdict") is not None:  # a checked per-item record without floors: open-ended
         out["floor"] = (
