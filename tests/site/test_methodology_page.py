@@ -46,3 +46,28 @@ def test_the_item_behaviour_tables_cover_every_cell_of_their_grid():
         assert all(c.endswith("%") or c == "–" for c in cells[4:12])
     floors = [line for line in section.splitlines() if line.startswith("| floor 0") and line.count("|") == 8]
     assert len(floors) >= 3 * 3 * 3  # the declared floors' interval rows, every pool and shape
+
+
+def test_the_spread_grid_table_covers_every_cell_and_every_bound_holds():
+    """Issue 64: every cell of ``--grid spreads`` on the page, each with its benchmarks, the bounds' coverage (the
+    detection limit and the top-5 bound in at least 95% of the benchmarks, DDM in at least 90%) and no `fill` or
+    `revise` on a uniform benchmark."""
+    cal = _calibration()
+    page = (ROOT / "site" / "docs" / "methodology.md").read_text(encoding="utf-8")
+    section = page.split("### Spreads of discrimination and agreeing samples", 1)[1].split("\n## ", 1)[0]
+    grid = {(b, p, s) for b, p, s, _, _ in cal.spread_cells(None, None, None)}
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| s = ") and len(cells) == 14:
+            rows[tuple(cells[:3])] = cells
+    assert grid == set(rows), sorted(grid ^ set(rows))[:5]
+
+    def pct(cell: str) -> float:
+        return float(cell.rstrip("%")) / 100
+
+    for (_, _, shape), cells in rows.items():
+        assert int(cells[3]) >= 10 and cells[4] == "0%"  # nothing withheld
+        assert pct(cells[5]) >= 0.95 and pct(cells[6]) >= 0.95 and pct(cells[7]) >= 0.9, cells
+        if shape == "uniform":
+            assert cells[8] == "0%" and cells[9] == "0%", cells
