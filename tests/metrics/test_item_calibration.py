@@ -19,7 +19,7 @@ CELLS = [  # (behaviour, pool, shape, benchmarks)
     ("s = 0.9", "12 binary", "uniform", 4),
     ("s = 0.6", "30 binary", "empty [0.8, 1]", 3),
     ("s = 0.6, 10 samples, rho 0.3", "12 binary", "uniform", 3),
-    ("s = 0.6, floor 0.6 x nominal 0.25", "60 binary", "uniform", 2),
+    ("s = 0.6, floor 0.6 x nominal 0.25", "12 binary", "uniform", 3),  # the two ends alone missed here
 ]
 
 
