@@ -585,8 +585,8 @@ def spread_tables(results: list[dict]) -> str:
     results = sorted(results, key=lambda c: order.get((c["behaviour"], c["pool"], c["shape"]), 10**6))
     lines = [
         "| Behaviour | Pool | Shape | Benchmarks | Withheld | Max Gap below its bound | Top-5 below its bound "
-        "| DDM inside its bounds | `fill` | `revise` | Coverage hole found | Median detection limit | s's interval holds "
-        "the truth | rho's interval holds the truth |",
+        "| DDM inside its bounds | `fill` | `revise` | Coverage hole found | Median detection limit "
+        "| s's interval holds the truth | rho's interval holds the truth |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in results:
