@@ -85,34 +85,7 @@ def repeat_audit(
         method=record.get("method") or "map",
         converged=True,
     )
-    nominal = data.chance if data.chance is not None and np.any(data.chance > 0) else None
-    floor = None
-    if nominal is not None and record.get("floor_share") is not None:
-        floor = FloorEstimate(
-            share=float(record["floor_share"]),
-            lo=float(record["floor_share_lo"]),
-            hi=float(record["floor_share_hi"]),
-            nominal=float(record["chance_nominal"]),
-            items=int(record.get("floor_items") or 0),
-        )
-    spread = None
-    if record.get("discrimination_spread") is not None:
-        spread = SpreadEstimate(
-            spread=float(record["discrimination_spread"]),
-            lo=float(record["discrimination_spread_lo"]),
-            hi=float(record["discrimination_spread_hi"]),
-            items=int(record.get("spread_items") or 0),
-        )
-    rho = None
-    if record.get("sample_correlation") is not None:
-        rho = RhoEstimate(
-            rho=float(record["sample_correlation"]),
-            lo=float(record["sample_correlation_lo"]),
-            hi=float(record["sample_correlation_hi"]),
-            cells=int(record.get("sample_cells") or 0),
-            samples=float("nan"),
-        )
-    model = ItemModel(nominal=nominal, floor=floor, groups=design_groups(data), path=path, spread=spread, rho=rho)
+    model = item_model_of(record, data, path)
     cache = floor_cache()
     bounds = None
     if path != "withheld":
@@ -128,6 +101,31 @@ def repeat_audit(
         for k in FIGURES
     }
     return {"bounds": bounds, "figures": figures, "n_items": int(data.n_items)}
+
+
+def item_model_of(record: dict, data, path: str) -> ItemModel:
+    """The item model a record was audited under: its path, and each nuisance's estimate with its interval (the
+    floor's share, the spread of discriminations, the samples' correlation) as the record holds them."""
+
+    def interval(key: str) -> tuple[float, float, float] | None:
+        if record.get(key) is None:
+            return None
+        return float(record[key]), float(record[f"{key}_lo"]), float(record[f"{key}_hi"])
+
+    nominal = data.chance if data.chance is not None and np.any(data.chance > 0) else None
+    share, spread, rho = interval("floor_share"), interval("discrimination_spread"), interval("sample_correlation")
+    return ItemModel(
+        nominal=nominal,
+        floor=None
+        if nominal is None or share is None
+        else FloorEstimate(*share, nominal=float(record["chance_nominal"]), items=int(record.get("floor_items") or 0)),
+        groups=design_groups(data),
+        path=path,
+        spread=None if spread is None else SpreadEstimate(*spread, items=int(record.get("spread_items") or 0)),
+        rho=None
+        if rho is None
+        else RhoEstimate(*rho, cells=int(record.get("sample_cells") or 0), samples=float("nan")),
+    )
 
 
 def _verdicts(figures: dict, record: dict) -> dict:

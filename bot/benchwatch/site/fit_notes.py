@@ -38,29 +38,7 @@ def item_model_lines(rec: dict) -> dict:
             "none: the items declare no options (open-ended; a chance column, or chance = ... in benchwatch.toml, "
             "declares them)"
         )
-    if rec.get("discrimination_spread") is not None:
-        lo, hi = rec.get("discrimination_spread_lo"), rec.get("discrimination_spread_hi")
-        wide = hi is not None and hi >= SPREAD_LARGEST - 1e-9
-        out["spread"] = (
-            f"the items' discriminations spread with an sd of log discrimination of "
-            f"{fmt(rec['discrimination_spread'])} [{fmt(lo)}, {fmt(hi)}] (95%, profile likelihood over "
-            f"{rec.get('spread_items')} items, every item's discrimination and location integrated out)"
-            + (": these models cannot place it, and the bounds are as wide as that leaves them" if wide else "")
-            + (
-                "; the bounds hold at both ends of that interval, each item's likelihood integrated over its "
-                "discrimination"
-                if rec.get("item_model") == "2PL"
-                else ""
-            )
-        )
-    if rec.get("sample_correlation") is not None:
-        out["samples"] = (
-            f"a model's repeated samples of one item agree with an intra-cell correlation of "
-            f"{fmt(rec['sample_correlation'])} [{fmt(rec.get('sample_correlation_lo'))}, "
-            f"{fmt(rec.get('sample_correlation_hi'))}] (95%, over {rec.get('sample_cells')} cells of several "
-            "samples; 0 would be independent trials): each cell counts as its effective number of trials, and "
-            "the bounds hold at both ends of that interval"
-        )
+    out.update(_nuisance_lines(rec))
     check = rec.get("fit_check") or {}
     if rec.get("fit_verdict") in ("fits", "misfit"):
         said = "the item model fits" if rec["fit_verdict"] == "fits" else "the item model does not fit"
@@ -96,6 +74,35 @@ def item_model_lines(rec: dict) -> dict:
             + f"; z = {fmt(blanks.get('z'))} over {blanks.get('tested')} models): if these blanks are failed or "
             "errored samples, record them as 0. As blanks they raise those models' scores and move every figure "
             "here, and nothing can correct that from the data"
+        )
+    return out
+
+
+def _nuisance_lines(rec: dict) -> dict:
+    """The spread of discriminations and the samples' correlation, each with its interval, in sentences."""
+    out: dict = {}
+    if rec.get("discrimination_spread") is not None:
+        lo, hi = rec.get("discrimination_spread_lo"), rec.get("discrimination_spread_hi")
+        wide = hi is not None and hi >= SPREAD_LARGEST - 1e-9
+        out["spread"] = (
+            f"the items' discriminations spread with an sd of log discrimination of "
+            f"{fmt(rec['discrimination_spread'])} [{fmt(lo)}, {fmt(hi)}] (95%, profile likelihood over "
+            f"{rec.get('spread_items')} items, every item's discrimination and location integrated out)"
+            + (": these models cannot place it, and the bounds are as wide as that leaves them" if wide else "")
+            + (
+                "; the bounds hold at both ends of that interval, each item's likelihood integrated over its "
+                "discrimination"
+                if rec.get("item_model") == "2PL"
+                else ""
+            )
+        )
+    if rec.get("sample_correlation") is not None:
+        out["samples"] = (
+            f"a model's repeated samples of one item agree with an intra-cell correlation of "
+            f"{fmt(rec['sample_correlation'])} [{fmt(rec.get('sample_correlation_lo'))}, "
+            f"{fmt(rec.get('sample_correlation_hi'))}] (95%, over {rec.get('sample_cells')} cells of several "
+            "samples; 0 would be independent trials): each cell counts as its effective number of trials, and "
+            "the bounds hold at both ends of that interval"
         )
     return out
 
