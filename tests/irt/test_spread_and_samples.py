@@ -68,6 +68,40 @@ def test_the_integrated_likelihood_is_brute_force_quadrature(models, sd, floor):
         assert np.abs(got[item] - want)[near].max() < 0.05, (item, np.abs(got[item] - want)[near].max())
 
 
+@pytest.mark.parametrize(("models", "floor"), [(20, 0.0), (60, 0.25)])
+def test_at_the_largest_spread_the_error_is_the_documented_one(models, floor):
+    """At s = 1.6 (the interval's top) the five nodes are off by more than at small spreads, as the kernel's
+    module says: within 0.2 where the item could be (6 log units of its best), errors of both signs."""
+    data, theta = _two_pl(models, 6, 1.6, seed=models + 1, floor=floor)
+    grid = np.linspace(-3.0, 3.0, 25)
+    got = spread_rows(data, theta, grid, 1.6, floor=np.full(data.n_items, floor) if floor else None)
+    want = np.array([_brute_force(data, theta, grid, 1.6, floor, item) for item in range(4)])
+    near = want > want.max(axis=1, keepdims=True) - 6
+    error = (got[:4] - want)[near]
+    assert np.abs(error).max() < 0.2 and abs(error.mean()) < 0.03, (np.abs(error).max(), error.mean())
+
+
+def test_alike_items_are_computed_once_and_read_as_their_own():
+    """Items with the same cells and floor share one row (``spread_rows`` computes each set once): each item's row
+    equals that item's row computed alone, and items that differ in one answer or in their floor keep their own."""
+    data, theta = _two_pl(12, 6, 0.6, seed=5)
+    dense_w, dense_y = np.ones((12, 9)), np.zeros((12, 9))
+    for cell in range(data.model_idx.size):
+        dense_y[data.model_idx[cell], data.item_idx[cell]] = data.y[cell]
+    dense_y[:, 6], dense_y[:, 7], dense_y[:, 8] = dense_y[:, 0], dense_y[:, 0], dense_y[:, 1]
+    dense_y[0, 7] = 1 - dense_y[0, 7]  # item 7: item 0 but for one answer
+    repeated = arrays_from_dense(dense_w, dense_y)
+    floor = np.array([0.0] * 8 + [0.25])  # item 8: item 1's answers under a floor
+    grid = np.linspace(-3.0, 3.0, 25)
+    rows = spread_rows(repeated, theta, grid, 0.6, floor=floor)
+    for item in range(9):
+        alone = arrays_from_dense(dense_w[:, [item]], dense_y[:, [item]])
+        want = spread_rows(alone, theta, grid, 0.6, floor=floor[[item]])[0]
+        np.testing.assert_allclose(rows[item], want, rtol=0, atol=1e-12)
+    assert np.array_equal(rows[6], rows[0])
+    assert not np.allclose(rows[7], rows[0]) and not np.allclose(rows[8], rows[1])
+
+
 def test_laplace_alone_is_off_where_the_pool_is_small(monkeypatch):
     """One node (Laplace's method) against the same brute force at 12 models: off by more than the five nodes'
     0.05, which is why the kernel integrates around the mode instead of reading its height and curvature."""

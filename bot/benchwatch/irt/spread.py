@@ -124,22 +124,51 @@ def spread_rows(
     w = np.ascontiguousarray(data.weight[order], dtype=float)
     s = np.ascontiguousarray((data.weight * data.y)[order], dtype=float)
     c = np.zeros(data.n_items) if floor is None else np.ascontiguousarray(floor, dtype=float)
+    first, copies = _alike(starts, m, w, s, c)
+    if first.size < data.n_items:  # each set of alike items once, its row copied to the others: the same numbers
+        cells = np.concatenate([np.arange(starts[t], starts[t + 1]) for t in first]) if first.size else first
+        sizes = starts[first + 1] - starts[first]
+        starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        m, w, s, c = m[cells], w[cells], s[cells], c[first]
+    n_rows = first.size
     a_slope = np.ones(theta.size) if slope is None else np.ascontiguousarray(slope, dtype=float)
     x, wx = hermite(sk.NODES)
-    out = np.empty((data.n_items, grid.size))
+    out = np.empty((n_rows, grid.size))
     sds, shares = mixture(max(spread, ZERO))
     args = (theta, grid, starts, m, w, s, c, a_slope, float(mean_log_a), sds, shares, x, wx, out)
-    parts = max(1, min(THREADS, data.n_items // 50))
-    cuts = np.searchsorted(starts, np.linspace(0, starts[-1], parts + 1)).clip(0, data.n_items)
-    cuts[0], cuts[-1] = 0, data.n_items
+    parts = max(1, min(THREADS, n_rows // 50))
+    cuts = np.searchsorted(starts, np.linspace(0, starts[-1], parts + 1)).clip(0, n_rows)
+    cuts[0], cuts[-1] = 0, n_rows
     if parts == 1:
-        spread_out(*args, 0, data.n_items)
+        spread_out(*args, 0, n_rows)
     else:
         kernel: Callable[..., None] = spread_out  # a numba dispatcher: any arguments, to mypy
         futures = [thread_pool().submit(kernel, *args, int(lo), int(hi)) for lo, hi in itertools.pairwise(cuts)]
         for f in futures:
             f.result()
-    return out
+    return out if copies is None else out[copies]
+
+
+def _alike(
+    starts: np.ndarray, m: np.ndarray, w: np.ndarray, s: np.ndarray, c: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The items (cells grouped by item: ``starts``) whose likelihood rows are computed: the first of each set of
+    items with the same cells (models, trials, successes) and floor, and for every item the row it reads (None
+    when no two are alike). Small pools repeat patterns often: 240 of the 500 items of a 14-model SWE-bench."""
+    n = starts.size - 1
+    keys: dict[bytes, int] = {}
+    first: list[int] = []
+    copies = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        lo, hi = starts[t], starts[t + 1]
+        key = m[lo:hi].tobytes() + w[lo:hi].tobytes() + s[lo:hi].tobytes() + c[t : t + 1].tobytes()
+        row = keys.setdefault(key, len(first))
+        if row == len(first):
+            first.append(t)
+        copies[t] = row
+    if len(first) == n:
+        return np.arange(n), None
+    return np.asarray(first, dtype=np.int64), copies
 
 
 def estimate_spread(
