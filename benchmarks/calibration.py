@@ -469,7 +469,8 @@ def audit_item_model(frame: pd.DataFrame, seed: int, cache) -> dict | None:
 
 def run_item_cell(args: tuple) -> dict:
     """One cell of the item-behaviours grid: ``reps`` benchmarks of one behaviour, pool and shape."""
-    behaviour_name, pool_name, shape, reps, seed = args
+    behaviour_name, pool_name, shape, reps, seed, *rest = args
+    first = rest[0] if rest else 0  # benchmarks a kept cell holds: drawn again (the same stream), not audited
     behaviour = BEHAVIOURS[behaviour_name]
     seed_of_pool = 300 + list(ITEM_POOLS).index(pool_name)
     theta = behaviour_pool(behaviour.get("pool", "normal"), ITEM_POOLS[pool_name], seed_of_pool)
@@ -479,6 +480,8 @@ def run_item_cell(args: tuple) -> dict:
     start = time.perf_counter()
     for r in range(reps):
         z, frame = simulate_behaviour(theta, ITEM_COUNT, shape, behaviour, rng)
+        if r < first:
+            continue
         fig = audit_item_model(frame, seed + r, cache)
         if fig is None:
             rows.append({"placed": False})
@@ -702,6 +705,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\n({time.perf_counter() - start:.0f} s on this machine, {max(1, args.jobs)} processes)")
 
 
+def _cell_of(result: dict) -> tuple[str, str, str]:
+    return result["behaviour"], result["pool"], result["shape"]
+
+
 def main_items(args: argparse.Namespace) -> None:
     """The item-behaviours grid (``--grid items``): every cell, or those named; ``--reps`` overrides the per-pool
     default (20 benchmarks with 60 models, 40 with 200, 10 with 1,000); ``--out`` keeps and resumes."""
@@ -711,14 +718,19 @@ def main_items(args: argparse.Namespace) -> None:
         reps, args.behaviours.split(";") if args.behaviours else None, args.pools.split(";") if args.pools else None
     )
     done: list[dict] = []
-    if args.out and Path(args.out).exists():
+    if args.out and Path(args.out).exists():  # a kept cell with fewer benchmarks than asked runs the rest only
         done = json.loads(Path(args.out).read_text())
-        have = {(c["behaviour"], c["pool"], c["shape"]) for c in done}
-        todo = [c for c in todo if (c[0], c[1], c[2]) not in have]
+        have = {(c["behaviour"], c["pool"], c["shape"]): c["reps"] for c in done}
+        todo = [(*c, have.get(c[:3], 0)) for c in todo if have.get(c[:3], 0) < c[3]]
     start = time.perf_counter()
-    todo.sort(key=lambda c: -ITEM_POOLS[c[1]] * c[3])  # the largest first: the pool's processes stay busy
+    todo.sort(key=lambda c: -ITEM_POOLS[c[1]] * (c[3] - c[-1]))  # the largest first: the processes stay busy
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as executor:
         for k, result in enumerate(executor.map(run_item_cell, todo), 1):
+            kept = next((c for c in done if _cell_of(c) == _cell_of(result)), None)
+            if kept is not None:  # the cell's first benchmarks, then these
+                more = {"rows": kept["rows"] + result["rows"], "seconds": kept["seconds"] + result["seconds"]}
+                result = result | more
+                done.remove(kept)
             done.append(result)
             s = item_summary(result)
             print(
