@@ -32,14 +32,8 @@ def test_the_item_behaviour_tables_cover_every_cell_of_their_grid():
     """Issue 37: the item-behaviours grid's two tables (the fit check, the paths, the bounds and flags; the floor's
     interval and the blanks warning) are on the page, every cell of the script's grid in the first."""
     cal = _calibration()
-    page = (ROOT / "site" / "docs" / "methodology.md").read_text(encoding="utf-8")
-    section = page.split("### Items that do not answer as a 1PL says", 1)[1].split("\n## ", 1)[0]
+    section, rows = _grid_rows("### Items that do not answer as a 1PL says", "| ", 13)
     grid = {(b, p, s) for b, p, s, _, _ in cal.item_cells(None, None, None)}
-    rows = {}
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if line.startswith("| ") and len(cells) == 13 and cells[3].isdigit():
-            rows[tuple(cells[:3])] = cells
     assert grid == set(rows), sorted(grid ^ set(rows))[:5]
     for (_, pool, _), cells in rows.items():
         assert int(cells[3]) == cal.ITEM_REPS[pool]  # every benchmark placed
@@ -53,14 +47,8 @@ def test_the_spread_grid_table_covers_every_cell_and_every_bound_holds():
     detection limit and the top-5 bound in at least 95% of the benchmarks, DDM in at least 90%), at most 5% withheld
     (the check's false alarms) and no `fill` or `revise` on a uniform benchmark."""
     cal = _calibration()
-    page = (ROOT / "site" / "docs" / "methodology.md").read_text(encoding="utf-8")
-    section = page.split("### Spreads of discrimination and agreeing samples", 1)[1].split("\n## ", 1)[0]
+    _, rows = _grid_rows("### Spreads of discrimination and agreeing samples", "| s = ", 14)
     grid = {(b, p, s) for b, p, s, _, _ in cal.spread_cells(None, None, None)}
-    rows = {}
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if line.startswith("| s = ") and len(cells) == 14:
-            rows[tuple(cells[:3])] = cells
     assert grid == set(rows), sorted(grid ^ set(rows))[:5]
 
     def pct(cell: str) -> float:
@@ -71,3 +59,16 @@ def test_the_spread_grid_table_covers_every_cell_and_every_bound_holds():
         assert pct(cells[5]) >= 0.95 and pct(cells[6]) >= 0.95 and pct(cells[7]) >= 0.9, cells
         if shape == "uniform":
             assert cells[8] == "0%" and cells[9] == "0%", cells
+
+
+def _grid_rows(heading: str, start: str, width: int) -> tuple[str, dict[tuple[str, ...], list[str]]]:
+    """The methodology page's section under ``heading``, and its table rows that begin with ``start`` and have
+    ``width`` cells and a count of benchmarks, by their first three cells (behaviour, pool, shape)."""
+    page = (ROOT / "site" / "docs" / "methodology.md").read_text(encoding="utf-8")
+    section = page.split(heading, 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith(start) and len(cells) == width and cells[3].isdigit():
+            rows[tuple(cells[:3])] = cells
+    return section, rows
