@@ -36,49 +36,76 @@ def _two_pl(models: int, items: int, sd: float, seed: int, *, floor: float = 0.0
     return arrays_from_dense(np.ones((models, items)), y), theta
 
 
-def _brute_force(data, theta, grid, sd, floor=0.0, item=0):
+def _brute_force(data, theta, grid, sd, floor=0.0, item=0, slope=None, mu=0.0):
     """One item's log likelihood at each point of ``grid``, its log discrimination integrated over the spread's
-    mixture of normals by the trapezoid rule on 20,001 points."""
+    mixture of normals (around ``mu``) by the trapezoid rule on 5,001 points (spaced under a
+    tenth of the narrowest integrand's width here); each cell binomial (its trials and successes), ``slope`` each
+    model's logit multiplier."""
     cells = data.item_idx == item
-    t, y = theta[data.model_idx[cells]], data.y[cells]
+    j = data.model_idx[cells]
+    t, n, k = theta[j], data.weight[cells], data.weight[cells] * data.y[cells]
+    mult = np.ones(theta.size)[j] if slope is None else np.asarray(slope)[j]
     sds, shares = mixture(sd)
-    u = np.linspace(-8 * sds[1], 8 * sds[1], 20001)
-    prior = sum(w * stats.norm.pdf(u, 0.0, s) for s, w in zip(sds, shares, strict=True))
+    u = mu + np.linspace(-8 * sds[1], 8 * sds[1], 5001)
+    prior = sum(w * stats.norm.pdf(u, mu, s) for s, w in zip(sds, shares, strict=True))
     out = []
     for g in grid:
-        eta = np.exp(u)[:, None] * (t[None, :] - g)
+        eta = np.exp(u)[:, None] * mult[None, :] * (t[None, :] - g)
         if floor > 0:
+            log_right = np.logaddexp(np.log(floor), np.log1p(-floor) + log_expit(eta))
             log_wrong = np.log1p(-floor) + log_expit(-eta)
-            f = (y * np.logaddexp(np.log(floor), np.log1p(-floor) + log_expit(eta)) + (1 - y) * log_wrong).sum(axis=1)
         else:
-            f = (y * log_expit(eta) + (1 - y) * log_expit(-eta)).sum(axis=1)
+            log_right, log_wrong = log_expit(eta), log_expit(-eta)
+        f = (k * log_right + (n - k) * log_wrong).sum(axis=1)
         out.append(f.max() + np.log(integrate.trapezoid(np.exp(f - f.max()) * prior, u)))
     return np.array(out)
 
 
-@pytest.mark.parametrize(("models", "sd", "floor"), [(12, 0.6, 0.0), (200, 0.9, 0.0), (40, 0.5, 0.25)])
+@pytest.mark.parametrize(
+    ("models", "sd", "floor"), [(12, 0.6, 0.0), (200, 0.9, 0.0), (40, 0.5, 0.25), (300, 0.2, 0.1), (20, 1.6, 0.0)]
+)
 def test_the_integrated_likelihood_is_brute_force_quadrature(models, sd, floor):
-    data, theta = _two_pl(models, 20, sd, seed=models)
+    """Within 1e-5 log units of brute force wherever the item could be (20 log units of its best), from 12 to 300
+    models and spreads 0.2 to 1.6 (the largest the interval reaches), with and without floors."""
+    data, theta = _two_pl(models, 20, sd, seed=models, floor=floor)
     grid = np.linspace(-3.0, 3.0, 25)
     floors = np.full(data.n_items, floor) if floor else None
     got = spread_rows(data, theta, grid, sd, floor=floors)
     for item in range(4):
         want = _brute_force(data, theta, grid, sd, floor, item)
         near = want > want.max() - 20  # where the item could be: what the bounds read
-        assert np.abs(got[item] - want)[near].max() < 0.05, (item, np.abs(got[item] - want)[near].max())
+        assert np.abs(got[item] - want)[near].max() < 1e-5, (item, np.abs(got[item] - want)[near].max())
 
 
-@pytest.mark.parametrize(("models", "floor"), [(20, 0.0), (60, 0.25)])
-def test_at_the_largest_spread_the_error_is_the_documented_one(models, floor):
-    """At s = 1.6 (the interval's top) the five nodes are off by more than at small spreads, as the kernel's
-    module says: within 0.2 where the item could be (6 log units of its best), errors of both signs."""
-    data, theta = _two_pl(models, 6, 1.6, seed=models + 1, floor=floor)
+def test_binomial_cells_slopes_a_centre_and_mixed_floors_are_brute_force_quadrature():
+    """Cells of several (and fractional, effective) trials, each model's own logit multiplier, log a centred off
+    0, and items of different floors (some none) in one call: each item against its own brute force."""
+    rng = np.random.default_rng(8)
+    models, items = 30, 6
+    theta = rng.normal(size=models)
+    trials = rng.choice([1.0, 2.5, 10.0], size=(models, items))
+    p = expit(theta[:, None] - rng.normal(size=items)[None, :])
+    y = rng.binomial(np.ceil(trials).astype(int), p) / np.ceil(trials)
+    data = arrays_from_dense(trials, y)
+    slope = rng.uniform(0.7, 1.0, models)
+    floors = np.array([0.0, 0.25, 0.1, 0.25, 0.0, 0.5])
+    grid = np.linspace(-3.0, 3.0, 13)
+    got = spread_rows(data, theta, grid, 0.7, floor=floors, slope=slope, mean_log_a=0.2)
+    for item in range(items):
+        want = _brute_force(data, theta, grid, 0.7, floors[item], item, slope=slope, mu=0.2)
+        near = want > want.max() - 20
+        assert np.abs(got[item] - want)[near].max() < 1e-5, (item, np.abs(got[item] - want)[near].max())
+
+
+def test_the_nodes_spacing_is_what_the_accuracy_rests_on(monkeypatch):
+    """Nodes twice as far apart as the kernel's are off by more than 1e-3 at 12 models: the spacing, not the
+    brute force, decides the test above."""
+    data, theta = _two_pl(12, 20, 0.6, seed=12)
     grid = np.linspace(-3.0, 3.0, 25)
-    got = spread_rows(data, theta, grid, 1.6, floor=np.full(data.n_items, floor) if floor else None)
-    want = np.array([_brute_force(data, theta, grid, 1.6, floor, item) for item in range(4)])
-    near = want > want.max(axis=1, keepdims=True) - 6
-    error = (got[:4] - want)[near]
-    assert np.abs(error).max() < 0.2 and abs(error.mean()) < 0.03, (np.abs(error).max(), error.mean())
+    want = np.array([_brute_force(data, theta, grid, 0.6, 0.0, item) for item in range(4)])
+    monkeypatch.setattr(sk, "STEP", 2.0 * sk.STEP)
+    coarse = spread_rows(data, theta, grid, 0.6)[:4]
+    assert np.abs(coarse - want)[want > want.max(axis=1, keepdims=True) - 20].max() > 1e-3
 
 
 def test_alike_items_are_computed_once_and_read_as_their_own():
@@ -102,22 +129,11 @@ def test_alike_items_are_computed_once_and_read_as_their_own():
     assert not np.allclose(rows[7], rows[0]) and not np.allclose(rows[8], rows[1])
 
 
-def test_laplace_alone_is_off_where_the_pool_is_small(monkeypatch):
-    """One node (Laplace's method) against the same brute force at 12 models: off by more than the five nodes'
-    0.05, which is why the kernel integrates around the mode instead of reading its height and curvature."""
-    data, theta = _two_pl(12, 20, 0.9, seed=3)
-    grid = np.linspace(-3.0, 3.0, 25)
-    want = np.array([_brute_force(data, theta, grid, 0.9, 0.0, item) for item in range(4)])
-    monkeypatch.setattr(sk, "NODES", 1)
-    laplace = spread_rows(data, theta, grid, 0.9)[:4]
-    assert np.abs(laplace - want)[want > want.max(axis=1, keepdims=True) - 20].max() > 0.1
-
-
 def test_at_no_spread_the_integrated_likelihood_is_the_1pls():
     data, theta = _two_pl(30, 40, 0.0, seed=4)
     grid = np.linspace(-3.0, 3.0, 25)
     rasch = spread_rows(data, theta, grid, 0.0)  # the 1PL's own cells' likelihood
-    nearly = spread_rows(data, theta, grid, 0.025)  # the kernel, at a spread just past its switch
+    nearly = spread_rows(data, theta, grid, 0.025)  # the integral, at a spread just past its switch
     # near each item's best point, where the slope in log a is small (away from it even this spread moves the
     # likelihood by about half that slope squared times the spread's variance: 0.06 three log units down, a few
     # tenths twenty down; the brute-force test above shows that is the integral's own value, not an error)

@@ -283,7 +283,7 @@ def item_model_kernels() -> list[tuple]:
     which a run compiles only when a benchmark has floors or per-item answers: the wheel's build compiles them too
     (``benchwatch.kernel_cache``)."""
     from benchwatch.irt.counts import count_table
-    from benchwatch.irt.spread_kernels import spread_out
+    from benchwatch.irt.spread_kernels import integrate, tables
 
     _F3 = nt.float64[:, :, ::1]
     return [
@@ -291,5 +291,6 @@ def item_model_kernels() -> list[tuple]:
         (evaluate_floor, (_F, _F, _F, _I4, _I4, _F, _F, _F, nt.boolean, _N, _N), 0.7),
         (rows_add_floors, (_F2, _I4, _I4, _F, _F, _I8, _F3, _F3), 0.4),
         (rows_add_floors, (_F2, _I8, _I8, _F, _F, _I8, _F3, _F3), 0.4),
-        (spread_out, (_F, _F, _I8, _I8, _F, _F, _F, _F, nt.float64, _F, _F, _F, _F, _F2, _N, _N), 2.0),
+        (tables, (_F, _F, _F, _F, nt.float64, _F2, _F2), 0.5),
+        (integrate, (_F2, _F, _F2), 0.3),
     ]

@@ -11,11 +11,11 @@ at any pool size:
     l(s) = max over the items' distribution G of sum_i log integral P(answers of item i | b, s) dG(b)
 
 the marginal likelihood of s with every item's discrimination AND location integrated out (its discrimination
-by adaptive Gauss-Hermite quadrature, ``benchwatch.irt.spread_kernels``; its location over every distribution of
-difficulty, the nonparametric maximum likelihood of ``benchwatch.irt.npmle``, one per design group), at the
-abilities of the fit (a 1PL's abilities order the models as a 2PL's do, and s = 0 is the 1PL). Its 95% interval
-is the profile likelihood interval at chi2_2's level (l(s) >= max l - 3.0), as the floor's: the abilities enter
-at their fitted values. Where the pool cannot place s (a dozen models), the interval is wide, up to
+by the trapezoid rule on nodes fine enough for 1e-6, ``benchwatch.irt.spread_kernels``; its location over every
+distribution of difficulty, the nonparametric maximum likelihood of ``benchwatch.irt.npmle``, one per design
+group), at the abilities of the fit (a 1PL's abilities order the models as a 2PL's do, and s = 0 is the 1PL).
+Its 95% interval is the profile likelihood interval at chi2_2's level (l(s) >= max l - 3.0), as the floor's:
+the abilities enter at their fitted values. Where the pool cannot place s (a dozen models), the interval is wide, up to
 [0, ``LARGEST``], and the bounds computed over it are wide too; they never take s = 0 because a check could not
 reject it. On items whose log discriminations are plainly normal the family's s reads a little above their sd
 where the pool is large (its core is narrower than its sd says): the bounds then are wider, never narrower.
@@ -28,7 +28,7 @@ maximum and its interval's ends refined between them.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -96,13 +96,11 @@ def spread_rows(
     mean_log_a: float = 0.0,
 ) -> np.ndarray:
     """Each item's log likelihood at the points ``grid`` of b (items x G), its discrimination integrated out over
-    log a ~ N(``mean_log_a``, ``spread``^2) (``benchwatch.irt.spread_kernels``); the 1PL's at a spread under
-    ``ZERO``. ``slope``: each model's logit multiplier (its ability's own error); ``floor``: each item's floor.
-    Compiled, over the items in two parts at once."""
-    from benchwatch.irt import spread_kernels as sk
+    log a from the spread's mixture around ``mean_log_a`` (``benchwatch.irt.spread_kernels``: matrix products of
+    the items' successes and trials with each model's terms at every node); the 1PL's at a spread under ``ZERO``.
+    ``slope``: each model's logit multiplier (its ability's own error); ``floor``: each item's floor. Each set of
+    alike items once; blocks of items on both cores at once."""
     from benchwatch.irt.cells import cell_loglik
-    from benchwatch.irt.kernels import THREADS, thread_pool
-    from benchwatch.irt.spread_kernels import hermite, spread_out
 
     theta = np.ascontiguousarray(theta, dtype=float)
     grid = np.ascontiguousarray(grid, dtype=float)
@@ -130,23 +128,95 @@ def spread_rows(
         sizes = starts[first + 1] - starts[first]
         starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         m, w, s, c = m[cells], w[cells], s[cells], c[first]
-    n_rows = first.size
     a_slope = np.ones(theta.size) if slope is None else np.ascontiguousarray(slope, dtype=float)
-    x, wx = hermite(sk.NODES)
-    out = np.empty((n_rows, grid.size))
-    sds, shares = mixture(max(spread, ZERO))
-    args = (theta, grid, starts, m, w, s, c, a_slope, float(mean_log_a), sds, shares, x, wx, out)
-    parts = max(1, min(THREADS, n_rows // 50))
-    cuts = np.searchsorted(starts, np.linspace(0, starts[-1], parts + 1)).clip(0, n_rows)
-    cuts[0], cuts[-1] = 0, n_rows
-    if parts == 1:
-        spread_out(*args, 0, n_rows)
-    else:
-        kernel: Callable[..., None] = spread_out  # a numba dispatcher: any arguments, to mypy
-        futures = [thread_pool().submit(kernel, *args, int(lo), int(hi)) for lo, hi in itertools.pairwise(cuts)]
-        for f in futures:
-            f.result()
+    out = _integrated_rows(_Cells(starts, m, w, s, c), theta, a_slope, grid, max(spread, ZERO), float(mean_log_a))
     return out if copies is None else out[copies]
+
+
+TABLE = 4_000_000  # entries of one table of the models' terms at most (its points of b taken a block at a time)
+BLOCK = 2_000_000  # entries of one block of items' log likelihoods (or of their dense successes and trials)
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """The cells grouped by item (``starts``): models, trials, successes; and each item's floor."""
+
+    starts: np.ndarray
+    m: np.ndarray
+    w: np.ndarray
+    s: np.ndarray
+    c: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.starts.size - 1
+
+    def dense(self, lo: int, hi: int, models: int) -> tuple[np.ndarray, np.ndarray]:
+        """Items lo..hi's successes and trials as dense rows over the models."""
+        cells = slice(self.starts[lo], self.starts[hi])
+        item = np.repeat(np.arange(hi - lo), np.diff(self.starts[lo : hi + 1]))
+        succ, trials = np.zeros((hi - lo, models)), np.zeros((hi - lo, models))
+        np.add.at(succ, (item, self.m[cells]), self.s[cells])
+        np.add.at(trials, (item, self.m[cells]), self.w[cells])
+        return succ, trials
+
+
+def _integrated_rows(
+    cells: _Cells, theta: np.ndarray, slope: np.ndarray, grid: np.ndarray, spread: float, mu: float
+) -> np.ndarray:
+    """``spread_rows``' rows of the distinct items (see ``benchwatch.irt.spread_kernels``): for each block of
+    points of b, each model's terms at every node and point, then blocks of items' log likelihoods by two matrix
+    products, integrated over the nodes."""
+    from benchwatch.irt.kernels import THREADS, thread_pool
+    from benchwatch.irt.spread_kernels import integrate, nodes, tables
+
+    n, models = cells.n, theta.size
+    out = np.empty((n, grid.size))
+    if n == 0:
+        return out
+    heaviest = float(np.add.reduceat(cells.w, cells.starts[:-1]).max()) if cells.w.size else 1.0
+    sds, shares = mixture(spread)
+    u, log_weight = nodes(sds, shares, mu, max(heaviest, 1.0))
+    floors = np.unique(cells.c)
+    points = max(1, min(grid.size, TABLE // max(1, models * u.size)))
+    per_block = max(1, min(BLOCK // (u.size * points), BLOCK // max(1, models), -(-n // THREADS)))
+    failures = np.add.reduceat(cells.w - cells.s, cells.starts[:-1]) if cells.w.size else np.zeros(n)
+    with np.errstate(divide="ignore"):
+        constant = failures * np.log1p(-cells.c)  # F log(1 - c): 0 where there are no failures
+    constant[failures == 0] = 0.0
+    for g0 in range(0, grid.size, points):
+        part = grid[g0 : g0 + points]
+        cols = u.size * part.size
+        trials = np.empty((models, cols))
+        successes = {}
+        for f in floors:
+            table = np.empty((models, cols))
+            tables(theta, slope, part, u, math.log(f) if f > 0 else -np.inf, trials, table)
+            successes[float(f)] = table
+
+        def block(lo: int, hi: int, g0=g0, part=part, trials=trials, successes=successes) -> None:
+            succ, tri = cells.dense(lo, hi, models)
+            loglik = -(tri @ trials)
+            for f, table in successes.items():
+                rows = np.flatnonzero(cells.c[lo:hi] == f)
+                if rows.size == hi - lo:
+                    loglik += succ @ table
+                elif rows.size:
+                    loglik[rows] += succ[rows] @ table
+            loglik += constant[lo:hi, None]
+            result = np.empty((hi - lo, part.size))
+            integrate(loglik, log_weight, result)
+            out[lo:hi, g0 : g0 + part.size] = result
+
+        cuts = [*range(0, n, per_block), n]
+        jobs = list(itertools.pairwise(cuts))
+        if len(jobs) == 1 or THREADS == 1:
+            for lo, hi in jobs:
+                block(lo, hi)
+        else:
+            for future in [thread_pool().submit(block, lo, hi) for lo, hi in jobs]:
+                future.result()
+    return out
 
 
 def _alike(
