@@ -131,3 +131,50 @@ def test_items_with_a_set_of_models_of_their_own_keep_their_full_likelihood(miss
     m, i, w, s = _cells(y, seen)
     items, _ = count_rows(m, i, w, s, theta, np.ones(12), np.linspace(-2, 2, 5), 50, np.full(50, 0.25))
     assert items.size == (50 if missing == 0.0 else 0)
+
+
+@pytest.mark.parametrize(("spread", "floor"), [(0.3, 0.25), (0.9, 0.1), (1.6, 0.0)])
+def test_with_a_spread_the_count_table_is_every_answer_vector_integrated_over_the_discrimination(spread, floor):
+    """A count's probability with the item's discrimination integrated out: every answer vector's probability
+    summed, at each of 4,001 points of log a over the spread's mixture (the trapezoid rule), against the table at
+    the spread's own nodes: within 1e-4 log units wherever the count's probability is within 20 of its best."""
+    from scipy import integrate, stats
+
+    from benchwatch.irt.spread import mixture
+
+    rng = np.random.default_rng(1)
+    theta, slope, grid = rng.normal(0, 1.5, 7), rng.uniform(0.6, 1.0, 7), np.linspace(-4, 4, 5)
+    got = count_loglik(theta, slope, grid, floor, spread)
+    sds, shares = mixture(spread)
+    u = np.linspace(-8 * sds[1], 8 * sds[1], 4001)
+    prior = sum(w * stats.norm.pdf(u, 0.0, s) for s, w in zip(sds, shares, strict=True))
+    want = np.empty_like(got)
+    for g, b in enumerate(grid):
+        p = floor + (1 - floor) * expit(np.exp(u)[None, :] * slope[:, None] * (theta[:, None] - b))
+        want[:, g] = np.log(integrate.trapezoid(np.exp(_brute(p)) * prior[None, :], u, axis=1))
+    near = want > want.max(axis=0, keepdims=True) - 20
+    assert np.abs(got - want)[near].max() < 1e-4, np.abs(got - want)[near].max()
+
+
+def test_with_a_spread_floored_items_read_their_counts_and_the_rest_their_own_likelihood():
+    """``counted_spread_rows``: a complete floored benchmark with more items than counts reads each item's count
+    (so items of one count share a row: a few patterns), and an item missing one model keeps its own row,
+    equal to ``spread_rows``' to the nodes' accuracy (without floors every item keeps its own)."""
+    from benchwatch.irt import arrays_from_dense, counted_spread_rows, spread_rows
+
+    rng = np.random.default_rng(2)
+    models, items = 8, 30
+    theta = rng.normal(size=models)
+    y = (rng.random((models, items)) < 0.25 + 0.75 * expit(theta[:, None] - rng.normal(size=items))).astype(float)
+    trials = np.ones((models, items))
+    trials[0, 0] = 0.0  # item 0 was not given to model 0: a set of models of its own
+    data = arrays_from_dense(trials, y)
+    grid = np.linspace(-3, 3, 9)
+    floor = np.full(items, 0.25)
+    rows = counted_spread_rows(data, theta, grid, 0.6, floor=floor)
+    full = spread_rows(data, theta, grid, 0.6, floor=floor)
+    np.testing.assert_allclose(rows[0], full[0], rtol=0, atol=1e-5)
+    counts = (y * trials).sum(axis=0)[1:]
+    table = count_loglik(theta, np.ones(models), grid, 0.25, 0.6)
+    np.testing.assert_allclose(rows[1:], table[counts.astype(int)], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(counted_spread_rows(data, theta, grid, 0.6), spread_rows(data, theta, grid, 0.6))

@@ -19,6 +19,7 @@ from benchwatch.irt import (
     fit_map,
     spread_rows,
 )
+from benchwatch.irt import spread as spread_module
 from benchwatch.irt import spread_kernels as sk
 from benchwatch.irt.fit_check import FitCheck, Statistics
 from benchwatch.irt.item_model import withheld_reason
@@ -77,9 +78,10 @@ def test_the_integrated_likelihood_is_brute_force_quadrature(models, sd, floor):
         assert np.abs(got[item] - want)[near].max() < 1e-5, (item, np.abs(got[item] - want)[near].max())
 
 
-def test_binomial_cells_slopes_a_centre_and_mixed_floors_are_brute_force_quadrature():
+def test_binomial_cells_slopes_a_centre_and_mixed_floors_are_brute_force_quadrature(monkeypatch):
     """Cells of several (and fractional, effective) trials, each model's own logit multiplier, log a centred off
-    0, and items of different floors (some none) in one call: each item against its own brute force."""
+    0, and items of different floors (some none) in one call: each item against its own brute force; each item's
+    trials' sum computed once per design (six here) or item by item, the same."""
     rng = np.random.default_rng(8)
     models, items = 30, 6
     theta = rng.normal(size=models)
@@ -95,6 +97,9 @@ def test_binomial_cells_slopes_a_centre_and_mixed_floors_are_brute_force_quadrat
         want = _brute_force(data, theta, grid, 0.7, floors[item], item, slope=slope, mu=0.2)
         near = want > want.max() - 20
         assert np.abs(got[item] - want)[near].max() < 1e-5, (item, np.abs(got[item] - want)[near].max())
+    monkeypatch.setattr(spread_module, "DESIGNS", 0)  # each item's trials' sum of its own: the same rows
+    alone = spread_rows(data, theta, grid, 0.7, floor=floors, slope=slope, mean_log_a=0.2)
+    np.testing.assert_allclose(alone, got, rtol=0, atol=1e-9)
 
 
 def test_the_nodes_spacing_is_what_the_accuracy_rests_on(monkeypatch):

@@ -133,7 +133,42 @@ def spread_rows(
     return out if copies is None else out[copies]
 
 
+def counted_spread_rows(
+    data: ResponseArrays,
+    theta: np.ndarray,
+    grid: np.ndarray,
+    spread: float,
+    floor: np.ndarray | None = None,
+    slope: np.ndarray | None = None,
+) -> np.ndarray:
+    """``spread_rows`` as the bounds read them: where items have floors, as the 1PL's bounds read them there, the
+    items answered by the same models, one answer each and the same floor, that outnumber the counts they could
+    have read their count's likelihood with the discrimination integrated out (``benchwatch.irt.counts``: the
+    likelihood of a statistic of the data, valid as the full one is), so that they collapse into one pattern per
+    count; the others their own."""
+    from benchwatch.irt.counts import count_rows
+    from benchwatch.irt.profile import restrict
+
+    if floor is None or not np.any(np.asarray(floor) > 0):
+        return spread_rows(data, theta, grid, spread, slope=slope)
+    floors = np.asarray(floor, float)
+    slopes = np.ones(np.asarray(theta).size) if slope is None else np.asarray(slope, float)
+    counted, by_count = count_rows(
+        data.model_idx, data.item_idx, data.weight, data.weight * data.y, theta, slopes, grid, data.n_items, floors,
+        spread=spread,
+    )  # fmt: skip
+    if counted.size == 0:
+        return spread_rows(data, theta, grid, spread, floor=floor, slope=slope)
+    rows = np.empty((data.n_items, np.asarray(grid).size))
+    rows[counted] = by_count
+    rest = np.setdiff1d(np.arange(data.n_items), counted)
+    if rest.size:
+        rows[rest] = spread_rows(restrict(data, rest), theta, grid, spread, floor=floors[rest], slope=slope)
+    return rows
+
+
 TABLE = 4_000_000  # entries of one table of the models' terms at most (its points of b taken a block at a time)
+DESIGNS = 16  # up to this many designs (the models and trials items were given), their trials' sums once each
 BLOCK = 2_000_000  # entries of one block of items' log likelihoods (or of their dense successes and trials)
 
 
@@ -151,6 +186,18 @@ class _Cells:
     def n(self) -> int:
         return self.starts.size - 1
 
+    def designs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each item's design (the models it was given and their trials) as an index, and the first item of each."""
+        keys: dict[bytes, int] = {}
+        first: list[int] = []
+        design = np.empty(self.n, dtype=np.int64)
+        for t in range(self.n):
+            lo, hi = self.starts[t], self.starts[t + 1]
+            design[t] = keys.setdefault(self.m[lo:hi].tobytes() + self.w[lo:hi].tobytes(), len(first))
+            if design[t] == len(first):
+                first.append(t)
+        return design, np.asarray(first, dtype=np.int64)
+
     def dense(self, lo: int, hi: int, models: int) -> tuple[np.ndarray, np.ndarray]:
         """Items lo..hi's successes and trials as dense rows over the models."""
         cells = slice(self.starts[lo], self.starts[hi])
@@ -166,7 +213,7 @@ def _integrated_rows(
 ) -> np.ndarray:
     """``spread_rows``' rows of the distinct items (see ``benchwatch.irt.spread_kernels``): for each block of
     points of b, each model's terms at every node and point, then blocks of items' log likelihoods by two matrix
-    products, integrated over the nodes."""
+    products (the trials' one once per design where the designs are few), integrated over the nodes."""
     from benchwatch.irt.kernels import THREADS, thread_pool
     from benchwatch.irt.spread_kernels import integrate, nodes, tables
 
@@ -184,6 +231,9 @@ def _integrated_rows(
     with np.errstate(divide="ignore"):
         constant = failures * np.log1p(-cells.c)  # F log(1 - c): 0 where there are no failures
     constant[failures == 0] = 0.0
+    design, first = cells.designs()
+    shared = first.size <= DESIGNS  # a complete matrix is one design: its trials' sum is the same for every item
+    design_trials = np.concatenate([cells.dense(t, t + 1, models)[1] for t in first]) if shared else None
     for g0 in range(0, grid.size, points):
         part = grid[g0 : g0 + points]
         cols = u.size * part.size
@@ -193,10 +243,11 @@ def _integrated_rows(
             table = np.empty((models, cols))
             tables(theta, slope, part, u, math.log(f) if f > 0 else -np.inf, trials, table)
             successes[float(f)] = table
+        by_design = None if design_trials is None else -(design_trials @ trials)
 
-        def block(lo: int, hi: int, g0=g0, part=part, trials=trials, successes=successes) -> None:
+        def block(lo: int, hi: int, g0=g0, part=part, trials=trials, successes=successes, by=by_design) -> None:
             succ, tri = cells.dense(lo, hi, models)
-            loglik = -(tri @ trials)
+            loglik = -(tri @ trials) if by is None else by[design[lo:hi]]
             for f, table in successes.items():
                 rows = np.flatnonzero(cells.c[lo:hi] == f)
                 if rows.size == hi - lo:

@@ -15,6 +15,7 @@ from benchwatch.irt import (
     ItemPosterior,
     RaschFit,
     cell_patterns,
+    counted_spread_rows,
     difficulty_b,
     fit_map,
     item_posterior,
@@ -64,7 +65,8 @@ def item_bounds(
     the spread of log discrimination, the repeated samples' correlation, each at both ends), their union
     (``benchwatch.metrics.union_bounds``: they hold whichever model it is). ``data``: the cells as recorded (each
     run counts them at its own correlation's effective trials). At a spread above 0 each item's likelihood has
-    its discrimination integrated out (``benchwatch.irt.spread_rows``). Up to ``CONCURRENT_CELLS`` cells two
+    its discrimination integrated out (``benchwatch.irt.counted_spread_rows``: the items that collapse into counts as
+    the 1PL's do under a floor read their counts). Up to ``CONCURRENT_CELLS`` cells two
     runs at once."""
     share_hat = None if model.floor is None else model.floor.share
 
@@ -87,7 +89,7 @@ def item_bounds(
             ability = uncertain_abilities(th, sd)
             z = axis_grid()
             grid = difficulty_b(z, ability.population, scale)
-            rows = spread_rows(cells, ability.theta, grid, corner.spread, floor=floor, slope=ability.slope)
+            rows = counted_spread_rows(cells, ability.theta, grid, corner.spread, floor=floor, slope=ability.slope)
             lik = axis_likelihood(rows, z, groups=model.groups)
             return axis_bounds(lik, target), lik
         lik = likelihood_from_cells(
