@@ -141,11 +141,12 @@ def test_with_a_spread_the_count_table_is_every_answer_vector_integrated_over_th
     from scipy import integrate, stats
 
     from benchwatch.irt.spread import mixture
+    from benchwatch.irt.spread_kernels import nodes
 
     rng = np.random.default_rng(1)
     theta, slope, grid = rng.normal(0, 1.5, 7), rng.uniform(0.6, 1.0, 7), np.linspace(-4, 4, 5)
-    got = count_loglik(theta, slope, grid, floor, spread)
     sds, shares = mixture(spread)
+    got = count_loglik(theta, slope, grid, floor, nodes(sds, shares, 0.0, 7.0))
     u = np.linspace(-8 * sds[1], 8 * sds[1], 4001)
     prior = sum(w * stats.norm.pdf(u, 0.0, s) for s, w in zip(sds, shares, strict=True))
     want = np.empty_like(got)
@@ -161,6 +162,8 @@ def test_with_a_spread_floored_items_read_their_counts_and_the_rest_their_own_li
     (so items of one count share a row: a few patterns), and an item missing one model keeps its own row,
     equal to ``spread_rows``' to the nodes' accuracy (without floors every item keeps its own)."""
     from benchwatch.irt import arrays_from_dense, counted_spread_rows, spread_rows
+    from benchwatch.irt.spread import mixture
+    from benchwatch.irt.spread_kernels import nodes
 
     rng = np.random.default_rng(2)
     models, items = 8, 30
@@ -175,6 +178,6 @@ def test_with_a_spread_floored_items_read_their_counts_and_the_rest_their_own_li
     full = spread_rows(data, theta, grid, 0.6, floor=floor)
     np.testing.assert_allclose(rows[0], full[0], rtol=0, atol=1e-5)
     counts = (y * trials).sum(axis=0)[1:]
-    table = count_loglik(theta, np.ones(models), grid, 0.25, 0.6)
+    table = count_loglik(theta, np.ones(models), grid, 0.25, nodes(*mixture(0.6), 0.0, float(models)))
     np.testing.assert_allclose(rows[1:], table[counts.astype(int)], rtol=0, atol=1e-12)
     np.testing.assert_allclose(counted_spread_rows(data, theta, grid, 0.6), spread_rows(data, theta, grid, 0.6))

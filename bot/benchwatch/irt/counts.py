@@ -21,6 +21,7 @@ statistic of the data).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 from scipy.special import expit
@@ -79,30 +80,26 @@ def count_table(right, wrong):  # pragma: no cover (compiled)
 
 
 def count_loglik(
-    theta: np.ndarray, slope: np.ndarray, grid: np.ndarray, floor: float, spread: float = 0.0
+    theta: np.ndarray,
+    slope: np.ndarray,
+    grid: np.ndarray,
+    floor: float,
+    nodes: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """log P(S = s | b) for every count s = 0..models and every grid point b (counts x grid), the models' answers
-    right with probability floor + (1 - floor) sigmoid(a slope (theta - b)): a = 1, or with a ``spread`` the
-    item's discrimination integrated out over the spread's mixture of log a (``benchwatch.irt.spread``), on the
-    nodes of ``benchwatch.irt.spread_kernels`` (the count's probability at each node, summed with its weight)."""
-    if spread > 0:
-        from benchwatch.irt.spread import mixture
-        from benchwatch.irt.spread_kernels import nodes
-
-        sds, shares = mixture(spread)
-        u, log_weight = nodes(sds, shares, 0.0, float(np.asarray(theta).size))
-        base = np.asarray(slope, float)[None, :] * (
-            np.asarray(theta, float)[None, :] - np.asarray(grid, float)[:, None]
-        )
-        eta = (np.exp(u)[:, None, None] * base[None]).reshape(u.size * grid.size, base.shape[1])  # (u, b) x models
-        table = _count_table(eta, floor)  # (u, b) x counts
-        each = table.reshape(u.size, grid.size, -1) + log_weight[:, None, None]
-        top = each.max(axis=0)
-        with np.errstate(invalid="ignore"):
-            total = np.exp(each - np.where(np.isfinite(top), top, 0.0)[None]).sum(axis=0)
-        return np.ascontiguousarray(np.where(np.isfinite(top), top + np.log(total), -np.inf).T)
-    eta = np.asarray(slope, float)[None, :] * (np.asarray(theta, float)[None, :] - np.asarray(grid, float)[:, None])
-    return np.ascontiguousarray(_count_table(eta, floor).T)
+    right with probability floor + (1 - floor) sigmoid(a slope (theta - b)): a = 1, or with ``nodes`` (nodes u of
+    log a and their log weights: ``benchwatch.irt.spread_kernels.nodes``) the item's discrimination integrated
+    out (the count's probability at each node, summed with its weight)."""
+    base = np.asarray(slope, float)[None, :] * (np.asarray(theta, float)[None, :] - np.asarray(grid, float)[:, None])
+    if nodes is None:
+        return np.ascontiguousarray(_count_table(base, floor).T)
+    u, log_weight = nodes
+    eta = (np.exp(u)[:, None, None] * base[None]).reshape(u.size * grid.size, base.shape[1])  # (u, b) x models
+    each = _count_table(eta, floor).reshape(u.size, grid.size, -1) + log_weight[:, None, None]
+    top = each.max(axis=0)
+    with np.errstate(invalid="ignore"):
+        total = np.exp(each - np.where(np.isfinite(top), top, 0.0)[None]).sum(axis=0)
+    return np.ascontiguousarray(np.where(np.isfinite(top), top + np.log(total), -np.inf).T)
 
 
 def _count_table(eta: np.ndarray, floor: float) -> np.ndarray:
@@ -129,12 +126,13 @@ def count_rows(
     grid: np.ndarray,
     n_items: int,
     floor: np.ndarray,
-    spread: float = 0.0,
+    nodes_of: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(items, rows): the items that read their counts (see the module) and their counts' log likelihood on the
     grid (one row each). ``right``: each cell's successes (one trial each for the items that qualify); ``floor``:
-    each item's chance floor; ``spread``: their discriminations integrated out over it (``count_loglik``), where
-    the counts' tables cost at most ``SPREAD_WORK`` (none otherwise: every item its own likelihood)."""
+    each item's chance floor; ``nodes_of``: the nodes of log a (and their log weights) for a set of that many
+    models, the discriminations integrated out over them (``count_loglik``), where the counts' tables cost at most
+    ``SPREAD_WORK`` (none otherwise: every item its own likelihood)."""
     from benchwatch.irt.design import model_set_keys
 
     model_idx = np.asarray(model_idx)
@@ -167,26 +165,21 @@ def count_rows(
     models_of: dict[int, np.ndarray] = {}
     for i in first.values():
         models_of[i] = np.sort(model_idx[cells[item_idx[cells] == i]])
-    if spread > 0 and not _spread_affordable(models_of, grid.size, spread):
+    if nodes_of is not None and not _affordable(models_of, grid.size, nodes_of):
         return none
     rows = np.empty((items.size, grid.size))
     for g, i in first.items():
         members = group == g
         at = models_of[i]
-        table = count_loglik(theta[at], slope[at], grid, float(levels[level.ravel()[i]]), spread)
+        at_nodes = None if nodes_of is None else nodes_of(at.size)
+        table = count_loglik(theta[at], slope[at], grid, float(levels[level.ravel()[i]]), at_nodes)
         rows[members] = table[successes[items[members]]]
     keep = np.isfinite(rows).any(axis=1)  # a count whose probability underflowed everywhere: the full likelihood
     return items[keep], rows[keep]
 
 
-def _spread_affordable(models_of: dict[int, np.ndarray], points: int, spread: float) -> bool:
-    """Whether the counts' tables with a spread (every node of log a at every grid point) cost at most
-    ``SPREAD_WORK``: a few hundred models, not thousands."""
-    from benchwatch.irt.spread import mixture
-    from benchwatch.irt.spread_kernels import nodes
-
-    sds, shares = mixture(spread)
-    work = 0.0
-    for models in models_of.values():
-        work += nodes(sds, shares, 0.0, float(models.size))[0].size * points * float(models.size) ** 2
+def _affordable(models_of: dict[int, np.ndarray], points: int, nodes_of: Callable) -> bool:
+    """Whether the counts' tables at every node of log a and grid point cost at most ``SPREAD_WORK``: a few
+    hundred models, not thousands."""
+    work = sum(nodes_of(m.size)[0].size * points * float(m.size) ** 2 for m in models_of.values())
     return work <= SPREAD_WORK

@@ -148,6 +148,7 @@ def counted_spread_rows(
     count; the others their own."""
     from benchwatch.irt.counts import count_rows
     from benchwatch.irt.profile import restrict
+    from benchwatch.irt.spread_kernels import nodes
 
     if floor is None or not np.any(np.asarray(floor) > 0):
         return spread_rows(data, theta, grid, spread, slope=slope)
@@ -155,7 +156,7 @@ def counted_spread_rows(
     slopes = np.ones(np.asarray(theta).size) if slope is None else np.asarray(slope, float)
     counted, by_count = count_rows(
         data.model_idx, data.item_idx, data.weight, data.weight * data.y, theta, slopes, grid, data.n_items, floors,
-        spread=spread,
+        nodes_of=lambda models: nodes(*mixture(spread), 0.0, float(models)),
     )  # fmt: skip
     if counted.size == 0:
         return spread_rows(data, theta, grid, spread, floor=floor, slope=slope)
