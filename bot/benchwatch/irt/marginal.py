@@ -80,9 +80,10 @@ def _marginal_abilities_general(
     extrapolate: bool,
 ) -> tuple[np.ndarray, int]:
     """``marginal_abilities_patterns`` with a prior per design group and chance floors: EM on the grid of (the
-    abilities, each group's mu and sigma). The abilities' step is Fisher scoring: per model, the expected
-    gradient and information of its answers under each pattern's posterior, from one pass over the cells per
-    distinct floor (a table of the answer's derivatives on the models x grid)."""
+    abilities, each group's mu and sigma). The abilities' step is a scoring step: per model, the expected
+    gradient and information (``benchwatch.irt.em_steps.expected_score``) of its answers under each pattern's
+    posterior, from one pass over the cells per distinct floor (a table of the answer's derivatives on the
+    models x grid)."""
     theta = np.asarray(theta, float).copy()
     anchor = theta.mean()
     grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, grid_size)
