@@ -39,6 +39,25 @@ def test_unrestricted_maximum_equals_a_long_em_run(seed):
     assert fit.w.min() >= 0 and fit.w.sum() == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("n_models", [8, 200])
+def test_on_many_points_the_sparse_start_reaches_the_same_maximum(n_models):
+    """On more than SPARSE_FROM points a fit without a start begins on SPARSE_POINTS of them: the maximum is the
+    long EM run's and the uniform start's, broad items (8 models) or sharp (200), with a stretch left out too."""
+    from benchwatch.irt.npmle import SPARSE_FROM
+
+    like, counts = _likelihood(4, n_models=n_models, grid=200)
+    assert like.shape[1] > SPARSE_FROM
+    for free in (None, np.arange(200) < 120):
+        fit = solve(like, counts, free=free)
+        full = solve(like, counts, free=free, start=np.ones(200))
+        kept = slice(None) if free is None else free
+        _, em = em_reference(like[:, kept], counts, iterations=50_000)
+        assert fit.gap < 1e-5 and fit.loglik == pytest.approx(full.loglik, abs=1e-9)
+        assert em - 1e-9 <= fit.loglik <= em + 1e-3
+        if free is not None:
+            assert np.all(fit.w[~free] == 0)
+
+
 def test_zero_mass_restriction_equals_em_on_the_free_points_and_the_certificate_holds():
     like, counts = _likelihood(3)
     free = np.ones(like.shape[1], bool)
