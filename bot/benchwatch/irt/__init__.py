@@ -30,7 +30,7 @@ __all__ = exports(
         ),
         ".marginal": ("marginal_abilities", "marginal_abilities_patterns"),
         ".marginal_cells": ("marginal_abilities_cells",),
-        ".npmle": ("MixingFit", "linear_range", "mixture_loglik", "solve_mixing"),
+        ".npmle": ("MixingFit", "empty_reaches", "linear_range", "mixture_loglik", "solve_mixing"),
         ".rasch_map": ("RaschFit", "fit_map", "neg_log_posterior"),
         ".rasch_nuts": ("exchangeable_items", "fit_nuts", "nutpie_available", "pooled_positions"),
         ".responses": ("ResponseArrays", "arrays_from_dense", "encode_responses"),
@@ -76,6 +76,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.irt.marginal import marginal_abilities_patterns as marginal_abilities_patterns
     from benchwatch.irt.marginal_cells import marginal_abilities_cells as marginal_abilities_cells
     from benchwatch.irt.npmle import MixingFit as MixingFit
+    from benchwatch.irt.npmle import empty_reaches as empty_reaches
     from benchwatch.irt.npmle import linear_range as linear_range
     from benchwatch.irt.npmle import mixture_loglik as mixture_loglik
     from benchwatch.irt.npmle import solve_mixing as solve_mixing

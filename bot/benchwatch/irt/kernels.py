@@ -251,7 +251,7 @@ def compiled_kernels() -> list[tuple]:
     (``benchwatch.pipeline.workers``); a test checks that the sample's run compiles nothing else."""
     from benchwatch.irt.cell_kernels import by_item, by_pattern, hash_items, pattern_starts
     from benchwatch.irt.check_kernels import check_sums, refit_sweeps  # the fit check's, every benchmark's
-    from benchwatch.irt.npmle_solver import _loglik, _solve  # the items' mixing distribution's compiled solver
+    from benchwatch.irt.npmle_solver import _best_moved, _loglik, _solve  # the items' mixing distribution's solver
 
     return [
         (evaluate, (_F, _F, _I4, _I4, _F, _F, _F, _N, _N), 0.6),
@@ -270,6 +270,7 @@ def compiled_kernels() -> list[tuple]:
         (refit_sweeps, (_F, _F, _I4, _I4, _F, _F, _F, nt.float64, nt.float64, _N), 1.5),
         (check_sums, (_F, _F, _I4, _I4, _F, _F, _F, nt.boolean[::1], nt.boolean[::1]), 0.5),
         (_loglik, (_F2, _F, _F), 0.2),
+        (_best_moved, (_F2, _F, _F2, _N, _N, _N, _N), 0.3),
         (
             _solve,
             (_F2, _F, nt.boolean[::1], _F, _F, nt.float64, nt.float64, nt.float64, _N, nt.float64, nt.float64),

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchwatch.irt import ahead
-from benchwatch.irt.npmle_solver import _loglik, _solve
+from benchwatch.irt.npmle_solver import _best_moved, _loglik, _solve
 
 TOL = 1e-7  # stop when the certified gap to the maximum is below this (log-likelihood units)
 MAX_ITER = 200
@@ -119,6 +119,29 @@ def solve_mixing(
         np.inf if reach is None else float(reach[1]),
     )
     return MixingFit(w, float(_loglik(like, counts, w)), float(gap), int(iterations))
+
+
+def empty_reaches(
+    like: np.ndarray, counts: np.ndarray, starts: np.ndarray, lo: int, hi: int, blocks: int, level: float
+) -> tuple[bool, np.ndarray | None]:
+    """Whether some distribution with no mass on points lo..hi-1 of each of the ``blocks`` copies of the grid
+    (``like``'s columns, copy after copy) has l(w) >= ``level``; and the fit's distribution where it took one.
+
+    First the ``starts`` (rows) with the stretch's mass moved next to it (to the left, the right, or split: the
+    best of them), which answer yes where they reach the level; else the fit with no mass there from the best
+    of them, stopped as soon as it knows on which side of the level its maximum lies (``solve_mixing``'s
+    ``above`` and ``below``). One compiled call for the starts, one for the fit: the bounds' searches ask
+    this of hundreds of stretches a benchmark."""
+    ahead.wait()
+    k = like.shape[1] // blocks
+    value, start = _best_moved(like, counts, starts, lo, hi, blocks, k)
+    if value >= level:
+        return True, None
+    free = np.ones((blocks, k), bool)
+    free[:, lo:hi] = False
+    free = free.ravel()
+    fit = solve_mixing(like, counts, start=start, above=level, below=level, free=free)
+    return fit.loglik >= level, fit.w
 
 
 def linear_range(

@@ -284,3 +284,38 @@ def _solve(like, counts, free, tilt, w, above, below, tol, max_iter, reach, leve
         if not moved:  # no ascent left at machine precision
             break
     return value, gap, iterations
+
+
+@njit(cache=True, nogil=True)
+def _best_moved(like, counts, starts, lo, hi, blocks, k):  # pragma: no cover (compiled)
+    """The best of ``starts`` (rows: distributions on ``blocks`` copies of a grid of ``k`` points) with the mass of
+    points lo..hi-1 of every copy moved to its left neighbour, its right one, or split: (its log likelihood, it).
+    The first of equal ones, in the order starts x (left, split, right)."""
+    n = like.shape[1]
+    best = np.empty(n)
+    trial = np.empty(n)
+    best_value = -np.inf
+    found = False
+    for s in range(starts.shape[0]):
+        for left in (1.0, 0.5, 0.0):
+            if (left > 0.0 and lo == 0) or (left < 1.0 and hi == k):
+                continue
+            for b in range(blocks):
+                base = b * k
+                inside = 0.0
+                for j in range(lo, hi):
+                    inside += starts[s, base + j]
+                for j in range(k):
+                    trial[base + j] = starts[s, base + j]
+                for j in range(lo, hi):
+                    trial[base + j] = 0.0
+                if lo > 0:
+                    trial[base + lo - 1] += left * inside
+                if hi < k:
+                    trial[base + hi] += (1.0 - left) * inside
+            value = _loglik(like, counts, trial)
+            if not found or value > best_value:
+                best_value, found = value, True
+                for j in range(n):
+                    best[j] = trial[j]
+    return best_value, best

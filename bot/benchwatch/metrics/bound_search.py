@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchwatch.irt import MixingFit, linear_range, mixture_loglik, solve_mixing
+from benchwatch.irt import MixingFit, empty_reaches, linear_range, mixture_loglik, solve_mixing
 from benchwatch.metrics.axis import AxisLikelihood, target_mass
 from benchwatch.metrics.coverage import Target
 
@@ -36,6 +36,8 @@ class Search:
         self.slope = self.like.T @ (self.counts / np.maximum(self.mix0, 1e-300))  # l's gradient at the fit
         self.fits = 0
         self.last: np.ndarray | None = None  # the last restricted fit of an empty stretch: a warm start
+        self.starts = np.stack([self.w0, self.w0])  # the empty stretches' starts: the fit, and the last one's
+        self.w0_axis = self.axis(self.w0)
         self.within: list[np.ndarray] = []  # distributions found within the thin test's level (certificates)
 
     def level(self, crit: float) -> float:
@@ -49,44 +51,19 @@ class Search:
         """A function of the axis on every group's copy of the grid (h . w is then h's integral over the axis)."""
         return h if self.blocks == 1 else np.tile(h, self.blocks)
 
-    def _moved(self, w: np.ndarray, lo: int, hi: int) -> list[np.ndarray]:
-        """``w`` with the mass of grid points lo..hi-1 moved to the left neighbour, the right one, or split (in every
-        group's copy of the grid)."""
-        blocks = w.reshape(self.blocks, self.k)
-        inside = blocks[:, lo:hi].sum(axis=1)
-        out = []
-        for left in (1.0, 0.5, 0.0):
-            if (left > 0 and lo == 0) or (left < 1 and hi == self.k):
-                continue
-            v = blocks.copy()
-            v[:, lo:hi] = 0.0
-            if lo > 0:
-                v[:, lo - 1] += left * inside
-            if hi < self.k:
-                v[:, hi] += (1 - left) * inside
-            out.append(v.ravel())
-        return out
-
     def empty_ok(self, lo: int, hi: int, crit: float) -> bool:
         """Whether no mass on grid points lo..hi-1 (the stretch [lo/K, hi/K]) cannot be ruled out. Starts from
         the unrestricted fit, or the last restricted one, with the stretch's mass moved next to it."""
         if hi - lo >= self.k:
             return False
-        if hi <= lo or self.axis(self.w0)[lo:hi].sum() == 0:
+        if hi <= lo or self.w0_axis[lo:hi].sum() == 0:
             return True
-        free = np.ones(self.k, bool)
-        free[lo:hi] = False
-        free = self.tile(free)
-        starts = self._moved(self.w0, lo, hi) + (self._moved(self.last, lo, hi) if self.last is not None else [])
-        values = [mixture_loglik(self.like, self.counts, v) for v in starts]
-        start = starts[int(np.argmax(values))]
-        level = self.level(crit)
-        if max(values) >= level:
-            return True
-        self.fits += 1
-        fit = solve_mixing(self.like, self.counts, start=start, above=level, below=level, free=free)
-        self.last = fit.w
-        return fit.loglik >= level
+        starts = self.starts if self.last is not None else self.starts[:1]
+        ok, w = empty_reaches(self.like, self.counts, starts, lo, hi, self.blocks, self.level(crit))
+        if w is not None:  # it took a fit: the next stretch's warm start
+            self.fits += 1
+            self.last = self.starts[1] = w
+        return ok
 
     def thin_ok(self, lo: int, hi: int, crit: float = CRIT_THIN) -> bool:
         """Whether 'the stretch [lo/K, hi/K] holds at least THIN of the target's mass' cannot be rejected: some
