@@ -97,6 +97,32 @@ def test_more_models_decide_what_this_pool_cannot():
     assert limit(max(12, need["models"] // 4), 1) > limit(need["models"], 0)
 
 
+def test_each_figure_is_answered_by_its_own_search_of_the_whole_ladder():
+    """Asked for two figures at once, each pool's benchmark searched only for the figures whose bisection reached
+    it: each figure's answer is the smallest pool of the whole ladder whose bound lies below its level (every
+    pool searched for every figure, the same simulated benchmarks: brute force), and the same as asked alone."""
+    from benchwatch.metrics import axis_bounds, matched_likelihood
+    from benchwatch.metrics.resolution import POOL_FACTORS, RESOLVE_GRID
+
+    theta = np.sort(np.random.default_rng(5).normal(0, 1, 12))
+    levels = {"max_gap": 0.15, "top5_gap_sum": 0.45}
+    both = pool_needed(theta, 1.0, 300, UNIFORM, "ability-quantile", levels)
+    ladder = {}
+    for f in POOL_FACTORS:
+        rng = np.random.default_rng([1, f])
+        pool = np.concatenate([theta, rng.normal(theta.mean(), theta.std(), 12 * f - 12)])
+        lik = matched_likelihood(pool, 1.0, 300, UNIFORM, "ability-quantile", rng, RESOLVE_GRID)
+        bounds = axis_bounds(lik, UNIFORM, ("empty", "top5"))
+        ladder[12 * f] = {"max_gap": bounds.detection_limit, "top5_gap_sum": bounds.top5_upper}
+    for fig, level in levels.items():
+        values = [ladder[m][fig] for m in sorted(ladder)]
+        assert values == sorted(values, reverse=True)  # the bounds fall as the pool grows: bisection is exact
+        smallest = min((m for m in sorted(ladder) if ladder[m][fig] < level), default=None)
+        assert smallest is not None and both[fig]["models"] == smallest
+        alone = pool_needed(theta, 1.0, 300, UNIFORM, "ability-quantile", {fig: level})[fig]
+        assert alone["models"] == smallest
+
+
 def test_index_interval_in_closed_form():
     s1, s5, n = 0.92, 0.88, 400
     lo, hi = binomial_gap_interval(s1, s5, n)

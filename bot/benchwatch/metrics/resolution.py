@@ -171,7 +171,7 @@ def pool_key(*parts: object, arrays: tuple[np.ndarray, ...] = ()) -> str:
     return digest.hexdigest()[:24]
 
 
-RESOLVE_VERSION = 7
+RESOLVE_VERSION = 8  # 8: each pool tried only for the figures whose search asked for it
 ABILITY_STEP = 0.05  # logits: the simulated pools' abilities, to this step (models of one ability pooled); an
 # ability placed by 1,000 answers is still uncertain by about 0.07 logits, so the step is below any pool's own error
 POOL_FACTORS = (2, 4, 8, 16, 32, 64, 128)  # larger pools tried, as multiples of this one (until one decides)
@@ -257,7 +257,9 @@ def pool_needed(
     """What would let this pool decide: for each figure of ``levels`` (its flag level), the smallest pool tried
     whose bound on a benchmark of the same size that matches the target lies below the level (the median of
     ``RESOLVE_REPLICATES`` simulated benchmarks), so that a benchmark without the flaw would be told "clear".
-    The ladder of ``POOL_FACTORS`` is bisected (the bounds fall as the pool grows): a few pools, not all.
+    The ladder of ``POOL_FACTORS`` is bisected for each figure (the bounds fall as the pool grows): a few pools,
+    not all; each pool's benchmarks are drawn once, and searched only for the figures whose bisection asks for
+    that pool (a figure's answer is its own bisection's).
 
     Larger pools keep these models and add abilities drawn from a normal fitted to them, every item answered
     with the pool's usual ``trials``; a pool of single answers is also tried with ``SAMPLES`` samples per
@@ -270,42 +272,50 @@ def pool_needed(
     if not wanted:
         return {}
 
-    def median_bounds(pool: np.ndarray, t: float, rng: np.random.Generator) -> dict[str, float]:
-        parts = tuple(sorted({_PART_OF[k] for k in wanted}))
-        runs = [
-            axis_bounds(
-                matched_likelihood(pool, t, n_items, target, scale, rng, RESOLVE_GRID, floor=floor), target, parts
-            )
+    def median_bounds(liks: list[AxisLikelihood], figures: list[str]) -> dict[str, float]:
+        """The median over the replicates of the bounds of ``figures``, only their parts computed."""
+        parts = tuple(sorted({_PART_OF[k] for k in figures}))
+        runs = [axis_bounds(lik, target, parts) for lik in liks]
+        return {k: float(np.median([getattr(r, _BOUND_OF[k]) for r in runs])) for k in figures}
+
+    def replicates(pool: np.ndarray, t: float, rng: np.random.Generator) -> list[AxisLikelihood]:
+        return [
+            matched_likelihood(pool, t, n_items, target, scale, rng, RESOLVE_GRID, floor=floor)
             for _ in range(RESOLVE_REPLICATES)
         ]
-        return {k: float(np.median([getattr(r, _BOUND_OF[k]) for r in runs])) for k in wanted}
 
     def compute() -> dict:
         factors = [
             f for f in POOL_FACTORS if theta.size * f <= MAX_POOL and theta.size * f * n_items <= MAX_SIMULATED_CELLS
         ]
-        done: dict[int, dict[str, float]] = {}
+        drawn: dict[int, list[AxisLikelihood]] = {}
+        done: dict[str, dict[int, float]] = {fig: {} for fig in wanted}
 
-        def at(factor: int) -> dict[str, float]:  # each pool drawn from its own seed: the same, whatever the order
-            if factor not in done:
+        def at(factor: int, fig: str) -> float:  # each pool drawn from its own seed: the same, whatever the order
+            if factor not in drawn:
                 rng = np.random.default_rng([seed + 1, factor])
                 m = theta.size * factor
                 pool = np.concatenate([theta, rng.normal(theta.mean(), theta.std(), m - theta.size)])
-                done[factor] = median_bounds(pool, trials, rng)
-            return done[factor]
+                drawn[factor] = replicates(pool, trials, rng)
+            if factor not in done[fig]:  # the figures of this one's part, at this pool: one search for them all
+                alike = [k for k in wanted if _PART_OF[k] == _PART_OF[fig]]
+                for k, value in median_bounds(drawn[factor], alike).items():
+                    done[k][factor] = value
+            return done[fig][factor]
 
         for fig, level in wanted.items():  # the bounds fall as the pool grows: bisect the ladder
             lo, hi = 0, len(factors) - 1
-            if not factors or at(factors[hi])[fig] >= level:
+            if not factors or at(factors[hi], fig) >= level:
                 continue
             while lo < hi:
                 mid = (lo + hi) // 2
-                if at(factors[mid])[fig] < level:
+                if at(factors[mid], fig) < level:
                     hi = mid
                 else:
                     lo = mid + 1
-        tried = [[theta.size * f, done[f]] for f in sorted(done)]
-        samples = median_bounds(theta, SAMPLES, np.random.default_rng([seed + 1, 0])) if trials == 1 else None
+        tried = {fig: [[theta.size * f, done[fig][f]] for f in sorted(done[fig])] for fig in wanted}
+        at_samples = replicates(theta, SAMPLES, np.random.default_rng([seed + 1, 0])) if trials == 1 else None
+        samples = median_bounds(at_samples, list(wanted)) if at_samples is not None else None
         return {"tried": tried, "samples": samples, "largest": theta.size * factors[-1] if factors else None}
 
     key = pool_key(
@@ -326,7 +336,7 @@ def pool_needed(
     found = cache(key, compute)
     out = {}
     for fig, level in wanted.items():
-        models = min((m for m, bounds in found["tried"] if bounds[fig] < level), default=None)
+        models = min((m for m, bound in found["tried"][fig] if bound < level), default=None)
         samples = found["samples"]
         out[fig] = {
             "models": models,
