@@ -75,3 +75,59 @@ def test_a_page_of_two_sources_places_items_with_both_pools(tmp_path):
         )
         said = " ".join(lines)
         assert ("A unchanged" in said) == (day == "03") and ("B unchanged" in said) == (day == "04")
+
+
+def test_a_source_starts_every_audit_at_once_even_two_of_one_page(tmp_path):
+    """One source publishing two benchmarks of one page (A and C) and one of its own (B): their audits start at
+    once (none waits for another to be judged: a benchmark pools what its page's others published before, and a
+    source's batch is published only when the whole source is judged), judged in order. Each pools the other's
+    rows from the run after they were first published."""
+    from benchwatch.history import Reports
+    from benchwatch.pipeline.gather import gather
+    from benchwatch.pipeline.workers import SerialExecutor
+
+    class Recording(SerialExecutor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.events: list[tuple[str, str]] = []
+            self.names: dict[int, str] = {}
+
+        def submit(self, job, bar):
+            ticket = super().submit(job, bar)
+            self.names[ticket] = str(job["rows"]["benchmark"].iloc[0])
+            self.events.append(("start", self.names[ticket]))
+            return ticket
+
+        def result(self, ticket):
+            if ticket in self.names:
+                self.events.append(("judge", self.names[ticket]))
+            return super().result(ticket)
+
+    rng = np.random.default_rng(7)
+    b = rng.normal(0, 1, 60)
+    items = [f"q{k:02d}" for k in range(60)]
+    parts = [
+        _responses("A", rng.normal(0, 1, 10), b, items, seed=4),
+        _responses("B", rng.normal(0, 1, 10), b, items, seed=5),
+        _responses("C", rng.normal(0, 1, 12), b[:40], items[:40], seed=6),
+    ]
+    rules = rules_from_config({}, benchmarks={"Page": {"aliases": ["A", "C"]}})
+    kw = {"site_out": None, "cache_dir": tmp_path / "c", "log": lambda s: None, "rules": rules}
+    pool = Recording()
+    sources = [("one", lambda: SourceTable("one", "one source", pd.concat(parts).astype(str)))]
+    run_job(sources, reports_dir=tmp_path / "r", now="2026-01-01T00:00:00Z", **kw)
+    parts[2].loc[0, "score"] = 1.0 - parts[2].loc[0, "score"]  # C changes: audited again, now beside A's rows
+    delta, _ = gather(
+        sources,
+        Reports(tmp_path / "r"),
+        now="2026-01-02T00:00:00Z",
+        cache=tmp_path / "c",
+        rules=rules,
+        executor=pool,
+        log=lambda s: None,
+    )
+    # A pools C's rows of the first run and C A's (B's unchanged: carried); both start before either is judged
+    assert pool.events == [("start", "A"), ("start", "C"), ("judge", "A"), ("judge", "C")]
+    assert delta.records["C"]["joint_pool"] == {"with": [{"benchmark": "A", "models": 10, "items": 40}], "models": 10}
+    assert delta.records["A"]["joint_pool"] == {"with": [{"benchmark": "C", "models": 12, "items": 40}], "models": 12}
+    assert delta.records["C"]["pool"]["fitted_models"] == 22 and "B" not in delta.records  # carried

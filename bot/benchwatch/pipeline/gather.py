@@ -137,14 +137,17 @@ def start_audits(run: RunState, source: str, started: Started, ctx: SourceContex
 
 
 def _start_per_item(run: RunState, source: str, started: Started, ctx: SourceContext, pool: Executor) -> None:
+    """Each benchmark's audit started beside the run's other audits (on both cores), judged in order once all are
+    in (``judge``). Two of one page start at once too: a benchmark pools the rows its page's others published
+    before this source (``joint_rows`` reads the run's records and rows, which a source's batch reaches only when
+    it is published), never what this source judges."""
     table, frame, batch, notes = started.table, started.frame, started.batch, started.notes
     assert frame is not None
     groups = list(frame.groupby("benchmark", sort=True))
     started.bar = bar = Progress(len(groups), source)
-    pages = [run.rules.page_for(name, table.pages.get(name)) for name, _ in groups]
-    apart = len(set(pages)) == len(pages)  # no two share a page: no audit reads another's rows of this run
-    for (name, rows), page in zip(groups, pages, strict=True):
+    for name, rows in groups:
         bar.step(str(name))
+        page = run.rules.page_for(name, table.pages.get(name))
         rows, chance_from = with_chance(rows, table, run.rules, name)
         if page in run.pending_pages:  # a source still auditing publishes on this page: its rows first
             run.settle()
@@ -169,11 +172,7 @@ def _start_per_item(run: RunState, source: str, started: Started, ctx: SourceCon
         except AUDIT_ERRORS as exc:
             _judge_item(run, source, started, name, rows, joint, change, (None, str(exc), 0.0))
             continue
-        if apart:  # audited beside the run's other audits (on both cores), judged in order once all are in
-            started.pending.append((name, rows, joint, change, pool.submit(args, bar)))
-            continue
-        ticket = pool.submit(args, bar)
-        _judge_item(run, source, started, name, rows, joint, change, pool.result(ticket))
+        started.pending.append((name, rows, joint, change, pool.submit(args, bar)))
 
 
 def judge(run: RunState, source: str, started: Started, pool: Executor) -> None:
