@@ -233,6 +233,28 @@ def test_a_dozen_models_place_the_spread_loosely_and_rasch_items_near_zero():
     assert flat.lo == 0.0 and flat.hi < 0.3
 
 
+def test_the_spread_interval_is_the_profile_s_read_on_a_fine_grid():
+    """The spread's estimate and interval against its profile read at every 0.02 of s (the same marginal
+    likelihood, brute force): the maximum within the search's resolution, each end outside the profile's own
+    crossing by at most one resolution step (the search reads the coarse spreads in order and stops once the
+    profile lies below any level its top can set: those beyond, the dearest, are never read)."""
+    from benchwatch.irt.profile import npmle_loglik
+    from benchwatch.irt.spread import B_POINTS, CRIT, LARGEST, TOL
+
+    data, _ = _two_pl(40, 150, 0.4, seed=31)
+    theta = fit_map(data).theta
+    est = estimate_spread(data, theta)
+    grid = np.linspace(theta.min() - 4.0, theta.max() + 4.0, B_POINTS)
+    fine = np.round(np.arange(0.0, LARGEST + 1e-9, 0.02), 2)
+    profile = np.array([npmle_loglik(spread_rows(data, theta, grid, s)) for s in fine])
+    level = profile.max() - CRIT / 2
+    inside = fine[profile >= level]
+    assert abs(est.spread - fine[np.argmax(profile)]) <= 2 * TOL
+    assert inside.min() - 0.02 - TOL <= est.lo <= inside.min() + 1e-9
+    assert inside.max() - 1e-9 <= est.hi <= inside.max() + 0.02 + TOL
+    assert est.hi < 1.2 and max(s for s, _ in est.profile) < LARGEST  # the far spreads were not read
+
+
 def _check(discrimination: float, expected: float, floor: float, p_disc: float, p_floor: float) -> FitCheck:
     observed = Statistics(discrimination, floor, 0.5, 0.3, 0.2)
     return FitCheck(

@@ -322,8 +322,13 @@ def estimate_spread(
             known[s] = npmle_loglik(rows, sub_groups, warm=warm)
         return known[s]
 
-    coarse = np.array(COARSE)
-    values = np.array([ell(s) for s in coarse])
+    values: list[float] = []
+    for s in COARSE:  # in order, until the profile has fallen below any level its top can set (one mode, as the
+        # search of the interval's ends assumes: the spreads beyond lie lower still, and cost the most nodes)
+        values.append(ell(s))
+        if len(values) > 1 and values[-1] < values[-2] and values[-1] < max(values) - CRIT / 2:
+            break
+    coarse = np.array(COARSE[: len(values)])
     k = int(np.argmax(values))
     best = float(coarse[k])
     if 0 < k < coarse.size - 1:  # the vertex of the parabola through the best coarse point and its neighbours
@@ -338,6 +343,9 @@ def estimate_spread(
     top = ell(best)
     level = top - CRIT / 2
     lo = 0.0 if ell(0.0) >= level else crossing(ell, level, 0.0, best, coarse, TOL)
-    hi = LARGEST if ell(LARGEST) >= level else crossing(ell, level, best, LARGEST, coarse, TOL)
+    if coarse.size < len(COARSE):  # the last spread read lies below the level: the upper end is before it
+        hi = crossing(ell, level, best, float(coarse[-1]), coarse, TOL)
+    else:
+        hi = LARGEST if ell(LARGEST) >= level else crossing(ell, level, best, LARGEST, coarse, TOL)
     profile = sorted((float(s), float(v - top)) for s, v in known.items())
     return SpreadEstimate(best, float(lo), float(hi), sub.n_items, profile)
