@@ -118,7 +118,10 @@ def validate(run: RunState, name: str, table: SourceTable) -> Started:
     if set(names) & run.pending_names:  # a source still auditing publishes one of these: it decides first
         run.settle()
     run.claim(names, name, table.location)
-    pages = {run.rules.page_for(n, table.pages.get(n)) for n in names}
+    # the pages of its per-item benchmarks: what a later source's per-item benchmark of one of them pools
+    # (``joint_rows`` reads per-item rows only: a leaderboard of the same page is no one's pool)
+    items = [] if frame is None else frame["benchmark"].unique()
+    pages = {run.rules.page_for(n, table.pages.get(n)) for n in items}
     return Started(table, frame, aggs, names, pages)
 
 

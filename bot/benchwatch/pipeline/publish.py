@@ -23,7 +23,7 @@ class Started:
     frame: pd.DataFrame | None  # its per-item rows (validated)
     aggs: pd.DataFrame | None  # its leaderboards' rows (validated)
     names: list[str]  # the benchmarks it publishes
-    pages: set[str]  # and their pages
+    pages: set[str]  # the pages of its per-item benchmarks (a later source's per-item benchmark waits for them)
     batch: Batch = field(default_factory=Batch)
     notes: list[str] = field(default_factory=list)  # what its line of the run's log says, in order
     pending: list[tuple] = field(default_factory=list)  # (name, rows, joint, change, ticket): audits to judge

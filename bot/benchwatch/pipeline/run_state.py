@@ -76,7 +76,7 @@ class RunState:
     owners: dict[str, str] = field(default_factory=dict)  # benchmark -> the source that produced it this run
     fresh: dict[str, pd.DataFrame] = field(default_factory=dict)  # per-item rows published by this run
     pending_names: set[str] = field(default_factory=set)  # benchmarks of the sources still auditing
-    pending_pages: set[str] = field(default_factory=set)  # and their pages
+    pending_pages: set[str] = field(default_factory=set)  # the pages of their per-item benchmarks
     settle: Callable[[], None] = lambda: None  # finishes the sources still auditing, in order
     files: dict[str, bytes] = field(default_factory=dict)  # per-benchmark tables and snapshots, by path in reports/
     new_rows: list = field(default_factory=list)
