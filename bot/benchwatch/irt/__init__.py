@@ -15,7 +15,7 @@ __all__ = exports(
         ".floors": ("FloorEstimate", "estimate_floor"),
         ".item_model": ("PATHS", "Corner", "ItemModel", "fit_item_model", "judge"),
         ".samples": ("RhoEstimate", "beta_binomial_logpmf", "effective", "estimate_rho"),
-        ".spread": ("SPREAD_LARGEST", "SpreadEstimate", "counted_spread_rows", "estimate_spread", "spread_rows"),
+        ".spread": ("SPREAD_LARGEST", "SpreadEstimate", "estimate_spread", "spread_rows"),
         ".ahead": ("compile_ahead",),
         ".kernels": ("compiled_kernels", "item_model_kernels"),
         ".cells": ("CellPatterns", "cell_loglik", "cell_patterns", "cells_by_item"),
@@ -100,6 +100,5 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.irt.scale import uncertain_abilities as uncertain_abilities
     from benchwatch.irt.spread import SPREAD_LARGEST as SPREAD_LARGEST
     from benchwatch.irt.spread import SpreadEstimate as SpreadEstimate
-    from benchwatch.irt.spread import counted_spread_rows as counted_spread_rows
     from benchwatch.irt.spread import estimate_spread as estimate_spread
     from benchwatch.irt.spread import spread_rows as spread_rows

@@ -21,7 +21,6 @@ statistic of the data).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 
 import numpy as np
 from scipy.special import expit
@@ -34,7 +33,6 @@ FLUSH = 1e-280  # a probability below this is dropped (see ``count_table``)
 EXACT = 1e12  # a count reads -inf where it is not this many times what was dropped (relative error under 1e-12)
 THREADS = max(1, min(4, threads.CORES))
 SHARED_WORK = 20_000_000  # grid points x models^2 from which the grid is shared out among threads
-SPREAD_WORK = 4_000_000_000  # nodes x grid points x models^2 of the counts' tables with a spread, at most
 
 
 @njit(cache=True, nogil=True)
@@ -79,41 +77,20 @@ def count_table(right, wrong):  # pragma: no cover (compiled)
     return out
 
 
-def count_loglik(
-    theta: np.ndarray,
-    slope: np.ndarray,
-    grid: np.ndarray,
-    floor: float,
-    nodes: tuple[np.ndarray, np.ndarray] | None = None,
-) -> np.ndarray:
+def count_loglik(theta: np.ndarray, slope: np.ndarray, grid: np.ndarray, floor: float) -> np.ndarray:
     """log P(S = s | b) for every count s = 0..models and every grid point b (counts x grid), the models' answers
-    right with probability floor + (1 - floor) sigmoid(a slope (theta - b)): a = 1, or with ``nodes`` (nodes u of
-    log a and their log weights: ``benchwatch.irt.spread_kernels.nodes``) the item's discrimination integrated
-    out (the count's probability at each node, summed with its weight)."""
-    base = np.asarray(slope, float)[None, :] * (np.asarray(theta, float)[None, :] - np.asarray(grid, float)[:, None])
-    if nodes is None:
-        return np.ascontiguousarray(_count_table(base, floor).T)
-    u, log_weight = nodes
-    eta = (np.exp(u)[:, None, None] * base[None]).reshape(u.size * grid.size, base.shape[1])  # (u, b) x models
-    each = _count_table(eta, floor).reshape(u.size, grid.size, -1) + log_weight[:, None, None]
-    top = each.max(axis=0)
-    with np.errstate(invalid="ignore"):
-        total = np.exp(each - np.where(np.isfinite(top), top, 0.0)[None]).sum(axis=0)
-    return np.ascontiguousarray(np.where(np.isfinite(top), top + np.log(total), -np.inf).T)
-
-
-def _count_table(eta: np.ndarray, floor: float) -> np.ndarray:
-    """``count_table`` at the logits ``eta`` (points x models), the points shared out among the cores."""
+    right with probability floor + (1 - floor) sigmoid(slope (theta - b))."""
+    eta = np.asarray(slope, float)[None, :] * (np.asarray(theta, float)[None, :] - np.asarray(grid, float)[:, None])
     right = np.ascontiguousarray(floor + (1.0 - floor) * expit(eta))
     wrong = np.ascontiguousarray((1.0 - floor) * expit(-eta))
     parts = max(1, min(THREADS, right.shape[0], int(right.size * right.shape[1] // SHARED_WORK)))
     if parts == 1:
-        return count_table(right, wrong)
+        return np.ascontiguousarray(count_table(right, wrong).T)
     # the grid points are independent: a share of them on each core (the kernel releases the GIL)
     cut = np.linspace(0, right.shape[0], parts + 1).astype(np.int64)
     pool = threads.thread_pool("counts", THREADS)
     jobs = [pool.submit(count_table, right[a:b], wrong[a:b]) for a, b in itertools.pairwise(cut)]
-    return np.vstack([job.result() for job in jobs])
+    return np.ascontiguousarray(np.vstack([job.result() for job in jobs]).T)
 
 
 def count_rows(
@@ -126,13 +103,10 @@ def count_rows(
     grid: np.ndarray,
     n_items: int,
     floor: np.ndarray,
-    nodes_of: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(items, rows): the items that read their counts (see the module) and their counts' log likelihood on the
     grid (one row each). ``right``: each cell's successes (one trial each for the items that qualify); ``floor``:
-    each item's chance floor; ``nodes_of``: the nodes of log a (and their log weights) for a set of that many
-    models, the discriminations integrated out over them (``count_loglik``), where the counts' tables cost at most
-    ``SPREAD_WORK`` (none otherwise: every item its own likelihood)."""
+    each item's chance floor."""
     from benchwatch.irt.design import model_set_keys
 
     model_idx = np.asarray(model_idx)
@@ -165,21 +139,10 @@ def count_rows(
     models_of: dict[int, np.ndarray] = {}
     for i in first.values():
         models_of[i] = np.sort(model_idx[cells[item_idx[cells] == i]])
-    if nodes_of is not None and not _affordable(models_of, grid.size, nodes_of):
-        return none
     rows = np.empty((items.size, grid.size))
     for g, i in first.items():
         members = group == g
-        at = models_of[i]
-        at_nodes = None if nodes_of is None else nodes_of(at.size)
-        table = count_loglik(theta[at], slope[at], grid, float(levels[level.ravel()[i]]), at_nodes)
+        table = count_loglik(theta[models_of[i]], slope[models_of[i]], grid, float(levels[level.ravel()[i]]))
         rows[members] = table[successes[items[members]]]
     keep = np.isfinite(rows).any(axis=1)  # a count whose probability underflowed everywhere: the full likelihood
     return items[keep], rows[keep]
-
-
-def _affordable(models_of: dict[int, np.ndarray], points: int, nodes_of: Callable) -> bool:
-    """Whether the counts' tables at every node of log a and grid point cost at most ``SPREAD_WORK``: a few
-    hundred models, not thousands."""
-    work = sum(nodes_of(m.size)[0].size * points * float(m.size) ** 2 for m in models_of.values())
-    return work <= SPREAD_WORK

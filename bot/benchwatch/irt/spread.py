@@ -133,41 +133,6 @@ def spread_rows(
     return out if copies is None else out[copies]
 
 
-def counted_spread_rows(
-    data: ResponseArrays,
-    theta: np.ndarray,
-    grid: np.ndarray,
-    spread: float,
-    floor: np.ndarray | None = None,
-    slope: np.ndarray | None = None,
-) -> np.ndarray:
-    """``spread_rows`` as the bounds read them: where items have floors, as the 1PL's bounds read them there, the
-    items answered by the same models, one answer each and the same floor, that outnumber the counts they could
-    have read their count's likelihood with the discrimination integrated out (``benchwatch.irt.counts``: the
-    likelihood of a statistic of the data, valid as the full one is), so that they collapse into one pattern per
-    count; the others their own."""
-    from benchwatch.irt.counts import count_rows
-    from benchwatch.irt.profile import restrict
-    from benchwatch.irt.spread_kernels import nodes
-
-    if floor is None or not np.any(np.asarray(floor) > 0):
-        return spread_rows(data, theta, grid, spread, slope=slope)
-    floors = np.asarray(floor, float)
-    slopes = np.ones(np.asarray(theta).size) if slope is None else np.asarray(slope, float)
-    counted, by_count = count_rows(
-        data.model_idx, data.item_idx, data.weight, data.weight * data.y, theta, slopes, grid, data.n_items, floors,
-        nodes_of=lambda models: nodes(*mixture(spread), 0.0, float(models)),
-    )  # fmt: skip
-    if counted.size == 0:
-        return spread_rows(data, theta, grid, spread, floor=floor, slope=slope)
-    rows = np.empty((data.n_items, np.asarray(grid).size))
-    rows[counted] = by_count
-    rest = np.setdiff1d(np.arange(data.n_items), counted)
-    if rest.size:
-        rows[rest] = spread_rows(restrict(data, rest), theta, grid, spread, floor=floors[rest], slope=slope)
-    return rows
-
-
 TABLE = 4_000_000  # entries of one table of the models' terms at most (its points of b taken a block at a time)
 DESIGNS = 16  # up to this many designs (the models and trials items were given), their trials' sums once each
 BLOCK = 2_000_000  # entries of one block of items' log likelihoods (or of their dense successes and trials)
