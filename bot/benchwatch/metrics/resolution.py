@@ -272,51 +272,8 @@ def pool_needed(
     if not wanted:
         return {}
 
-    def median_bounds(liks: list[AxisLikelihood], figures: list[str]) -> dict[str, float]:
-        """The median over the replicates of the bounds of ``figures``, only their parts computed."""
-        parts = tuple(sorted({_PART_OF[k] for k in figures}))
-        runs = [axis_bounds(lik, target, parts) for lik in liks]
-        return {k: float(np.median([getattr(r, _BOUND_OF[k]) for r in runs])) for k in figures}
-
-    def replicates(pool: np.ndarray, t: float, rng: np.random.Generator) -> list[AxisLikelihood]:
-        return [
-            matched_likelihood(pool, t, n_items, target, scale, rng, RESOLVE_GRID, floor=floor)
-            for _ in range(RESOLVE_REPLICATES)
-        ]
-
     def compute() -> dict:
-        factors = [
-            f for f in POOL_FACTORS if theta.size * f <= MAX_POOL and theta.size * f * n_items <= MAX_SIMULATED_CELLS
-        ]
-        drawn: dict[int, list[AxisLikelihood]] = {}
-        done: dict[str, dict[int, float]] = {fig: {} for fig in wanted}
-
-        def at(factor: int, fig: str) -> float:  # each pool drawn from its own seed: the same, whatever the order
-            if factor not in drawn:
-                rng = np.random.default_rng([seed + 1, factor])
-                m = theta.size * factor
-                pool = np.concatenate([theta, rng.normal(theta.mean(), theta.std(), m - theta.size)])
-                drawn[factor] = replicates(pool, trials, rng)
-            if factor not in done[fig]:  # the figures of this one's part, at this pool: one search for them all
-                alike = [k for k in wanted if _PART_OF[k] == _PART_OF[fig]]
-                for k, value in median_bounds(drawn[factor], alike).items():
-                    done[k][factor] = value
-            return done[fig][factor]
-
-        for fig, level in wanted.items():  # the bounds fall as the pool grows: bisect the ladder
-            lo, hi = 0, len(factors) - 1
-            if not factors or at(factors[hi], fig) >= level:
-                continue
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if at(factors[mid], fig) < level:
-                    hi = mid
-                else:
-                    lo = mid + 1
-        tried = {fig: [[theta.size * f, done[fig][f]] for f in sorted(done[fig])] for fig in wanted}
-        at_samples = replicates(theta, SAMPLES, np.random.default_rng([seed + 1, 0])) if trials == 1 else None
-        samples = median_bounds(at_samples, list(wanted)) if at_samples is not None else None
-        return {"tried": tried, "samples": samples, "largest": theta.size * factors[-1] if factors else None}
+        return _ladder(theta, trials, n_items, target, scale, wanted, seed, floor)
 
     key = pool_key(
         "pool_needed",
@@ -348,3 +305,62 @@ def pool_needed(
             ),
         }
     return out
+
+
+def _ladder(
+    theta: np.ndarray,
+    trials: float,
+    n_items: int,
+    target: Target,
+    scale: str,
+    wanted: dict[str, float],
+    seed: int,
+    floor: float,
+) -> dict:
+    """``pool_needed``'s search: each figure's bisection of the ladder (``{"tried": {figure: [[models, bound],
+    ...]}, "samples": {figure: bound} or None, "largest": models or None}``)."""
+
+    def median_bounds(liks: list[AxisLikelihood], figures: list[str]) -> dict[str, float]:
+        """The median over the replicates of the bounds of ``figures``, only their parts computed."""
+        parts = tuple(sorted({_PART_OF[k] for k in figures}))
+        runs = [axis_bounds(lik, target, parts) for lik in liks]
+        return {k: float(np.median([getattr(r, _BOUND_OF[k]) for r in runs])) for k in figures}
+
+    def replicates(pool: np.ndarray, t: float, rng: np.random.Generator) -> list[AxisLikelihood]:
+        return [
+            matched_likelihood(pool, t, n_items, target, scale, rng, RESOLVE_GRID, floor=floor)
+            for _ in range(RESOLVE_REPLICATES)
+        ]
+
+    factors = [
+        f for f in POOL_FACTORS if theta.size * f <= MAX_POOL and theta.size * f * n_items <= MAX_SIMULATED_CELLS
+    ]
+    drawn: dict[int, list[AxisLikelihood]] = {}
+    done: dict[str, dict[int, float]] = {fig: {} for fig in wanted}
+
+    def at(factor: int, fig: str) -> float:  # each pool drawn from its own seed: the same, whatever the order
+        if factor not in drawn:
+            rng = np.random.default_rng([seed + 1, factor])
+            m = theta.size * factor
+            pool = np.concatenate([theta, rng.normal(theta.mean(), theta.std(), m - theta.size)])
+            drawn[factor] = replicates(pool, trials, rng)
+        if factor not in done[fig]:  # the figures of this one's part, at this pool: one search for them all
+            alike = [k for k in wanted if _PART_OF[k] == _PART_OF[fig]]
+            for k, value in median_bounds(drawn[factor], alike).items():
+                done[k][factor] = value
+        return done[fig][factor]
+
+    for fig, level in wanted.items():  # the bounds fall as the pool grows: bisect the ladder
+        lo, hi = 0, len(factors) - 1
+        if not factors or at(factors[hi], fig) >= level:
+            continue
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if at(factors[mid], fig) < level:
+                hi = mid
+            else:
+                lo = mid + 1
+    tried = {fig: [[theta.size * f, done[fig][f]] for f in sorted(done[fig])] for fig in wanted}
+    at_samples = replicates(theta, SAMPLES, np.random.default_rng([seed + 1, 0])) if trials == 1 else None
+    samples = median_bounds(at_samples, list(wanted)) if at_samples is not None else None
+    return {"tried": tried, "samples": samples, "largest": theta.size * factors[-1] if factors else None}
