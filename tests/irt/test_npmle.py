@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import log_expit
 
-from benchwatch.irt import linear_range
+from benchwatch.irt import linear_range, mixture_loglik
 from benchwatch.irt.npmle import solve_mixing as solve
 from tests.irt.em_oracle import em_reference
 
@@ -114,6 +114,30 @@ def test_early_stop_answers_which_side_of_a_level_the_maximum_lies():
     for level in (exact - 0.5, exact + 0.5):
         fit = solve(like, counts, free=free, above=level, below=level)
         assert (fit.loglik >= level) == (exact >= level)
+
+
+def test_a_band_stops_the_fit_once_both_levels_are_placed():
+    """With two levels (``band``), the fit stops as soon as it knows where the maximum lies against each: its
+    attained value is at or above every level the maximum reaches and below the others."""
+    like, counts = _likelihood(5)
+    free = np.ones(like.shape[1], bool)
+    free[10:30] = False
+    exact = solve(like, counts, free=free).loglik
+    for low, high in ((exact - 0.6, exact - 0.3), (exact - 0.3, exact + 0.3), (exact + 0.3, exact + 0.6)):
+        fit = solve(like, counts, free=free, above=high, below=low, band=(low, high))
+        for level in (low, high):
+            assert (fit.loglik >= level) == (exact >= level)
+        assert fit.iterations < solve(like, counts, free=free).iterations  # it stopped early
+
+
+def test_the_likelihood_reads_the_same_in_either_memory_order():
+    """The solver reads the likelihood point-major; a pattern-major array gives the same numbers to the bit."""
+    like, counts = _likelihood(6)
+    w = np.random.default_rng(0).dirichlet(np.ones(like.shape[1]))
+    assert mixture_loglik(like, counts, w) == mixture_loglik(np.asfortranarray(like), counts, w)
+    assert mixture_loglik(like, counts, w) == pytest.approx(_loglik(like, counts, w), abs=1e-9)
+    a, b = solve(np.ascontiguousarray(like), counts), solve(np.asfortranarray(like), counts)
+    assert np.array_equal(a.w, b.w) and a.loglik == b.loglik
 
 
 def test_an_impossible_restriction_has_no_likelihood():

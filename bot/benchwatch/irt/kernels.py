@@ -273,7 +273,7 @@ def compiled_kernels() -> list[tuple]:
         (_best_moved, (_F2, _F, _F2, _N, _N, _N, _N), 0.3),
         (
             _solve,
-            (_F2, _F, nt.boolean[::1], _F, _F, nt.float64, nt.float64, nt.float64, _N, nt.float64, nt.float64),
+            (_F2, _F, nt.boolean[::1], _F, _F) + (nt.float64,) * 3 + (_N,) + (nt.float64,) * 4,
             4.9,
         ),
     ]

@@ -55,10 +55,17 @@ class MixingFit:
         return self.loglik + max(self.gap, 0.0)
 
 
+def point_major(like: np.ndarray) -> np.ndarray:
+    """``like`` (patterns x points) as the compiled solver reads it: the table of points x patterns, contiguous. A
+    copy unless ``like`` is stored column-major (``np.asfortranarray``), as the callers that solve many times on
+    one large likelihood keep it."""
+    return np.ascontiguousarray(np.asarray(like, dtype=float).T)
+
+
 def mixture_loglik(like: np.ndarray, counts: np.ndarray, w: np.ndarray) -> float:
     """l(w), -inf where some pattern has no likelihood left."""
     ahead.wait()
-    return float(_loglik(np.ascontiguousarray(like, dtype=float), np.asarray(counts, float), np.asarray(w, float)))
+    return float(_loglik(point_major(like), np.asarray(counts, float), np.asarray(w, float)))
 
 
 def solve_mixing(
@@ -73,20 +80,23 @@ def solve_mixing(
     tol: float = TOL,
     max_iter: int = MAX_ITER,
     reach: tuple[float, float] | None = None,
+    band: tuple[float, float] | None = None,
 ) -> MixingFit:
     """The maximum of l(w) + ``tilt`` . w over distributions on the ``free`` grid points (all by default).
     Stops early once the objective reaches ``above`` or once its certified maximum is below ``below``: the
-    caller then knows on which side of its level the maximum lies; with ``reach`` = (t, l), also once an
-    iterate has tilt . w >= t and l(w) >= l (a distribution within a likelihood level that reaches t).
+    caller then knows on which side of its level the maximum lies; with ``band`` = (lo, hi), also once the
+    objective is at least lo and its certified maximum below hi (two levels, each placed); with ``reach`` =
+    (t, l), also once an iterate has tilt . w >= t and l(w) >= l (a distribution within a likelihood level that
+    reaches t).
 
     ``start`` (restricted to the free points and normalised) is used if it has a finite likelihood, else it is
     mixed half and half with the uniform distribution on the free points; without one, the uniform distribution on
     the free points, or on ``SPARSE_POINTS`` of them spread evenly where there are more than ``SPARSE_FROM``.
     """
     ahead.wait()  # a first audit's solver, compiled beside its fit
-    like = np.ascontiguousarray(like, dtype=float)
+    table = point_major(like)
     counts = np.ascontiguousarray(counts, dtype=float)
-    n_grid = like.shape[1]
+    n_grid = table.shape[0]
     free = np.ones(n_grid, bool) if free is None else np.ascontiguousarray(free, dtype=bool)
     if not free.any():
         raise ValueError("the restricted set of grid points is empty")
@@ -101,12 +111,12 @@ def solve_mixing(
         )
     w = np.where(free, np.maximum(np.asarray(start, float), 0.0), 0.0)
     w = w / w.sum() if w.sum() > 0 else uniform.copy()
-    if not np.isfinite(_loglik(like, counts, w)):
+    if not np.isfinite(_loglik(table, counts, w)):
         w = 0.5 * w + 0.5 * uniform
-        if not np.isfinite(_loglik(like, counts, w)):  # some item has no likelihood left on the free points
+        if not np.isfinite(_loglik(table, counts, w)):  # some item has no likelihood left on the free points
             return MixingFit(w, -np.inf, 0.0, 0)
     _, gap, iterations = _solve(
-        like,
+        table,
         counts,
         free,
         tilt,
@@ -117,31 +127,42 @@ def solve_mixing(
         int(max_iter),
         np.inf if reach is None else float(reach[0]),
         np.inf if reach is None else float(reach[1]),
+        np.inf if band is None else float(band[0]),
+        -np.inf if band is None else float(band[1]),
     )
-    return MixingFit(w, float(_loglik(like, counts, w)), float(gap), int(iterations))
+    return MixingFit(w, float(_loglik(table, counts, w)), float(gap), int(iterations))
 
 
 def empty_reaches(
-    like: np.ndarray, counts: np.ndarray, starts: np.ndarray, lo: int, hi: int, blocks: int, level: float
-) -> tuple[bool, np.ndarray | None]:
-    """Whether some distribution with no mass on points lo..hi-1 of each of the ``blocks`` copies of the grid
-    (``like``'s columns, copy after copy) has l(w) >= ``level``; and the fit's distribution where it took one.
+    like: np.ndarray,
+    counts: np.ndarray,
+    starts: np.ndarray,
+    lo: int,
+    hi: int,
+    blocks: int,
+    levels: tuple[float, ...],
+) -> tuple[float, np.ndarray | None]:
+    """Where the largest l(w) over the distributions with no mass on points lo..hi-1 of each of the ``blocks``
+    copies of the grid (``like``'s columns, copy after copy) lies against each of ``levels``: an attained l(w)
+    that reaches every level it can (the maximum is below the others), and the fit's distribution where it took
+    one.
 
     First the ``starts`` (rows) with the stretch's mass moved next to it (to the left, the right, or split: the
-    best of them), which answer yes where they reach the level; else the fit with no mass there from the best
-    of them, stopped as soon as it knows on which side of the level its maximum lies (``solve_mixing``'s
-    ``above`` and ``below``). One compiled call for the starts, one for the fit: the bounds' searches ask
-    this of hundreds of stretches a benchmark."""
+    best of them), which answer where they reach every level; else the fit with no mass there from the best of
+    them, stopped as soon as it knows on which side of each level its maximum lies (``solve_mixing``'s ``above``,
+    ``below`` and ``band``). One compiled call for the starts, one for the fit: the bounds' searches ask this of
+    hundreds of stretches a benchmark."""
     ahead.wait()
     k = like.shape[1] // blocks
-    value, start = _best_moved(like, counts, starts, lo, hi, blocks, k)
-    if value >= level:
-        return True, None
+    value, start = _best_moved(point_major(like), counts, starts, lo, hi, blocks, k)
+    low, high = min(levels), max(levels)
+    if value >= high:
+        return value, None
     free = np.ones((blocks, k), bool)
     free[:, lo:hi] = False
     free = free.ravel()
-    fit = solve_mixing(like, counts, start=start, above=level, below=level, free=free)
-    return fit.loglik >= level, fit.w
+    fit = solve_mixing(like, counts, start=start, above=high, below=low, band=(low, high), free=free)
+    return fit.loglik, fit.w
 
 
 def linear_range(
@@ -166,12 +187,12 @@ def linear_range(
     lie below ``stop_below`` (hi < it) or at or above ``stop_above`` (lo >= it).
     """
     h = np.asarray(h, float)
-    like = np.ascontiguousarray(like, dtype=float)
+    like = np.asfortranarray(like, dtype=float)  # each solve reads it point-major without a copy
     counts = np.ascontiguousarray(counts, dtype=float)
     best_w = np.asarray(start, float)
     psi0 = lo = float(h @ best_w)
     hi = float(h.max())
-    drop = _loglik(like, counts, best_w) - level  # how far below the start the level lies
+    drop = _loglik(point_major(like), counts, best_w) - level  # how far below the start the level lies
     lam = 1.0 / max(float(h.max() - h.min()), 1e-12)
     ok, bad = None, None  # (log lam, l - level) on either side of the level
     w, bad_w = best_w, None
@@ -225,9 +246,10 @@ def _segment(like: np.ndarray, counts: np.ndarray, inside: np.ndarray, outside: 
     """The point of the segment from ``inside`` (l >= level) towards ``outside`` farthest from ``inside`` with
     l >= level (l is concave along the segment: bisection)."""
     ok, bad = 0.0, 1.0
+    table = point_major(like)
     for _ in range(40):
         t = 0.5 * (ok + bad)
-        if _loglik(like, counts, (1 - t) * inside + t * outside) >= level:
+        if _loglik(table, counts, (1 - t) * inside + t * outside) >= level:
             ok = t
         else:
             bad = t

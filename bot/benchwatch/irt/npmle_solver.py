@@ -1,6 +1,11 @@
 """The compiled solver of ``benchwatch.irt.npmle``: the constrained Newton method for the maximum of
 l(w) + t . w over the distributions on some of the grid points, with its small dense linear algebra (the normal
-equations, the quadratic programme over the simplex), compiled with numba (cached on disk) and free of the GIL."""
+equations, the quadratic programme over the simplex), compiled with numba (cached on disk) and free of the GIL.
+
+The likelihood is read point-major (``table[k, i]``, grid points x patterns): a mixture reads only the columns of
+its support (a few dozen of 200 points), which are then rows of the table, contiguous; read pattern-major, every
+mixture streamed the whole table through the memory (5,000 patterns: 8 MB a pass). Each sum adds its terms in the
+order the pattern-major loops did, so the results are the same to the bit."""
 
 from __future__ import annotations
 
@@ -27,16 +32,13 @@ def _support(w):  # pragma: no cover (compiled)
 
 
 @njit(cache=True, nogil=True)
-def _loglik(like, counts, w):  # pragma: no cover (compiled)
-    idx = _support(w)
+def _loglik(table, counts, w):  # pragma: no cover (compiled)
+    mix = _matvec(table, w)
     total = 0.0
-    for i in range(like.shape[0]):
-        mix = 0.0
-        for k in idx:
-            mix += like[i, k] * w[k]
-        if mix <= 0.0:
+    for i in range(mix.size):
+        if mix[i] <= 0.0:
             return -np.inf
-        total += counts[i] * np.log(mix)
+        total += counts[i] * np.log(mix[i])
     return total
 
 
@@ -49,21 +51,46 @@ def _dot(a, b):  # pragma: no cover (compiled)
 
 
 @njit(cache=True, nogil=True)
-def _matvec(a, x):  # pragma: no cover (compiled)
-    """a @ x over the support of x, a row at a time (loops: numba's BLAS bindings compile slowly)."""
-    idx = _support(x)
-    out = np.zeros(a.shape[0])
-    for i in range(a.shape[0]):
-        total = 0.0
-        for k in idx:
-            total += a[i, k] * x[k]
-        out[i] = total
+def _matvec(table, x):  # pragma: no cover (compiled)
+    """table.T @ x over the support of x (each pattern's mixture), a support point's row at a time (loops: numba's
+    BLAS bindings compile slowly)."""
+    out = np.zeros(table.shape[1])
+    for k in _support(x):
+        xk = x[k]
+        row = table[k]
+        for i in range(out.size):
+            out[i] += row[i] * xk
     return out
 
 
 @njit(cache=True, nogil=True)
-def _rmatvec(a, y):  # pragma: no cover (compiled)
-    """a.T @ y."""
+def _rmatvec(table, y):  # pragma: no cover (compiled)
+    """table @ y (the gradient's sums over patterns), four points at a time: each sum in the patterns' order."""
+    n_grid, n_pat = table.shape
+    out = np.zeros(n_grid)
+    k = 0
+    while k + 4 <= n_grid:
+        r0, r1, r2, r3 = table[k], table[k + 1], table[k + 2], table[k + 3]
+        t0 = t1 = t2 = t3 = 0.0
+        for i in range(n_pat):
+            yi = y[i]
+            t0 += r0[i] * yi
+            t1 += r1[i] * yi
+            t2 += r2[i] * yi
+            t3 += r3[i] * yi
+        out[k], out[k + 1], out[k + 2], out[k + 3] = t0, t1, t2, t3
+        k += 4
+    for rest in range(k, n_grid):
+        total = 0.0
+        for i in range(n_pat):
+            total += table[rest, i] * y[i]
+        out[rest] = total
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _tmatvec(a, y):  # pragma: no cover (compiled)
+    """a.T @ y for a pattern-major a (the normal equations' right-hand side)."""
     out = np.zeros(a.shape[1])
     for i in range(a.shape[0]):
         for k in range(a.shape[1]):
@@ -181,26 +208,29 @@ def _simplex_qp(gram, b, x, max_iter):  # pragma: no cover (compiled)
 
 
 @njit(cache=True, nogil=True)
-def _solve(like, counts, free, tilt, w, above, below, tol, max_iter, reach, level):  # pragma: no cover (compiled)
+def _solve(
+    table, counts, free, tilt, w, above, below, tol, max_iter, reach, level, band_lo, band_hi
+):  # pragma: no cover (compiled)
     """Maximise l(w) + tilt . w over distributions on the free points, from w (a distribution with l(w) finite),
-    in place; stops early at ``above`` or ``below`` (see ``solve_mixing``), or once an iterate has tilt . w >= ``reach``
-    with l(w) >= ``level``. Returns (objective, gap, iterations)."""
-    n_pat, n_grid = like.shape
+    in place; stops early at ``above`` or ``below`` (see ``solve_mixing``), once the objective is known to lie
+    between ``band_lo`` and ``band_hi``, or once an iterate has tilt . w >= ``reach`` with l(w) >= ``level``.
+    Returns (objective, gap, iterations)."""
+    n_grid, n_pat = table.shape
     total = 0.0
     root = np.empty(n_pat)
     for i in range(n_pat):
         total += counts[i]
         root[i] = np.sqrt(counts[i])
-    value = _loglik(like, counts, w) + _dot(tilt, w)
+    value = _loglik(table, counts, w) + _dot(tilt, w)
     gap = np.inf
     iterations = 0
     trial = np.empty(n_grid)
     ratio = np.empty(n_pat)
     for iterations in range(1, max_iter + 1):  # noqa: B007 (reported)
-        mix = _matvec(like, w)
+        mix = _matvec(table, w)
         for i in range(n_pat):
             ratio[i] = counts[i] / mix[i]
-        grad = _rmatvec(like, ratio)
+        grad = _rmatvec(table, ratio)
         for k in range(n_grid):
             grad[k] += tilt[k]
         best = -np.inf
@@ -208,7 +238,7 @@ def _solve(like, counts, free, tilt, w, above, below, tol, max_iter, reach, leve
             if free[k] and grad[k] > best:
                 best = grad[k]
         gap = best - _dot(grad, w)  # the Frank-Wolfe gap: max over the simplex of the linear gain
-        if gap < tol or value >= above or value + gap < below:
+        if gap < tol or value >= above or value + gap < below or (value >= band_lo and value + gap < band_hi):
             break
         tilted = _dot(tilt, w)
         if tilted >= reach and value - tilted >= level:
@@ -238,11 +268,13 @@ def _solve(like, counts, free, tilt, w, above, below, tol, max_iter, reach, leve
         system = np.empty((n_pat, cand.size))
         target = np.empty(n_pat)
         for i in range(n_pat):
-            f = root[i] / mix[i]
-            for c in range(cand.size):  # capped: a pattern far from the current mixture must not overflow
-                system[i, c] = min(f * like[i, cand[c]], 1e100)
+            ratio[i] = root[i] / mix[i]
             target[i] = 2.0 * root[i]
-        rhs = _rmatvec(system, target)
+        for c in range(cand.size):  # capped: a pattern far from the current mixture must not overflow
+            row = table[cand[c]]
+            for i in range(n_pat):
+                system[i, c] = min(ratio[i] * row[i], 1e100)
+        rhs = _tmatvec(system, target)
         for c in range(cand.size):
             rhs[c] += tilt[cand[c]]  # the tilt's linear term, exactly
         x = np.empty(cand.size)
@@ -271,7 +303,7 @@ def _solve(like, counts, free, tilt, w, above, below, tol, max_iter, reach, leve
             for _ in range(50):
                 for k in range(n_grid):
                     trial[k] = w[k] + alpha * (proposal[k] - w[k])
-                now = _loglik(like, counts, trial) + _dot(tilt, trial)
+                now = _loglik(table, counts, trial) + _dot(tilt, trial)
                 if now > value + 1e-13 * (1.0 + abs(value)):  # a gain below rounding is no gain: stalled
                     for k in range(n_grid):
                         w[k] = trial[k]
@@ -287,11 +319,11 @@ def _solve(like, counts, free, tilt, w, above, below, tol, max_iter, reach, leve
 
 
 @njit(cache=True, nogil=True)
-def _best_moved(like, counts, starts, lo, hi, blocks, k):  # pragma: no cover (compiled)
+def _best_moved(table, counts, starts, lo, hi, blocks, k):  # pragma: no cover (compiled)
     """The best of ``starts`` (rows: distributions on ``blocks`` copies of a grid of ``k`` points) with the mass of
     points lo..hi-1 of every copy moved to its left neighbour, its right one, or split: (its log likelihood, it).
     The first of equal ones, in the order starts x (left, split, right)."""
-    n = like.shape[1]
+    n = table.shape[0]
     best = np.empty(n)
     trial = np.empty(n)
     best_value = -np.inf
@@ -313,7 +345,7 @@ def _best_moved(like, counts, starts, lo, hi, blocks, k):  # pragma: no cover (c
                     trial[base + lo - 1] += left * inside
                 if hi < k:
                     trial[base + hi] += (1.0 - left) * inside
-            value = _loglik(like, counts, trial)
+            value = _loglik(table, counts, trial)
             if not found or value > best_value:
                 best_value, found = value, True
                 for j in range(n):
