@@ -213,13 +213,20 @@ def _integrated_rows(
 
         def block(lo: int, hi: int, g0=g0, part=part, trials=trials, successes=successes, by=by_design) -> None:
             succ, tri = cells.dense(lo, hi, models)
-            loglik = -(tri @ trials) if by is None else by[design[lo:hi]]
-            for f, table in successes.items():
-                rows = np.flatnonzero(cells.c[lo:hi] == f)
-                if rows.size == hi - lo:
-                    loglik += succ @ table
-                elif rows.size:
-                    loglik[rows] += succ[rows] @ table
+            kinds = design[lo:hi]
+            if by is not None and len(successes) == 1 and kinds.min() == kinds.max():
+                # one floor and one design (a complete matrix): the successes' product plus the design's (negated)
+                # trials' terms in place (the same sum, without a copy of them per item)
+                loglik = succ @ next(iter(successes.values()))
+                loglik += by[kinds[0]]
+            else:
+                loglik = -(tri @ trials) if by is None else by[kinds]
+                for f, table in successes.items():
+                    rows = np.flatnonzero(cells.c[lo:hi] == f)
+                    if rows.size == hi - lo:
+                        loglik += succ @ table
+                    elif rows.size:
+                        loglik[rows] += succ[rows] @ table
             loglik += constant[lo:hi, None]
             result = np.empty((hi - lo, part.size))
             integrate(loglik, log_weight, result)
