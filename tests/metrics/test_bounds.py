@@ -91,6 +91,56 @@ def test_the_searches_equal_brute_force_over_every_window():
     assert B.widest_end(search, B.CRIT_EMPTY, low=True) == low
 
 
+def test_the_joint_pass_finds_both_levels_reach_and_the_empty_figures_of_brute_force():
+    """``reaches`` places each window against the top five's level and the limit's by one fit: its two reaches,
+    and the widest window and both ends read from the looser one, are brute force's at each level."""
+    z = np.random.default_rng(2).random(120)
+    z = z[(z < 0.35) | (z > 0.6)]
+    lik = _likelihood(z, 20, 3, 30, seed=3)
+    search = B.Search(lik, UNIFORM)
+    strict, loose = B.reaches(search, (B.CRIT_TOP5, B.CRIT_EMPTY))
+    for crit, found in ((B.CRIT_TOP5, strict), (B.CRIT_EMPTY, loose)):
+        brute = _brute_empty(lik, crit)
+        for j in range(30):
+            assert found[j] == max([hi for (lo, hi), ok in brute.items() if ok and lo == j], default=j)
+    brute = _brute_empty(lik, B.CRIT_EMPTY)
+    ok = [(lo, hi) for (lo, hi), good in brute.items() if good]
+    widest = max(hi - lo for lo, hi in ok)
+    first = min(lo for lo, hi in ok if hi - lo == widest)
+    low = max([hi for lo, hi in ok if lo == 0], default=0)
+    high = max([30 - lo for lo, hi in ok if hi == 30], default=0)
+    assert B.empty_from_reach(loose) == (widest, (first, first + widest), low, high)
+    assert (strict <= loose).all() and (strict < loose).any()  # the two levels differ here: the test can fail
+
+
+def _beside_pools() -> list:
+    rng = np.random.default_rng(4)
+    z = rng.random(300)
+    hole = z[(z < 0.4) | (z > 0.6)]
+    loose = z[(z < 0.3) | (z > 0.55)][:120]
+    return [
+        _likelihood(loose, 12, 1, 60, seed=5),  # nothing thin, no top-5 bound, DDM lower bound 0
+        _likelihood(loose, 30, 1, 60, seed=6),
+        _likelihood(hole, 100, 10, 60, seed=7),  # thin stretches, a top-5 bound, a DDM lower bound
+        _likelihood(hole, 60, 20, 60, seed=8),
+        _likelihood(hole, 100, 5, 60, seed=9),
+    ]
+
+
+@pytest.mark.parametrize("pair", [(0, 1), (1, 0), (2, 3), (3, 2), (4, 2), (2, 4), (0, 2)])
+def test_bounds_beside_another_models_leave_the_union_as_it_was(pair):
+    """The union of two runs is the same when the second is searched only as far as it can widen the first's
+    (``beside``), whichever widens which: pools that place the items loosely and sharply, with a hole."""
+    from benchwatch.metrics import union_bounds
+
+    liks = _beside_pools()
+    first, second = (axis_bounds(liks[i]) for i in pair)
+    plain = union_bounds([first, second]).as_dict()
+    beside = union_bounds([first, axis_bounds(liks[pair[1]], beside=first)]).as_dict()
+    beside.pop("fits"), plain.pop("fits")
+    assert beside == plain
+
+
 def test_with_items_known_exactly_the_bounds_close_on_the_truth():
     """Items answered 20,000 times by 40 models: each one's place is known to about a thousandth, so the
     widest stretch that may be empty is the true Max Gap (to the grid's cell), the stretches shown thin are

@@ -26,7 +26,8 @@ class Search:
     def __init__(
         self, lik: AxisLikelihood, target: Target, top: MixingFit | None = None, like: np.ndarray | None = None
     ):
-        self.like, self.counts, self.target = lik.expanded() if like is None else like, lik.counts, target
+        self.like = np.asfortranarray(lik.expanded() if like is None else like)  # the solver reads it point-major
+        self.counts, self.target = lik.counts, target
         self.k = lik.like.shape[1]  # cells of the axis (a distribution lives on one copy of them per design group)
         self.blocks = lik.n_groups
         self.edges = np.arange(self.k + 1) / self.k
@@ -38,6 +39,8 @@ class Search:
         self.last: np.ndarray | None = None  # the last restricted fit of an empty stretch: a warm start
         self.starts = np.stack([self.w0, self.w0])  # the empty stretches' starts: the fit, and the last one's
         self.w0_axis = self.axis(self.w0)
+        self.pair: tuple[float, ...] = ()  # two levels each empty stretch is placed against at once (``reaches``)
+        self.known: dict[tuple[int, int], float] = {}  # such stretches' attained l: it reached what it could
         self.within: list[np.ndarray] = []  # distributions found within the thin test's level (certificates)
 
     def level(self, crit: float) -> float:
@@ -53,17 +56,25 @@ class Search:
 
     def empty_ok(self, lo: int, hi: int, crit: float) -> bool:
         """Whether no mass on grid points lo..hi-1 (the stretch [lo/K, hi/K]) cannot be ruled out. Starts from
-        the unrestricted fit, or the last restricted one, with the stretch's mass moved next to it."""
+        the unrestricted fit, or the last restricted one, with the stretch's mass moved next to it. With
+        ``pair`` set, one fit places the stretch against both levels (each answer kept for the other's search)."""
         if hi - lo >= self.k:
             return False
         if hi <= lo or self.w0_axis[lo:hi].sum() == 0:
             return True
+        level = self.level(crit)
+        known = self.known.get((lo, hi))  # placed against both levels of the pair: final for either
+        if known is not None and (known >= level or crit in self.pair):
+            return known >= level
+        levels = tuple(self.level(c) for c in self.pair) if crit in self.pair else (level,)
         starts = self.starts if self.last is not None else self.starts[:1]
-        ok, w = empty_reaches(self.like, self.counts, starts, lo, hi, self.blocks, self.level(crit))
+        attained, w = empty_reaches(self.like, self.counts, starts, lo, hi, self.blocks, levels)
         if w is not None:  # it took a fit: the next stretch's warm start
             self.fits += 1
             self.last = self.starts[1] = w
-        return ok
+        if len(levels) > 1:
+            self.known[(lo, hi)] = attained
+        return attained >= level
 
     def thin_ok(self, lo: int, hi: int, crit: float = CRIT_THIN) -> bool:
         """Whether 'the stretch [lo/K, hi/K] holds at least THIN of the target's mass' cannot be rejected: some
@@ -126,6 +137,55 @@ def widest_empty(search: Search, crit: float) -> tuple[int, tuple[int, int]]:
         else:
             j += 1
     return best, where
+
+
+def reaches(search: Search, crits: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """``reach`` at two levels (the stricter first) in one pass, each stretch placed against both by one fit: a
+    stretch not ruled out at the stricter level is not at the other, so the other's reach from each start begins
+    at the stricter one's, and the stretch that ends the stricter one's is already placed against the other."""
+    strict, loose = crits
+    search.pair = (strict, loose)
+    first, second = np.zeros(search.k, int), np.zeros(search.k, int)
+    end = end2 = 0
+    for j in range(search.k):
+        end = max(end, j)
+        while end < search.k and search.empty_ok(j, end + 1, strict):
+            end += 1
+        first[j], end2 = end, max(end2, end)
+        while end2 < search.k and search.empty_ok(j, end2 + 1, loose):
+            end2 += 1
+        second[j] = end2
+    search.pair = ()
+    return first, second
+
+
+def reach_within(search: Search, crits: tuple[float, float], given: tuple[np.ndarray, np.ndarray]) -> bool:
+    """Whether the reach at both levels (``reaches``) is nowhere beyond ``given``'s (another likelihood's): each
+    start's window one past the given end is ruled out at its level. Stops at the first that is not."""
+    search.pair = crits
+    try:
+        for j in range(search.k):
+            for crit, reach in zip(crits, given, strict=True):
+                if reach[j] < search.k and search.empty_ok(j, int(reach[j]) + 1, crit):
+                    return False
+        return True
+    finally:
+        search.pair = ()
+
+
+def empty_from_reach(reach: np.ndarray) -> tuple[int, tuple[int, int], int, int]:
+    """What ``widest_empty`` and both ``widest_end`` find, from a level's ``reach``: the widest window and where
+    it lies (the first of the widest), and the widest window at each end."""
+    k = reach.size
+    width = reach - np.arange(k)
+    j = int(np.argmax(width))
+    full = np.flatnonzero(reach >= k)
+    return (
+        int(width[j]),
+        ((j, j + int(width[j])) if width[j] > 0 else (0, 0)),
+        int(reach[0]),
+        (k - int(full[0]) if full.size else 0),
+    )
 
 
 def widest_end(search: Search, crit: float, low: bool) -> int:

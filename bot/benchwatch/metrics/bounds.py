@@ -36,7 +36,7 @@ models read the likelihood of their count of right answers where they outnumber 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -48,7 +48,10 @@ from benchwatch.metrics.bound_search import (
     CRIT_TOP5,
     THIN,
     Search,
+    empty_from_reach,
     reach,
+    reach_within,
+    reaches,
     thin_stretches,
     top_sum,
     widest_empty,
@@ -76,6 +79,9 @@ class Bounds:
     ddm_hi: float
     patterns: int  # distinct likelihoods the items collapsed to
     fits: int  # restricted fits it took
+    # the empty stretches' reach from each start (``bound_search.reaches``) at the top five's level and the limit's,
+    # where one pass found both: another item model's bounds use them (``axis_bounds``' ``beside``)
+    reaches: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
 
     def record_fields(self) -> dict:
         """The bounds under the names a benchmark's record gives them."""
@@ -95,6 +101,7 @@ class Bounds:
 
     def as_dict(self) -> dict:
         out = asdict(self)
+        out.pop("reaches")
         out["detection_stretch"] = list(self.detection_stretch)
         out["thin"] = [list(s) for s in self.thin]
         return out
@@ -107,49 +114,81 @@ THREADS = max(1, min(4, threads.CORES))
 PARALLEL_CELLS = 4_000  # patterns x grid points from which the parts run on threads of their own
 
 
-def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str, ...] = PARTS) -> Bounds:
+def axis_bounds(
+    lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str, ...] = PARTS, beside: Bounds | None = None
+) -> Bounds:
     """Every bound of one benchmark's items from their axis likelihood (see the module's docstring); ``parts``
     limits the work to some of them (the others are NaN): ``empty`` (detection limit and ends), ``top5``,
     ``thin``, ``ddm``. The parts are independent searches from one unrestricted fit: on a large likelihood they
-    run on the cores at once (the compiled solver releases the GIL), with the same results."""
-    like = lik.expanded()  # one copy of the grid per design group
+    run on the cores at once (the compiled solver releases the GIL), with the same results.
+
+    ``beside``: the bounds of the same items under another item model, when only the union of the two is wanted
+    (``union_bounds``, beside first): a figure these data cannot take past beside's is not searched further and
+    is given as beside's, which leaves the union as it would be. The empty stretches' reach nowhere beyond
+    beside's (``reach_within``): beside's detection limit, ends and top-5 bound; beside showing nothing thin:
+    nothing thin; the DDM lower bound (``ddm_bounds``)."""
+    like = np.asfortranarray(lik.expanded())  # one copy of the grid per design group; the solver reads it point-major
     top = solve_mixing(like, lik.counts)
     cell = 1.0 / lik.like.shape[1]
     nan = float("nan")
 
-    def empty() -> tuple:
-        search = Search(lik, target, top, like)
-        best, (lo, hi) = widest_empty(search, CRIT_EMPTY)
+    def empty_figures(best: int, lo: int, hi: int, low: int, high: int) -> tuple:
         # A distribution with no mass on grid points lo..hi-1 leaves the open stretch between its neighbours
         # empty: (best + 1) cells wide (and a true gap of width g removes at least g K - 1 grid points).
         limit = min(1.0, (best + 1) * cell) if best else 0.0
         stretch = (max(0.0, lo * cell - cell / 2), min(1.0, hi * cell + cell / 2))
-        low, high = widest_end(search, CRIT_EMPTY, low=True), widest_end(search, CRIT_EMPTY, low=False)
         low_end = min(1.0, (low + 0.5) * cell) if low else 0.0
         high_end = min(1.0, (high + 0.5) * cell) if high else 0.0
-        return (limit, stretch, low_end, high_end), search.fits
+        return limit, stretch, low_end, high_end
+
+    def top5_figure(total: int) -> float:
+        return min(1.0, (total + 5) * cell) if total else 0.0
+
+    def empty() -> tuple:
+        search = Search(lik, target, top, like)
+        best, (lo, hi) = widest_empty(search, CRIT_EMPTY)
+        low, high = widest_end(search, CRIT_EMPTY, low=True), widest_end(search, CRIT_EMPTY, low=False)
+        return empty_figures(best, lo, hi, low, high), search.fits
 
     def top5() -> tuple:
         search = Search(lik, target, top, like)
-        total = top_sum(reach(search, CRIT_TOP5))
-        return (min(1.0, (total + 5) * cell) if total else 0.0), search.fits
+        return top5_figure(top_sum(reach(search, CRIT_TOP5))), search.fits
+
+    def both() -> tuple:  # the empty stretches' and the top five's searches in one pass (``reaches``)
+        search = Search(lik, target, top, like)
+        given = None if beside is None else beside.reaches
+        if beside is not None and given is not None and reach_within(search, (CRIT_TOP5, CRIT_EMPTY), given):
+            edges = (beside.detection_limit, beside.detection_stretch, beside.low_end, beside.high_end)
+            return (edges, beside.top5_upper, given), search.fits
+        strict, loose = reaches(search, (CRIT_TOP5, CRIT_EMPTY))
+        best, (lo, hi), low, high = empty_from_reach(loose)
+        return (empty_figures(best, lo, hi, low, high), top5_figure(top_sum(strict)), (strict, loose)), search.fits
 
     def thin() -> tuple:
+        if beside is not None and beside.thin_top5 == 0.0:  # the union shows nothing thin, whatever these show
+            return [], 0
         search = Search(lik, target, top, like)
         return thin_stretches(search), search.fits
 
     def ddm() -> tuple:
         search = Search(lik, target, top, like)
-        return ddm_bounds(search, lik.z), search.fits
+        given = None if beside is None or not np.isfinite(beside.ddm_lo) else beside.ddm_lo
+        return ddm_bounds(search, lik.z, given), search.fits
 
-    jobs = {"empty": empty, "top5": top5, "thin": thin, "ddm": ddm}
+    jobs = {"empty": empty, "top5": top5, "edges": both, "thin": thin, "ddm": ddm}
     wanted = [p for p in PARTS if p in parts]
+    if "empty" in wanted and "top5" in wanted:  # one pass for both
+        wanted = ["edges" if p == "empty" else p for p in wanted if p != "top5"]
     if THREADS > 1 and len(wanted) > 1 and like.size >= PARALLEL_CELLS:
         pool = threads.thread_pool("bounds", THREADS)
         futures = {p: pool.submit(jobs[p]) for p in wanted}
         done = {p: f.result() for p, f in futures.items()}
     else:
         done = {p: jobs[p]() for p in wanted}
+    found = None
+    if "edges" in done:
+        (edges, top5_value, found), fits = done.pop("edges")
+        done["empty"], done["top5"] = (edges, fits), (top5_value, 0)
     limit, stretch, low_end, high_end = done["empty"][0] if "empty" in done else (nan, (nan, nan), nan, nan)
     top5_upper = done["top5"][0] if "top5" in done else nan
     stretches: list[tuple[int, int]] = done["thin"][0] if "thin" in done else []
@@ -168,6 +207,7 @@ def axis_bounds(lik: AxisLikelihood, target: Target = UNIFORM, parts: tuple[str,
         ddm_hi=ddm_hi,
         patterns=lik.n_patterns,
         fits=sum(f for _, f in done.values()),
+        reaches=found,
     )
 
 
