@@ -136,3 +136,26 @@ def test_a_benchmark_gone_upstream_is_kept_and_marked(tmp_path):
     assert "gone_since" not in latest["b"]
     alerts = json.loads((reports / "alerts.json").read_text())["alerts"]
     assert sum(a["kind"] == "gone" for a in alerts) == 1
+
+
+@pytest.mark.parametrize("new_first", [False, True])
+def test_a_benchmark_another_source_takes_over_has_moved_not_gone(tmp_path, new_first):
+    """A source that continues another's files in a new format (all-the-noises after eval-arena) publishes one of
+    its benchmarks under the same name: the record is the new source's, its history goes on (the same rows: no
+    second history row), and the alerts say it moved, not that it is gone, whichever source runs first."""
+    kw = {"reports_dir": tmp_path / "r", "site_out": None, "cache_dir": tmp_path / "c", "log": lambda s: None}
+    a, b = _responses("a", 1), _responses("b", 2)
+    run_job([("old", lambda: _table(pd.concat([a, b])))], now="2026-01-01T00:00:00Z", **kw)
+    sources = [("old", lambda: _table(a)), ("new", lambda: _table(b))]
+    run_job(sources[::-1] if new_first else sources, now="2026-01-02T00:00:00Z", **kw)
+    reports = tmp_path / "r"
+    latest = {r["benchmark"]: r for r in json.loads((reports / "latest.json").read_text())["benchmarks"]}
+    assert latest["b"]["source_name"] == "new" and "gone_since" not in latest["b"]
+    assert latest["a"]["source_name"] == "old"
+    alerts = json.loads((reports / "alerts.json").read_text())["alerts"]
+    assert not [x for x in alerts if x["kind"] == "gone"]
+    moved = [x["title"] for x in alerts if x["kind"] == "moved"]
+    assert moved == ["b is now read from source new (before: old)"]
+    assert (pd.read_csv(reports / "history.csv")["benchmark"] == "b").sum() == 1
+    statuses = json.loads((reports / "sources.json").read_text())["sources"]
+    assert statuses["old"]["gone"] == []

@@ -134,7 +134,7 @@ def start_audits(run: RunState, source: str, started: Started, ctx: SourceContex
         from benchwatch.pipeline.files import audit_leaderboard
 
         for name, rows in started.aggs.groupby("benchmark", sort=True):
-            if not run.unchanged(name, content_revision(rows), None, None) and rows["model"].nunique() >= 2:
+            if not run.unchanged(name, source, content_revision(rows), None, None) and rows["model"].nunique() >= 2:
                 where, ceiling = public_location(started.table.location), run.rules.ceiling_for(name)
                 started.boards[name] = pool.call(audit_leaderboard, rows=rows, source=where, ceiling=ceiling)
 
@@ -158,7 +158,7 @@ def _start_per_item(run: RunState, source: str, started: Started, ctx: SourceCon
             name, rows, page, run.records, run.fresh, lambda other: load_snapshot(run.reports, other)
         )
         revision = content_revision(rows if pool_rows is None else pd.concat([rows, pool_rows], ignore_index=True))
-        if run.unchanged(name, revision, ctx.method, ctx.scale):
+        if run.unchanged(name, source, revision, ctx.method, ctx.scale):
             run.carry(batch, name)
             notes.append(f"{name} unchanged")
             continue
@@ -229,7 +229,7 @@ def _judge_boards(run: RunState, source: str, started: Started, pool: Executor) 
     table, batch, notes = started.table, started.batch, started.notes
     assert started.aggs is not None
     for name, rows in started.aggs.groupby("benchmark", sort=True):
-        if run.unchanged(name, content_revision(rows), None, None):
+        if run.unchanged(name, source, content_revision(rows), None, None):
             run.carry(batch, name)
             continue
         one = f"only one model ({rows['model'].iloc[0]}): a leaderboard of one cannot be ranked"
@@ -329,6 +329,7 @@ def gather(
     finally:
         if executor is None:
             pool.close()
+    run.moved(statuses)
     names = [name for name, _ in sources]
     changed = {k: v for k, v in run.records.items() if previous.get(k) is not v}
     delta = Delta(

@@ -99,11 +99,11 @@ class RunState:
                     "of this source published (rename one upstream or set a `prefix` option)",
                 )
 
-    def unchanged(self, name: str, revision: str, method: str | None, scale: str | None) -> bool:
+    def unchanged(self, name: str, source: str, revision: str, method: str | None, scale: str | None) -> bool:
         before = self.previous.get(name)
         if before is None:
             return False
-        same = before.get("revision") == revision
+        same = before.get("revision") == revision and before.get("source_name") == source  # moved: recorded anew
         same = same and not before.get("rebuilt") and not before.get("refit")  # `repair` asks for a refit
         same = same and before.get("figures_version") == FIGURES_VERSION  # figures of an older benchwatch: redone
         return same and (before.get("method"), before.get("scale")) == (method, scale) and not self.force
@@ -190,6 +190,10 @@ class RunState:
         for name, before in sorted(self.previous.items()):
             if before.get("source_name") != source or name in produced:
                 continue
+            if self.owners.get(name, source) != source:  # another source of this run published it: moved
+                title = f"{name} is now read from source {self.owners[name]} (before: {source})"
+                batch.new_alerts.append(notice_alert("moved", name, before.get("revision", ""), self.now, title))
+                continue
             gone.append(name)
             if before.get("gone_since"):
                 continue
@@ -197,6 +201,23 @@ class RunState:
             title = f"{name} is no longer published by its source {source}"
             batch.new_alerts.append(notice_alert("gone", name, before.get("revision", ""), self.now, title))
         return gone
+
+    def moved(self, statuses: dict[str, dict]) -> None:
+        """A benchmark that one source stopped publishing and another published in the same run has moved (a source
+        that continues another's files in a new format: all-the-noises after eval-arena): its history goes on under
+        its name. Where the first source ran first it raised a "gone" alert (``mark_gone`` could not know): that
+        becomes the "moved" notice ``mark_gone`` raises where the other ran first, and its status no longer lists
+        it as gone."""
+        for n, alert in enumerate(self.new_alerts):
+            name = alert["benchmark"]
+            now = self.records.get(name, {})
+            old = self.previous.get(name, {}).get("source_name")
+            if alert["kind"] != "gone" or now.get("gone_since") or now.get("source_name") in (None, old):
+                continue
+            title = f"{name} is now read from source {now['source_name']} (before: {old})"
+            self.new_alerts[n] = notice_alert("moved", name, now.get("revision", ""), self.now, title)
+            if old in statuses and name in statuses[old].get("gone", []):
+                statuses[old]["gone"] = [g for g in statuses[old]["gone"] if g != name]
 
     def commit(self, batch: Batch, source: str, names: list[str]) -> None:
         """Publish what a source that succeeded produced (its files are written with the reports)."""
