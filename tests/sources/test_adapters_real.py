@@ -277,3 +277,93 @@ def test_livebench_site_tasks_and_categories_of_the_newest_release(shared_upstre
     dates = aggs.drop_duplicates("model").set_index("model")["date"].dt.strftime("%Y-%m-%d")
     assert all(dates[m] == first[m] for m in newest.index)
     assert any("tasks of earlier releases not in the newest" in n for n in table.notes)
+
+
+TABLES = "assets/tables/input_table_{}.csv"
+
+
+def _cells(frame: pd.DataFrame, bench: str | list[str], trials: bool = True) -> set:
+    df = validate_responses(frame, "test")
+    df = df[df["benchmark"].isin([bench] if isinstance(bench, str) else bench)]
+    cells = zip(df["model"], df["item_id"], df["score"].round(12), df["trials"] if trials else df["score"] * 0)
+    return set(cells)
+
+
+def test_all_the_noises_main_tables_continue_eval_arenas_benchmarks_cell_for_cell(shared_upstream, tmp_path):
+    """main/'s tables are eval-arena's under the same ids, so a benchmark read from eval-arena continues: humaneval+,
+    mbpp+ and mbpp the same cells; its humaneval eval-arena's two run sets together (49 + 29 models);
+    CRUXEval-input-T0.2, named CRUXEval-input, eval-arena's cruxeval_input.jsonl, with what that file does not
+    say: each cell's samples (1 to 10, where eval-arena's file gives the mean alone)."""
+    files = [f"main/{TABLES.format(b)}" for b in ("humaneval+", "mbpp+", "mbpp", "humaneval", "CRUXEval-input-T0.2")]
+    noises = _load(
+        shared_upstream,
+        tmp_path / "a",
+        "all_the_noises",
+        "all_the_noises/",
+        files=files,
+        names={files[4]: "CRUXEval-input"},
+    ).frame
+    arena = _load(
+        shared_upstream,
+        tmp_path / "b",
+        "evalarena",
+        "evalarena/",
+        files=[
+            "humaneval+.jsonl",
+            "mbpp+.jsonl",
+            "mbpp.jsonl",
+            "humaneval.jsonl",
+            "humaneval_hf.jsonl",
+            "cruxeval_input.jsonl",
+        ],
+        names={"humaneval_hf.jsonl": "humaneval (HF base models)"},
+    ).frame
+    for bench in ("humaneval+", "mbpp+", "mbpp"):
+        assert _cells(noises, bench) == _cells(arena, bench) and len(_cells(noises, bench)) > 8000
+    assert _cells(noises, "CRUXEval-input", trials=False) == _cells(arena, "CRUXEval-input", trials=False)
+    crux = validate_responses(noises, "t").query("benchmark == 'CRUXEval-input'")["trials"]
+    assert (
+        crux.notna().mean() > 0.9
+        and validate_responses(arena, "t").query("benchmark == 'CRUXEval-input'")["trials"].isna().all()
+    )
+    assert _cells(noises, "humaneval") == _cells(arena, ["humaneval", "humaneval (HF base models)"])
+    assert validate_responses(noises, "t").groupby("benchmark")["model"].nunique().to_dict() == {
+        "CRUXEval-input": 37,
+        "humaneval": 78,
+        "humaneval+": 49,
+        "mbpp": 59,
+        "mbpp+": 59,
+    }
+
+
+def test_all_the_noises_sampled_versions_a_benchmark_per_setting_with_their_samples_as_trials(
+    shared_upstream, tmp_path
+):
+    """lowk_temp0.7/ and highk_temp0.7/ share benchmark ids (aime2024_cot, math500_cot) and main/ shares mbpp: each
+    setting is a benchmark of its own; a cell's trials are its samples (4 to 1,100) and its score right / samples,
+    exactly; main/'s samples (1 to 10 in one table) the same way."""
+    files = [
+        f"lowk_temp0.7/{TABLES.format('aime2024_cot')}",
+        f"highk_temp0.7/{TABLES.format('aime2024_cot')}",
+        f"lowk_temp0.7/{TABLES.format('mbpp')}",
+        f"main/{TABLES.format('mbpp')}",
+        f"main/{TABLES.format('CRUXEval-output-T0.2')}",
+    ]
+    table = _load(shared_upstream, tmp_path, "all_the_noises", "all_the_noises/", files=files)
+    df = validate_responses(table.frame, "test")
+    shape = df.groupby("benchmark").agg(models=("model", "nunique"), items=("item_id", "nunique")).to_dict("index")
+    assert shape == {
+        "aime2024_cot (T=0.7)": {"models": 52, "items": 30},
+        "aime2024_cot (T=0.7, high K)": {"models": 50, "items": 30},
+        "mbpp (T=0.7)": {"models": 35, "items": 500},
+        "mbpp": {"models": 59, "items": 378},
+        "CRUXEval-output-T0.2": {"models": 37, "items": 800},
+    }
+    raw = pd.read_csv(shared_upstream.root / "all_the_noises" / files[1])
+    high = df[df["benchmark"] == "aime2024_cot (T=0.7, high K)"].set_index(["model", "item_id"])
+    for row in raw.sample(40, random_state=0).itertuples():
+        cell = high.loc[(row.model, str(row.example_id))]
+        assert cell["trials"] == row.count > 1 and cell["score"] * row.count == pytest.approx(row.correct, abs=1e-9)
+    assert high["trials"].max() == 1100 and high["trials"].min() < 200
+    crux = df[df["benchmark"] == "CRUXEval-output-T0.2"]
+    assert crux["trials"].fillna(1).astype(int).value_counts().index.sort_values().tolist() == [1, 2, 3, 10]

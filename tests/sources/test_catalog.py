@@ -38,6 +38,8 @@ COVERED_BY = {
     "alpaca_eval": "test_adapters_real.py::test_alpaca_eval_win_rates_recomputed_from_the_judges_preferences",
     "eee": "test_eee.py::test_the_datastore_adapter_fetches_each_record_once_across_runs",
     "open_llm": "test_open_llm.py::test_three_runs_with_a_cap_of_two_models_fetch_each_model_once",
+    "all_the_noises": "test_adapters_real.py::"
+    "test_all_the_noises_sampled_versions_a_benchmark_per_setting_with_their_samples_as_trials",
 }
 
 

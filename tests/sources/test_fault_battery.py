@@ -263,6 +263,17 @@ def _open_llm(root: Path, made: Any, server: Upstream) -> Case:
     return Case("", {"max_models": 10}, CONTENTS, "parquet", "fullname", "fullname", conflict="Average ⬆️")
 
 
+def _all_the_noises(root: Path) -> Case:
+    """Three models x four items of the real main/ HumanEval+ table, its unnamed index column kept."""
+    path = "main/assets/tables/input_table_humaneval+.csv"
+    table = pd.read_csv(_need_shared(f"all_the_noises/{path}"), dtype=str, keep_default_na=False)
+    models = list(table["model"].unique()[:3])
+    items = list(table["example_id"].unique()[:4])
+    table = table[table["model"].isin(models) & table["example_id"].isin(items)]
+    _write(root, f"atn/{path}", table.to_csv(index=False, lineterminator="\n"))
+    return Case("atn/", {"files": [path]}, f"atn/{path}", "csv", "model", "pass1")
+
+
 # the adapters whose files are made by running their tool: a session fixture runs it once (tests/sources/conftest.py)
 RUNS = {"inspect_index": "inspect_made", "open_llm": "lm_eval_details"}
 CASES: dict[str, Callable[..., Case]] = {
@@ -281,11 +292,12 @@ CASES: dict[str, Callable[..., Case]] = {
     "alpaca_eval": _alpaca_eval,
     "eee": _eee,
     "open_llm": _open_llm,
+    "all_the_noises": _all_the_noises,
 }
 KINDS = {"swebench": "json", "livecodebench": "json", "evalarena": "jsonl", "livebench": "parquet"}
 KINDS |= {"livebench_site": "csv", "helm": "json", "epoch": "csv", "epoch_samples": "csv", "evalplus": "json"}
 KINDS |= {"mmlu_pro": "json", "inspect_index": "csv", "csv": "csv", "alpaca_eval": "json", "eee": "jsonl"}
-KINDS |= {"open_llm": "parquet"}
+KINDS |= {"open_llm": "parquet", "all_the_noises": "csv"}
 SLOW = {"inspect_index", "open_llm"}  # their fixtures are made by running Inspect / lm-evaluation-harness
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchwatch.sources.adapters import (
+    all_the_noises,
     alpaca_eval,
     csv_file,
     eee,
@@ -62,6 +63,7 @@ CATALOG: dict[str, Adapter] = {
         Adapter("alpaca_eval", alpaca_eval.load, alpaca_eval.Options),
         Adapter("eee", eee.load, eee.Options),
         Adapter("open_llm", open_llm.load, open_llm.Options),
+        Adapter("all_the_noises", all_the_noises.load, all_the_noises.Options),
     )
 }
 
