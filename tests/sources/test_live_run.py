@@ -26,6 +26,7 @@ REAL = {
     "epoch_samples": "epoch_samples/parsed.csv",
     "alpaca_eval": "alpaca_eval/",
     "livebench_site": "livebench_site/",
+    "all_the_noises": "all_the_noises/",
 }
 
 
