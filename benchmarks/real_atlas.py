@@ -24,13 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the tests' loopback server and the shipped configuration's rewrite
 
 from tests.conftest import SHARED  # noqa: E402
-from tests.sources.test_live_run import _shipped_config_on  # noqa: E402
+from tests.sources.shipped import shipped_config_on  # noqa: E402
 from tests.sources.upstream_server import Upstream  # noqa: E402
 
 
 def fresh_run(code: Path, server, folder: Path, site: bool) -> tuple[float, list[dict]]:
     """One fresh run of the shipped configuration by the package under ``code`` (its bot/), and its records."""
-    config = _shipped_config_on(server, folder)
+    config = shipped_config_on(server, folder)
     argv = [sys.executable, "-m", "benchwatch.cli", "run", "--config", config, "--reports", str(folder / "r")]
     argv += ["--cache", str(folder / "c")]
     argv += ["--site-out", str(folder / "_site")] if site else ["--no-site"]

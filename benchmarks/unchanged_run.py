@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "bot"))
 sys.path.insert(0, str(ROOT))  # the tests' loopback server and the shipped configuration's rewrite
 
 from tests.conftest import SHARED  # noqa: E402
-from tests.sources.test_live_run import _shipped_config_on  # noqa: E402
+from tests.sources.shipped import shipped_config_on  # noqa: E402
 from tests.sources.upstream_server import Upstream  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -47,7 +47,7 @@ def main() -> None:
     byte_compile([sys.executable])  # (an editable install under PYTHONDONTWRITEBYTECODE=1 compiles every run)
     with tempfile.TemporaryDirectory() as tmp, Upstream(SHARED / "upstream") as server:
         folder = Path(tmp)
-        config = _shipped_config_on(server, folder)
+        config = shipped_config_on(server, folder)
         run = [sys.executable, "-m", "benchwatch.cli", "run", "--config", config, "--reports", str(folder / "r")]
         run += ["--cache", str(folder / "c")]
         print("first run (fills reports/ and the cache) ...", flush=True)

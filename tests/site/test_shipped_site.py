@@ -23,7 +23,7 @@ from benchwatch.cli import main
 from benchwatch.site.names import shown_name
 from benchwatch.site.paths import benchmark_page
 from tests.site.test_browser import CHROMIUM, FLAGS, _page, _Quiet
-from tests.sources.test_live_run import REAL, SLOW, _shipped_config_on
+from tests.sources.shipped import REAL, SLOW, shipped_config_on
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +38,7 @@ def shipped(tmp_path_factory):
         pytest.skip("../shared/upstream is not here: it exists in CI and on the developers' machines only")
     root = tmp_path_factory.mktemp("real")
     with Upstream(SHARED / "upstream") as upstream:
-        config = _shipped_config_on(upstream, root)
+        config = shipped_config_on(upstream, root)
         argv = ["run", "--config", config, "--reports", str(root / "r"), "--cache", str(root / "c")]
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
@@ -311,7 +311,7 @@ def test_each_source_is_as_of_its_upstream_date(real_site):
     each real file), not the run's; EvalPlus's file has none, and its row says where its date came from."""
     from playwright.sync_api import sync_playwright
 
-    from tests.sources.test_live_run import REAL
+    from tests.sources.shipped import REAL
     from tests.sources.upstream_server import UPSTREAM_DATES
 
     base, root, _ = real_site
@@ -548,7 +548,8 @@ def test_shipped_config_on_the_real_files(shipped, capsys):
     assert (board["fit_models"], board["board_models"]) == (24, 162) and board["both"] == 24
     page = (site / benchmark_page("SWE-bench Verified").removesuffix(".md") / "index.html").read_text()
     assert "covers 24 models; this board lists 162" in page
-    # HumanEval+ and MBPP+: eval-arena's per-item fit and EvalPlus's board on one page each.
+    # HumanEval+ and MBPP+: all-the-noises' per-item fit (eval-arena's, continued) and EvalPlus's board on one page
+    # each.
     for bench_id, fit, board_name in [
         ("HumanEval+", "humaneval+", "EvalPlus humaneval+"),
         ("MBPP+", "mbpp+", "EvalPlus mbpp+"),
@@ -556,7 +557,7 @@ def test_shipped_config_on_the_real_files(shipped, capsys):
         assert latest[fit]["page"] == bench_id and latest[board_name]["page"] == bench_id
         assert latest[fit]["kind"] != "aggregate" and latest[board_name]["kind"] == "aggregate"
         html = (site / benchmark_page(bench_id).removesuffix(".md") / "index.html").read_text()
-        assert f"Also: {board_name}" in html and "evalarena" in html and "evalplus" in html
+        assert f"Also: {board_name}" in html and "all_the_noises" in html and "evalplus" in html
         assert latest[board_name]["comparison"]["with"] == fit
     # Honest figures (issue 22): every per-item page shows the detection limit and the verdicts; MMLU-Pro and its
     # 14 categories, two models each here, publish scores only: no per-item figure and no flag.

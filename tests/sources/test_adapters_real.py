@@ -285,7 +285,8 @@ TABLES = "assets/tables/input_table_{}.csv"
 def _cells(frame: pd.DataFrame, bench: str | list[str], trials: bool = True) -> set:
     df = validate_responses(frame, "test")
     df = df[df["benchmark"].isin([bench] if isinstance(bench, str) else bench)]
-    cells = zip(df["model"], df["item_id"], df["score"].round(12), df["trials"] if trials else df["score"] * 0)
+    extra = df["trials"] if trials else df["score"] * 0
+    cells = zip(df["model"], df["item_id"], df["score"].round(12), extra, strict=True)
     return set(cells)
 
 

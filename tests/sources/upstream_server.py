@@ -28,6 +28,7 @@ UPSTREAM_DATES: dict[str, str | None] = {
     "alpaca_eval/": "2025-08-09",
     "livebench_site/": "2026-07-01",
     "eee/": "2026-08-13",
+    "all_the_noises/": "2025-12-10",
 }
 
 
