@@ -45,7 +45,9 @@ class Alert(_Record):
 
     id: str = _f("benchmark/kind/revision: one alert per change")
     benchmark: str = _f("the benchmark it is about")
-    kind: str = _f("state, raised, cleared, tier, verdict, model (the bounds' path) or a notice (held, gone, grew)")
+    kind: str = _f(
+        "state, raised, cleared, tier, verdict, model (the bounds' path) or a notice (held, gone, moved, grew)"
+    )
     revision: str = _f("the revision of the data that raised it")
     raised_at: str = _f("when the alert was raised (UTC)")
     title: str = _f("the alert in a sentence")
