@@ -311,3 +311,46 @@ def test_livecodebench_other_scenarios_with_the_shipped_options(fixture_server, 
     assert (got["_merge"] == "both").all() and (got["score"] - got["s"]).abs().max() < 1e-12
     repeated = len(raw) - len(want)
     assert (repeated > 0) == (source == "livecodebench_testgen") == bool(table.notes)
+
+
+# all-the-noises: its two table shapes as in ../shared/upstream/all_the_noises (main/ and lowk_temp0.7/), each
+# with its first, unnamed pandas index column.
+_MAIN = ",benchmark_id,model,example_id,pass1,count,date,hyperparams\n"
+_SAMPLED = ",model,benchmark_id,temperature,rl_thinking_length,example_id,count,correct,pass1\n"
+
+
+@pytest.mark.parametrize(
+    ("folder", "body", "words"),
+    [
+        ("main", _MAIN + "0,gsm8k,a,gsm8k/0,1.0,1.0,,\n1,gsm8k,b,gsm8k/0,0.5,2.5,,\n", ["'b'", "whole number", "2.5"]),
+        ("main", _MAIN + "0,gsm8k,a,gsm8k/0,1.0,1.0,,\n1,gsm8k,b,gsm8k/0,1.5,1.0,,\n", ["'b'", "[0, 1]", "1.5"]),
+        ("main", _MAIN + "0,gsm8k,a,gsm8k/0,1.0,1.0,,\n1,piqa,b,piqa/0,1.0,1.0,,\n", ["one benchmark_id", "piqa"]),
+        ("lowk", _SAMPLED + "0,a,gpqa_cot,0.7,-1,0,10,11,1.1\n", ["'a'", "from 0 to count", "11"]),
+        ("lowk", _SAMPLED + "0,a,gpqa_cot,0.7,-1,0,10,3,0.5\n", ["'a'", "pass1 is not correct / count", "0.5"]),
+        ("lowk", _SAMPLED.replace("count,", "") + "0,a,gpqa_cot,0.7,-1,0,3,0.5\n", ["missing column", "count"]),
+    ],
+)
+def test_all_the_noises_refuses_a_table_it_cannot_read_naming_the_model_and_value(
+    fixture_server, tmp_path, folder, body, words
+):
+    path = f"{folder}/assets/tables/input_table_x.csv"
+    (fixture_server.root / path).parent.mkdir(parents=True, exist_ok=True)
+    (fixture_server.root / path).write_text(body)
+    with pytest.raises(InputError) as info:
+        _load(fixture_server, tmp_path, "all_the_noises", "", files=[path])
+    text = str(info.value)
+    assert path in text and all(w in text for w in words), text
+
+
+def test_all_the_noises_two_tables_of_one_name_are_refused_until_one_is_named(fixture_server, tmp_path):
+    """Two tables whose rows take one benchmark name (main/ and a version's names made equal by ``settings``) are
+    never merged silently; ``names`` keeps them apart."""
+    one, two = "main/assets/tables/input_table_mbpp.csv", "lowk_temp0.7/assets/tables/input_table_mbpp.csv"
+    for path, body in ((one, _MAIN + "0,mbpp,a,Mbpp/2,1.0,1.0,,\n"), (two, _SAMPLED + "0,a,mbpp,0.7,-1,0,4,1,0.25\n")):
+        (fixture_server.root / path).parent.mkdir(parents=True, exist_ok=True)
+        (fixture_server.root / path).write_text(body)
+    with pytest.raises(InputError, match="also that of"):
+        _load(fixture_server, tmp_path / "a", "all_the_noises", "", files=[one, two], names={two: "mbpp"})
+    table = _load(fixture_server, tmp_path / "b", "all_the_noises", "", files=[one, two])
+    assert sorted(table.frame["benchmark"].unique()) == ["mbpp", "mbpp (T=0.7)"]
+    assert table.frame.set_index("benchmark").loc["mbpp (T=0.7)", "trials"] == "4"

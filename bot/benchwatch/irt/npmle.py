@@ -140,10 +140,11 @@ def empty_reaches(
     lo: int,
     hi: int,
     blocks: int,
-    levels: tuple[float, ...],
+    levels: tuple[float] | tuple[float, float],
 ) -> tuple[float, np.ndarray | None]:
     """Where the largest l(w) over the distributions with no mass on points lo..hi-1 of each of the ``blocks``
-    copies of the grid (``like``'s columns, copy after copy) lies against each of ``levels``: an attained l(w)
+    copies of the grid (``like``'s columns, copy after copy) lies against each of ``levels`` (one or two: a fit
+    places its maximum against the lower and the higher, ``solve_mixing``'s ``band``): an attained l(w)
     that reaches every level it can (the maximum is below the others), and the fit's distribution where it took
     one.
 

@@ -39,7 +39,8 @@ class Search:
         self.last: np.ndarray | None = None  # the last restricted fit of an empty stretch: a warm start
         self.starts = np.stack([self.w0, self.w0])  # the empty stretches' starts: the fit, and the last one's
         self.w0_axis = self.axis(self.w0)
-        self.pair: tuple[float, ...] = ()  # two levels each empty stretch is placed against at once (``reaches``)
+        # two levels each empty stretch is placed against at once (``reaches``)
+        self.pair: tuple[float, ...] = ()
         self.known: dict[tuple[int, int], float] = {}  # such stretches' attained l: it reached what it could
         self.within: list[np.ndarray] = []  # distributions found within the thin test's level (certificates)
 
@@ -66,7 +67,7 @@ class Search:
         known = self.known.get((lo, hi))  # placed against both levels of the pair: final for either
         if known is not None and (known >= level or crit in self.pair):
             return known >= level
-        levels = tuple(self.level(c) for c in self.pair) if crit in self.pair else (level,)
+        levels = (self.level(min(self.pair)), self.level(max(self.pair))) if crit in self.pair else (level,)
         starts = self.starts if self.last is not None else self.starts[:1]
         attained, w = empty_reaches(self.like, self.counts, starts, lo, hi, self.blocks, levels)
         if w is not None:  # it took a fit: the next stretch's warm start

@@ -14,6 +14,7 @@ from benchwatch.errors import InputError
 from benchwatch.history import Reports, csv_text, load_table
 from benchwatch.metrics import Target
 from benchwatch.pipeline.benchmark import public_location
+from benchwatch.record import as_record
 from benchwatch.rules import (
     RuleBook,
     beta_or_uniform,
@@ -103,7 +104,8 @@ class RunState:
         before = self.previous.get(name)
         if before is None:
             return False
-        same = before.get("revision") == revision and before.get("source_name") == source  # moved: recorded anew
+        moved = as_record(before).source_name != source  # a benchmark another source took over: recorded anew
+        same = before.get("revision") == revision and not moved
         same = same and not before.get("rebuilt") and not before.get("refit")  # `repair` asks for a refit
         same = same and before.get("figures_version") == FIGURES_VERSION  # figures of an older benchwatch: redone
         return same and (before.get("method"), before.get("scale")) == (method, scale) and not self.force
@@ -192,7 +194,7 @@ class RunState:
                 continue
             if self.owners.get(name, source) != source:  # another source of this run published it: moved
                 title = f"{name} is now read from source {self.owners[name]} (before: {source})"
-                batch.new_alerts.append(notice_alert("moved", name, before.get("revision", ""), self.now, title))
+                batch.new_alerts.append(notice_alert("moved", name, as_record(before).revision or "", self.now, title))
                 continue
             gone.append(name)
             if before.get("gone_since"):
@@ -210,12 +212,13 @@ class RunState:
         it as gone."""
         for n, alert in enumerate(self.new_alerts):
             name = alert["benchmark"]
-            now = self.records.get(name, {})
-            old = self.previous.get(name, {}).get("source_name")
-            if alert["kind"] != "gone" or now.get("gone_since") or now.get("source_name") in (None, old):
+            if alert["kind"] != "gone" or name not in self.records or name not in self.previous:
                 continue
-            title = f"{name} is now read from source {now['source_name']} (before: {old})"
-            self.new_alerts[n] = notice_alert("moved", name, now.get("revision", ""), self.now, title)
+            now, old = as_record(self.records[name]), as_record(self.previous[name]).source_name
+            if now.gone_since or now.source_name in (None, old):
+                continue
+            title = f"{name} is now read from source {now.source_name} (before: {old})"
+            self.new_alerts[n] = notice_alert("moved", name, now.revision or "", self.now, title)
             if old in statuses and name in statuses[old].get("gone", []):
                 statuses[old]["gone"] = [g for g in statuses[old]["gone"] if g != name]
 
