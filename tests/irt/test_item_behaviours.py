@@ -244,6 +244,7 @@ def test_blanks_where_failures_would_be_are_told_from_a_design(behaviour, warned
         ("Rasch", 60, "2PL"),  # a spread of at most a tenth or so: the bounds hold over it all the same
         ("floor 0.25, declared", 60, "2PL"),
         ("floor 0.25, undeclared", 60, "withheld"),  # named, with the advice to declare the options
+        ("floor 0.02, undeclared", 200, "2PL"),  # small: named, and a nuisance over its interval
         ("log a ~ N(0, 0.5^2)", 60, "2PL"),  # issue 64: at any pool size, not from 200 models on
         ("log a ~ N(0, 0.5^2)", 200, "2PL"),
         ("failures recorded as blanks", 60, "withheld"),
@@ -253,11 +254,15 @@ def test_the_item_models_path_follows_the_data(behaviour, models, path):
     data = encode_responses(_benchmark(behaviour, models, seed=9 if "undeclared" in behaviour else 14)[2])
     _, model = fit_item_model(data)
     assert model.path == path, model.reason
-    assert (model.floor is not None) == behaviour.endswith(", declared")
+    assert (model.floor is not None) == (behaviour.endswith(", declared") or behaviour == "floor 0.02, undeclared")
     if path == "withheld":
         assert model.reason
     if behaviour == "floor 0.25, undeclared":  # the floor it names covers the one the data were drawn with
         assert model.undeclared.lo <= 0.25 <= model.undeclared.hi and "declare each item's number" in model.reason
+    if behaviour == "floor 0.02, undeclared":  # the floor the bounds are computed over covers the one drawn
+        assert model.floor is model.undeclared and model.undeclared.lo <= 0.02 <= model.undeclared.hi <= 0.05
+        assert model.nominal_from.startswith("not declared") and np.all(model.nominal == 1.0)
+        assert model.check.verdict == "fits" and len(model.shares()) >= 2
     if behaviour.startswith("log a"):
         assert model.spread.lo <= 0.5 <= model.spread.hi
     if behaviour == "Rasch":

@@ -20,6 +20,7 @@ CELLS = [  # (behaviour, pool, shape, benchmarks)
     ("s = 0.6", "30 binary", "empty [0.8, 1]", 3),
     ("s = 0.6, 10 samples, rho 0.3", "12 binary", "uniform", 3),
     ("s = 0.6, floor 0.6 x nominal 0.25", "12 binary", "uniform", 3),  # the two ends alone missed here
+    ("floor 0.02, undeclared", "60 binary", "empty [0.375, 0.625]", 4),  # a small floor: a nuisance
 ]
 
 
@@ -42,6 +43,8 @@ def test_the_published_bounds_hold_and_the_departures_are_named(behaviour, pool,
         assert all(r.get("undeclared_covered", True) for r in rows)
     if behaviour == "floor 0.25, declared":  # the floor estimated and used: the model fits
         assert s["misfit"] <= 0.25 and s["published"] == reps and s["floor_covered"] >= 0.75, s
+    if behaviour == "floor 0.02, undeclared":  # named where the pool shows it, over an interval that holds it
+        assert s["published"] >= reps - 2 and all(r.get("undeclared_covered", True) for r in rows), s
     if behaviour == "failures recorded as blanks":
         assert s["blanks_warned"] == 1.0 and s["withheld"] == 1.0, s
     if behaviour.startswith("log a"):  # 200 models place discriminations: the 2PL path, and the hole found

@@ -77,3 +77,19 @@ def _grid_rows(heading: str, start: str, width: int) -> tuple[str, dict[tuple[st
         if line.startswith(start) and len(cells) == width and cells[3].isdigit():
             rows[tuple(cells[:3])] = cells
     return section, rows
+
+
+def test_the_small_undeclared_floor_table_is_the_scripts_grid_and_every_bound_it_publishes_holds():
+    """The small undeclared floor taken as a nuisance (issue 64): the rows are the script's cells
+    (``SMALL_FLOORS`` x the spread grid's pools and shapes), each at its size; the bounds published hold in at least
+    95% / 95% / 90% of a cell's benchmarks, and no uniform benchmark raises `fill` or `revise`."""
+    cal = _calibration()
+    _, rows = _grid_rows("### A small floor left undeclared", "| floor 0.02, undeclared", 14)
+    grid = {(b, p, s) for b, p, s, _, _ in cal.spread_cells(None, list(cal.SMALL_FLOORS), None)}
+    assert grid == set(rows), sorted(grid ^ set(rows))[:5]
+    for (_, pool, shape), cells in rows.items():
+        assert int(cells[3]) >= cal.SPREAD_REPS[pool]
+        assert float(cells[5].rstrip("%")) >= 95 and float(cells[6].rstrip("%")) >= 95, cells
+        assert float(cells[7].rstrip("%")) >= 90, cells
+        if shape == "uniform":
+            assert cells[8] == "0%" and cells[9] == "0%", cells

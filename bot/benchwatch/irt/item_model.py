@@ -21,9 +21,11 @@ models"), as narrow as a large pool has earned. ``fit_item_model`` runs, in orde
    out over s's interval) otherwise; **withheld** only where the widened model is rejected or blanks stand for
    failures (the reason names the departure and its direction). A floor the data show but the benchmark does not
    declare is named (its own estimate, the discriminations integrated out, the nominal floor taken as 1 on every
-   item) and withholds the bounds: an undeclared floor is no part of the widened model (the calibration found its
-   DDM bounds missing the truth where it was taken as one); declare the options, and the floor is estimated and
-   the bounds computed over its interval.
+   item). A small one (its interval ending at or below ``UNDECLARED_NUISANCE``: open-ended answers a weak model
+   sometimes hits, 0.01 [0, 0.02] on GSM8K, MATH-500 and CRUXEval) is a nuisance like a declared floor: the fit, the
+   spread and the check at it, the bounds over its interval. A larger one withholds the bounds (taken as a nuisance,
+   a 0.25 floor's DDM bounds missed the truth in one simulated benchmark of four): declare the options, and the
+   floor is estimated and the bounds computed over its interval.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ from benchwatch.irt.spread import ZERO, SpreadEstimate, estimate_spread
 
 PATHS = ("1PL", "2PL", "withheld")
 UNDECLARED_LARGEST = 0.5  # an undeclared floor is searched in [0, 0.5]
+UNDECLARED_NUISANCE = 0.05  # ... and taken as a nuisance where its interval ends at or below this
+UNDECLARED_FROM = "not declared: the floor the weakest models show, the nominal floor taken as 1 on every item"
 CHECK_CELLS = 150_000  # the fit check's cells at most (its bootstrap refits them 39 times)
 MIN_CHECK_ITEMS = 100
 
@@ -295,7 +299,7 @@ def fit_item_model(
     if model.floor is not None and nominal is not None and model.spread_estimate > ZERO:
         progress("the effective chance floor, the discriminations integrated out")
         fit, model = _at_floor(data, fit, model, nominal, model.nominal_from, seed=seed)
-    return fit, judge(data, fit, model, seed=seed, progress=progress)
+    return judge(data, fit, model, seed=seed, progress=progress)
 
 
 def _spread(data: ResponseArrays, fit: RaschFit, model: ItemModel, seed: int) -> SpreadEstimate:
@@ -347,10 +351,12 @@ def _check(data: ResponseArrays, fit: RaschFit, model: ItemModel, seed: int) -> 
 
 def judge(
     data: ResponseArrays, fit: RaschFit, model: ItemModel, *, seed: int = 0, progress=lambda _text: None
-) -> ItemModel:
-    """``model`` with its spread, its fit check (the widened model's, at ``fit``'s abilities and difficulties and
-    the model's floors) and the path of the bounds (see the module). ``data``: the benchmark's cells as recorded
-    (the model counts them at their effective trials itself)."""
+) -> tuple[RaschFit, ItemModel]:
+    """``fit`` and ``model`` with its spread, its fit check (the widened model's, at ``fit``'s abilities and
+    difficulties and the model's floors) and the path of the bounds (see the module); where an open-ended
+    benchmark shows a small floor (its interval ending at or below ``UNDECLARED_NUISANCE``), the fit and the model at
+    that floor. ``data``: the benchmark's cells as recorded (the model counts them at their effective trials
+    itself)."""
     effective_floor = model.floors()
     blanks = blanks_where_failures(model.cells(data), fit.theta, fit.b, effective_floor, model.groups)
     model = ItemModel(**{**model.__dict__, "blanks": blanks})
@@ -373,11 +379,18 @@ def judge(
         )
         at_zero = dict(undeclared.profile).get(0.0, 0.0)
         result = result.with_floor_profile(-2.0 * at_zero)
+        if (result.floor_found or "floor above" in result.misfits) and undeclared.hi <= UNDECLARED_NUISANCE:
+            progress("the undeclared floor as a nuisance: the fit, the spread and the check at it")
+            at = _at_floor(data, fit, model, ones, UNDECLARED_FROM, largest=UNDECLARED_LARGEST, seed=seed)
+            undeclared = at[1].floor  # its estimate at the fit and spread it gives: small still, or named only
+            if undeclared is not None and undeclared.hi <= UNDECLARED_NUISANCE:
+                fit, model = at
+                result = _check(data, fit, model, seed)
     spreads = model.spread.ends() if model.spread is not None else (0.0,)
     path = "1PL" if max(spreads) == 0.0 else "2PL"
     model = ItemModel(**{**model.__dict__, "check": result, "undeclared": undeclared, "path": path})
     if blanks.get("warn"):  # failures recorded as blanks: a bias no model corrects, whatever the check says
-        return ItemModel(**{**model.__dict__, "path": "withheld", "reason": blanks_reason(blanks)})
+        return fit, ItemModel(**{**model.__dict__, "path": "withheld", "reason": blanks_reason(blanks)})
     if result.verdict == "fits":
-        return model
-    return ItemModel(**{**model.__dict__, "path": "withheld", "reason": withheld_reason(result, undeclared)})
+        return fit, model
+    return fit, ItemModel(**{**model.__dict__, "path": "withheld", "reason": withheld_reason(result, undeclared)})

@@ -86,7 +86,7 @@ def audit_with_history(
     if calibrate and items is not None and models is not None:
         fit = calibrated_fit(fitted, update, items, models)
         groups = design_groups(data)
-        model = judge(data, fit, ItemModel(groups=groups), progress=progress)
+        fit, model = judge(data, fit, ItemModel(groups=groups), progress=progress)
         how = f"calibrated {len(update.new_models) or len(update.new_items)} new {update.kind.split('-')[1]}"
     else:
         init = _warm_start(items, models, fitted) if method == "map" and not joint else None

@@ -22,7 +22,15 @@ def item_model_lines(rec: dict) -> dict:
     ``_item_model.md.j2`` lays them out): the chance floors, the fit check, the path, who answered what, and
     blanks that sit where failures would."""
     out: dict = {}
-    if rec.get("chance_nominal") is not None:
+    if rec.get("chance_nominal") is not None and rec.get("floor_undeclared") is not None:  # a small one, a nuisance
+        out["floor"] = (
+            "none declared (open-ended), but the weakest models answer the hardest items right more often than no "
+            f"floor allows: a floor of {fmt(rec.get('floor_undeclared'))} [{fmt(rec.get('floor_undeclared_lo'))}, "
+            f"{fmt(rec.get('floor_undeclared_hi'))}] on every item (95%, profile likelihood over "
+            f"{rec.get('floor_items')} items), small enough to take as a nuisance: the bounds hold over that interval "
+            "(computed at its ends, its estimate and points between)"
+        )
+    elif rec.get("chance_nominal") is not None:
         lo, hi = rec.get("floor_effective_lo"), rec.get("floor_effective_hi")
         placed = (rec.get("floor_share_hi") or 1.0) - (rec.get("floor_share_lo") or 0.0) < 0.999
         out["floor"] = (
