@@ -17,7 +17,7 @@ from benchwatch.irt import (
 )
 from benchwatch.irt.design import blanks_where_failures
 from benchwatch.irt.fit_check import check_fit, refit, statistics
-from benchwatch.irt.floors import FLOOR_STEP, FloorEstimate, marginal_loglik
+from benchwatch.irt.floors import FLOOR_STEP, NARROW, FloorEstimate, marginal_loglik
 from tests.irt.em_oracle import em_reference
 from tests.metrics.test_resolution import _calibration
 
@@ -308,13 +308,19 @@ def test_the_bounds_at_the_floors_two_ends_are_the_same_computed_at_once_or_in_t
     assert together.record_fields() == in_turn.record_fields()
 
 
-@pytest.mark.parametrize(("share", "lo", "hi"), [(0.5, 0.0, 1.0), (0.81, 0.7, 1.0), (0.1, 0.0, 0.95), (0.4, 0.4, 0.4)])
+@pytest.mark.parametrize(
+    ("share", "lo", "hi"), [(0.5, 0.0, 1.0), (0.81, 0.7, 1.0), (0.1, 0.0, 0.95), (0.4, 0.4, 0.4), (0.41, 0.39, 0.43)]
+)
 def test_the_bounds_read_the_floors_interval_at_its_ends_its_estimate_and_points_between(share, lo, hi):
     """The floors the bounds are computed at: both ends, the estimate, and no two more than FLOOR_STEP apart (the
-    two ends alone missed the true DDM at 12 models); one share where the interval is a point."""
+    two ends alone missed the true DDM at 12 models); one share where the interval is a point, both ends alone
+    where it is narrower than NARROW in probability (0.04 of a 0.25 floor: 0.01)."""
     ends = FloorEstimate(share=share, lo=lo, hi=hi, nominal=0.25, items=100).ends()
     assert ends[0] == lo and ends[-1] == hi and list(ends) == sorted(ends)
     if hi - lo < 0.01:
         assert ends == (lo,)
+        return
+    if (hi - lo) * 0.25 < NARROW:
+        assert ends == (lo, hi)
         return
     assert share in ends and np.all(np.diff(ends) <= FLOOR_STEP + 1e-12) and np.all(np.diff(ends) > 0)
