@@ -3,9 +3,11 @@ timed, and a table of its per-item benchmarks (issue 64): models, items, the spr
 cells' intra-cell correlation rho and the floor's share f with their intervals, the bounds, their verdicts and
 the flags; and how many publish a detection limit, a top-5 bound and DDM bounds.
 
-Run: ``python benchmarks/real_atlas.py [--json out.json] [--baseline REV] [--no-site]``. ``--baseline REV`` also
-runs the code of git revision REV (``git archive`` into a temporary folder, a process of its own) on the same
-copies in the same run, first, and prints both times and the ratio (issue 64's speed target: within 1.5x).
+Run: ``python benchmarks/real_atlas.py [--json out.json] [--baseline REV] [--no-site] [--sources A,B]``.
+``--baseline REV`` also runs the code of git revision REV (``git archive`` into a temporary folder, a process of its
+own) on the same copies in the same run, first, and prints both times and the ratio (issue 64's speed target:
+within 1.5x); ``--sources`` limits both runs to the sources REV knows (a source it lacks would fail there, its time
+not counted).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,9 +31,12 @@ from tests.sources.shipped import shipped_config_on  # noqa: E402
 from tests.sources.upstream_server import Upstream  # noqa: E402
 
 
-def fresh_run(code: Path, server, folder: Path, site: bool) -> tuple[float, list[dict]]:
-    """One fresh run of the shipped configuration by the package under ``code`` (its bot/), and its records."""
+def fresh_run(code: Path, server, folder: Path, site: bool, sources: str | None = None) -> tuple[float, list[dict]]:
+    """One fresh run of the shipped configuration by the package under ``code`` (its bot/), and its records
+    (``sources``: only these, comma-separated)."""
     config = shipped_config_on(server, folder)
+    if sources:
+        _only(Path(config), set(sources.split(",")))
     argv = [sys.executable, "-m", "benchwatch.cli", "run", "--config", config, "--reports", str(folder / "r")]
     argv += ["--cache", str(folder / "c")]
     argv += ["--site-out", str(folder / "_site")] if site else ["--no-site"]
@@ -50,6 +56,19 @@ def fresh_run(code: Path, server, folder: Path, site: bool) -> tuple[float, list
     if isinstance(records, dict):
         records = [{"benchmark": k, **v} for k, v in records.items()]
     return seconds, records
+
+
+def _only(config: Path, keep: set[str]) -> None:
+    """The configuration without the sources not in ``keep`` (their tables and subtables): an older revision
+    refuses an adapter it does not know."""
+    out, skipping = [], False
+    for line in config.read_text(encoding="utf-8").splitlines():
+        header = re.match(r"^\[\[?sources\.([A-Za-z0-9_-]+)", line)
+        if line.startswith("["):
+            skipping = header is not None and header.group(1) not in keep
+        if not skipping:
+            out.append(line)
+    config.write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
 def _interval(rec: dict, key: str) -> str:
@@ -97,6 +116,9 @@ def main() -> None:
     parser.add_argument("--json", default=None, help="write the per-item records here")
     parser.add_argument("--baseline", default=None, help="a git revision to time in the same run (first)")
     parser.add_argument("--no-site", action="store_true", help="the run without its site")
+    parser.add_argument(
+        "--sources", default=None, help="only these sources, comma-separated (those a --baseline revision reads)"
+    )
     args = parser.parse_args()
     if not (SHARED / "upstream").is_dir():
         raise SystemExit("../shared/upstream is not here: it exists in CI and on the developers' machines only")
@@ -108,9 +130,9 @@ def main() -> None:
             archive = subprocess.run(["git", "archive", args.baseline], cwd=ROOT, capture_output=True, check=True)
             subprocess.run(["tar", "-x", "-C", str(code)], input=archive.stdout, check=True)
             (Path(tmp) / "b").mkdir()
-            base_seconds, _ = fresh_run(code, server, Path(tmp) / "b", not args.no_site)
+            base_seconds, _ = fresh_run(code, server, Path(tmp) / "b", not args.no_site, args.sources)
         (Path(tmp) / "h").mkdir()
-        seconds, records = fresh_run(ROOT, server, Path(tmp) / "h", not args.no_site)
+        seconds, records = fresh_run(ROOT, server, Path(tmp) / "h", not args.no_site, args.sources)
     print(table(records))
     print(f"\nfresh run{'' if not args.no_site else ' (no site)'}: {seconds:.1f} s")
     if base_seconds is not None:
