@@ -209,8 +209,11 @@ def difficulty_svg(
     return pic.svg()
 
 
-def _boxes_clash(a: tuple, b: tuple) -> bool:
-    return not (a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1])
+LABEL_GAP = 2.0  # px kept between two labels' boxes: a browser's glyphs run a pixel or so past the estimate
+
+
+def _boxes_clash(a: tuple, b: tuple, gap: float = LABEL_GAP) -> bool:
+    return not (a[2] + gap <= b[0] or b[2] + gap <= a[0] or a[3] + gap <= b[1] or b[3] + gap <= a[1])
 
 
 def summary_svg(points: list[dict]) -> str:
