@@ -29,6 +29,7 @@ REAL = {
     "alpaca_eval": "alpaca_eval/",
     "livebench_site": "livebench_site/",
     "all_the_noises": "all_the_noises/",
+    "terminal_bench": "terminal_bench/",
 }
 
 

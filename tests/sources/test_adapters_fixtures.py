@@ -354,3 +354,70 @@ def test_all_the_noises_two_tables_of_one_name_are_refused_until_one_is_named(fi
     table = _load(fixture_server, tmp_path / "b", "all_the_noises", "", files=[one, two])
     assert sorted(table.frame["benchmark"].unique()) == ["mbpp", "mbpp (T=0.7)"]
     assert table.frame.set_index("benchmark").loc["mbpp (T=0.7)", "trials"] == "4"
+
+
+# Terminal-Bench: a run-level results file as in ../shared/upstream/terminal_bench (results/<dataset>@<version>/
+# <submission>/<run>/results.json), cut to the fields the reader checks.
+def _terminal_bench_run(results: list, **top) -> str:
+    right = sum(r.get("is_resolved") is True for r in results)
+    body = {"id": "r", "results": results, "n_resolved": right, "n_unresolved": len(results) - right}
+    return json.dumps(body | {"accuracy": right / len(results)} | top)
+
+
+_TRIAL = {"trial_name": "t.1-of-1.r", "task_id": "t", "is_resolved": True, "failure_mode": "unset"}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "words"),
+    [
+        (
+            "results/terminal-bench-core@0.1.1/20250101_a/r/results.json",
+            _terminal_bench_run([_TRIAL, {**_TRIAL, "task_id": "u", "is_resolved": False}], accuracy=0.75),
+            ["accuracy", "1 of 2 trials resolved", "0.75"],
+        ),
+        (
+            "results/terminal-bench-core@0.1.1/20250101_a/r/results.json",
+            _terminal_bench_run([{**_TRIAL, "is_resolved": "yes"}]),
+            ["is_resolved", "'t'", "yes"],
+        ),
+        (
+            "results/terminal-bench-core@0.1.1/20250101_a/r/results.json",
+            _terminal_bench_run([{k: v for k, v in _TRIAL.items() if k != "task_id"}]),
+            ["results[0].task_id", "missing field"],
+        ),
+        ("elsewhere/results.json", _terminal_bench_run([_TRIAL]), ["not under a dataset's folder"]),
+    ],
+)
+def test_terminal_bench_refuses_a_run_it_cannot_read_naming_the_field_and_value(
+    fixture_server, tmp_path, path, body, words
+):
+    (fixture_server.root / path).parent.mkdir(parents=True, exist_ok=True)
+    (fixture_server.root / path).write_text(body)
+    with pytest.raises(InputError) as info:
+        _load(fixture_server, tmp_path, "terminal_bench", "", files=[path])
+    text = str(info.value)
+    assert path in text and all(w in text for w in words), text
+
+
+def test_terminal_bench_null_trials_fail_and_a_run_listed_twice_counts_once(fixture_server, tmp_path):
+    """A null is_resolved (an errored trial) is a 0, never a blank; a submission's two byte-identical run files are
+    one run; a submission without a date prefix takes the newest date of its runs' paths."""
+    sub = "results/terminal-bench-core@0.1.1"
+    runs = {
+        f"{sub}/20250102_a/r1/results.json": [_TRIAL, {**_TRIAL, "task_id": "u", "is_resolved": None}],
+        f"{sub}/20250102_a/r2/results.json": [{**_TRIAL, "is_resolved": False}, {**_TRIAL, "task_id": "u"}],
+        f"{sub}/20250102_a/r2/copy/results.json": [{**_TRIAL, "is_resolved": False}, {**_TRIAL, "task_id": "u"}],
+        "results/terminal-bench-core:0.1.1/b-agent/run_20250903-0101/results.json": [_TRIAL],
+    }
+    for path, trials in runs.items():
+        (fixture_server.root / path).parent.mkdir(parents=True, exist_ok=True)
+        (fixture_server.root / path).write_text(_terminal_bench_run(trials))
+    table = _load(fixture_server, tmp_path, "terminal_bench", "", files=list(runs))
+    got = table.frame.set_index(["model", "item_id"])
+    assert set(table.frame["benchmark"]) == {"terminal-bench-core 0.1.1"}  # "@" and ":": one benchmark
+    assert got.loc[("20250102_a", "t"), ["score", "trials"]].tolist() == ["0.5", "2"]
+    assert got.loc[("20250102_a", "u"), ["score", "trials"]].tolist() == ["0.5", "2"]  # the null a failure
+    assert got.loc[("b-agent", "t"), ["score", "trials", "date"]].tolist() == ["1.0", "", "2025-09-03"]
+    assert got.loc[("20250102_a", "t"), "date"] == "2025-01-02"
+    assert any("1 trial(s) with is_resolved null" in n for n in table.notes)
+    assert any("1 run-level file(s) identical" in n for n in table.notes)

@@ -368,3 +368,55 @@ def test_all_the_noises_sampled_versions_a_benchmark_per_setting_with_their_samp
     assert high["trials"].max() == 1100 and high["trials"].min() < 200
     crux = df[df["benchmark"] == "CRUXEval-output-T0.2"]
     assert crux["trials"].fillna(1).astype(int).value_counts().index.sort_values().tolist() == [1, 2, 3, 10]
+
+
+@pytest.fixture(scope="module")
+def terminal_bench_served(tmp_path_factory):
+    """Terminal-Bench's zip served extracted, as its repository serves the files (the README of ../shared/upstream)."""
+    from tests.conftest import SHARED
+    from tests.sources.upstream_server import Upstream
+
+    archive = SHARED / "upstream" / "terminal_bench" / "results.zip"
+    if not archive.is_file():
+        pytest.skip("../shared/upstream is not here: it exists in CI and on the developers' machines only")
+    root = tmp_path_factory.mktemp("tb")
+    with zipfile.ZipFile(archive) as z:
+        z.extractall(root / "terminal_bench")
+    with Upstream(root) as server:
+        yield server, archive
+
+
+def test_terminal_bench_each_submissions_runs_as_trials_its_accuracy_kept(terminal_bench_served, tmp_path):
+    """The shipped configuration's 54 run-level files: 13 submissions x 80 tasks, every task 5 trials (one run
+    listed twice read once), a null trial a failure; each submission's mean score the mean of its runs' own
+    ``accuracy`` (which counts a null unresolved), read from the archive independently."""
+    import json
+    import tomllib
+
+    from tests.conftest import ROOT
+
+    server, archive = terminal_bench_served
+    files = tomllib.loads((ROOT / "benchwatch.toml").read_text())["sources"]["terminal_bench"]["files"]
+    assert len(files) == 54
+    table = _load(server, tmp_path, "terminal_bench", "terminal_bench/", files=files)
+    frame = validate_responses(table.frame, "test")
+    assert _shape(table.frame) == {"terminal-bench-core 0.1.1": {"models": 13, "items": 80}}
+    assert set(table.frame["trials"]) == {"5"}
+    runs: dict[str, dict[bytes, float]] = {}
+    nulls = 0
+    with zipfile.ZipFile(archive) as z:
+        for name in files:
+            body = z.read(name)
+            submission = name.split("/")[2]
+            if body not in runs.setdefault(submission, {}):
+                doc = json.loads(body)
+                nulls += sum(t["is_resolved"] is None for t in doc["results"])
+                runs[submission][body] = doc["accuracy"]
+    assert sum(len(r) for r in runs.values()) == 53  # swe-agent-mini's nested copy read once
+    mean = frame.groupby("model")["score"].mean()
+    for submission, accuracies in runs.items():
+        assert abs(mean[submission] - sum(accuracies.values()) / len(accuracies)) < 1e-12, submission
+    assert nulls == 418 and any(f"{nulls} trial(s) with is_resolved null" in n for n in table.notes)
+    dates = table.frame.groupby("model")["date"].first()
+    assert dates["20250906_orchestrator_claude-4.1-opus"] == "2025-09-06"  # the ":" folder, the same benchmark
+    assert dates["ob1-09-10-25"] == "2025-09-10"  # no prefix: its runs' paths

@@ -40,6 +40,7 @@ COVERED_BY = {
     "open_llm": "test_open_llm.py::test_three_runs_with_a_cap_of_two_models_fetch_each_model_once",
     "all_the_noises": "test_adapters_real.py::"
     "test_all_the_noises_sampled_versions_a_benchmark_per_setting_with_their_samples_as_trials",
+    "terminal_bench": "test_adapters_real.py::test_terminal_bench_each_submissions_runs_as_trials_its_accuracy_kept",
 }
 
 

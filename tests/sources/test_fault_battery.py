@@ -274,6 +274,28 @@ def _all_the_noises(root: Path) -> Case:
     return Case("atn/", {"files": [path]}, f"atn/{path}", "csv", "model", "pass1")
 
 
+def _terminal_bench(root: Path) -> Case:
+    """Six trials of a real run-level file (droid gpt-5's first run), its counts made those of the six."""
+    inner = "results/terminal-bench-core@0.1.1/20250924_droid_gpt-5/tb_rc2_g5_1/results.json"
+    with zipfile.ZipFile(_need_shared("terminal_bench/results.zip")) as archive:
+        doc = json.loads(archive.read(inner))
+    trials = doc["results"][:6]
+    right = sum(t["is_resolved"] is True for t in trials)
+    doc |= {"results": trials, "n_resolved": right, "n_unresolved": 6 - right, "accuracy": right / 6}
+    _write(root, f"tb/{inner}", json.dumps(doc, indent=4))
+    return Case(
+        "tb/",
+        {"files": [inner]},
+        f"tb/{inner}",
+        "json",
+        "trial_name",
+        "task_id",
+        rows=lambda d: d["results"],
+        names_models=False,  # the model is the submission's folder
+        conflict="is_resolved",
+    )
+
+
 # the adapters whose files are made by running their tool: a session fixture runs it once (tests/sources/conftest.py)
 RUNS = {"inspect_index": "inspect_made", "open_llm": "lm_eval_details"}
 CASES: dict[str, Callable[..., Case]] = {
@@ -293,11 +315,12 @@ CASES: dict[str, Callable[..., Case]] = {
     "eee": _eee,
     "open_llm": _open_llm,
     "all_the_noises": _all_the_noises,
+    "terminal_bench": _terminal_bench,
 }
 KINDS = {"swebench": "json", "livecodebench": "json", "evalarena": "jsonl", "livebench": "parquet"}
 KINDS |= {"livebench_site": "csv", "helm": "json", "epoch": "csv", "epoch_samples": "csv", "evalplus": "json"}
 KINDS |= {"mmlu_pro": "json", "inspect_index": "csv", "csv": "csv", "alpaca_eval": "json", "eee": "jsonl"}
-KINDS |= {"open_llm": "parquet", "all_the_noises": "csv"}
+KINDS |= {"open_llm": "parquet", "all_the_noises": "csv", "terminal_bench": "json"}
 SLOW = {"inspect_index", "open_llm"}  # their fixtures are made by running Inspect / lm-evaluation-harness
 
 

@@ -29,6 +29,7 @@ UPSTREAM_DATES: dict[str, str | None] = {
     "livebench_site/": "2026-07-01",
     "eee/": "2026-08-13",
     "all_the_noises/": "2025-12-10",
+    "terminal_bench/": "2025-09-25",
 }
 
 

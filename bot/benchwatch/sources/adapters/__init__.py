@@ -29,6 +29,7 @@ from benchwatch.sources.adapters import (
     mmlu_pro,
     open_llm,
     swebench,
+    terminal_bench,
 )
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
@@ -64,6 +65,7 @@ CATALOG: dict[str, Adapter] = {
         Adapter("eee", eee.load, eee.Options),
         Adapter("open_llm", open_llm.load, open_llm.Options),
         Adapter("all_the_noises", all_the_noises.load, all_the_noises.Options),
+        Adapter("terminal_bench", terminal_bench.load, terminal_bench.Options),
     )
 }
 
