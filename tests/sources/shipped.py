@@ -30,10 +30,14 @@ REAL = {
     "livebench_site": "livebench_site/",
     "all_the_noises": "all_the_noises/",
     "terminal_bench": "terminal_bench/",
+    "can_ai_code": "can_ai_code/",
 }
 
 
-OTHER_URLS = {"epoch_samples": {"runs": "epoch_samples/benchmarks_runs.csv"}}
+OTHER_URLS = {
+    "epoch_samples": {"runs": "epoch_samples/benchmarks_runs.csv"},
+    "can_ai_code": {"index": "can_ai_code/" + "git-tree.json"},  # the listing GitHub's API gives (``served_root``)
+}
 
 # Left out of the whole runs below: none since the resolution floors are gone (MMLU-Pro's two real output files
 # are two models: scores only, in a second).
@@ -82,6 +86,11 @@ def served_root(upstream: Path, folder: Path, extracted: tuple[str, ...] = EXTRA
         if path.suffix == ".zip" and len(rel.parts) == 2 and rel.parts[0] in extracted:
             with zipfile.ZipFile(path) as archive:
                 archive.extractall(folder / rel.parts[0])
+                names = [n for n in archive.namelist() if not n.endswith("/")]
+            listing = folder / rel.parts[0] / "git-tree.json"  # GitHub's git trees API over the copy (its shape)
+            known = json.loads(listing.read_text()) if listing.is_file() else {"tree": []}
+            tree = known["tree"] + [{"path": n, "mode": "100644", "type": "blob"} for n in names]
+            listing.write_text(json.dumps({"sha": "0" * 40, "tree": tree, "truncated": False}))
             continue
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         try:

@@ -372,7 +372,9 @@ _TRIAL = {"trial_name": "t.1-of-1.r", "task_id": "t", "is_resolved": True, "fail
     [
         (
             "results/terminal-bench-core@0.1.1/20250101_a/r/results.json",
-            _terminal_bench_run([_TRIAL, {**_TRIAL, "task_id": "u", "is_resolved": False}], accuracy=0.75),
+            _terminal_bench_run(
+                [_TRIAL, {**_TRIAL, "task_id": "u", "trial_name": "u.1", "is_resolved": False}], accuracy=0.75
+            ),
             ["accuracy", "1 of 2 trials resolved", "0.75"],
         ),
         (
@@ -404,9 +406,18 @@ def test_terminal_bench_null_trials_fail_and_a_run_listed_twice_counts_once(fixt
     one run; a submission without a date prefix takes the newest date of its runs' paths."""
     sub = "results/terminal-bench-core@0.1.1"
     runs = {
-        f"{sub}/20250102_a/r1/results.json": [_TRIAL, {**_TRIAL, "task_id": "u", "is_resolved": None}],
-        f"{sub}/20250102_a/r2/results.json": [{**_TRIAL, "is_resolved": False}, {**_TRIAL, "task_id": "u"}],
-        f"{sub}/20250102_a/r2/copy/results.json": [{**_TRIAL, "is_resolved": False}, {**_TRIAL, "task_id": "u"}],
+        f"{sub}/20250102_a/r1/results.json": [
+            _TRIAL,
+            {**_TRIAL, "task_id": "u", "trial_name": "u", "is_resolved": None},
+        ],
+        f"{sub}/20250102_a/r2/results.json": [
+            {**_TRIAL, "is_resolved": False},
+            {**_TRIAL, "task_id": "u", "trial_name": "u"},
+        ],
+        f"{sub}/20250102_a/r2/copy/results.json": [
+            {**_TRIAL, "is_resolved": False},
+            {**_TRIAL, "task_id": "u", "trial_name": "u"},
+        ],
         "results/terminal-bench-core:0.1.1/b-agent/run_20250903-0101/results.json": [_TRIAL],
     }
     for path, trials in runs.items():
@@ -421,3 +432,78 @@ def test_terminal_bench_null_trials_fail_and_a_run_listed_twice_counts_once(fixt
     assert got.loc[("20250102_a", "t"), "date"] == "2025-01-02"
     assert any("1 trial(s) with is_resolved null" in n for n in table.notes)
     assert any("1 run-level file(s) identical" in n for n in table.notes)
+
+
+# can-ai-code: a run's lines as in ../shared/upstream/can_ai_code (name, language, params, model, runtime, status,
+# passed, total), found through a listing in the shape of GitHub's git trees API.
+_CAC = "results/f/eval_junior-v2_python-javascript_Vicuna-1p1_none_precise_org-m-7b_{t}.ndjson"
+
+
+def _cac_line(name="SanityList", language="python", model="org/m-7b", status="PASS", passed=5, total=5) -> str:
+    row = {"name": name, "language": language, "params": "p", "model": model, "runtime": "vllm"}
+    return json.dumps(row | {"status": status, "passed": passed, "total": total})
+
+
+def _cac_serve(root, runs: dict[str, list[str]]) -> None:
+    for path, lines in runs.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text("\n".join(lines))
+    tree = [{"path": p, "type": "blob"} for p in runs] + [{"path": "results/f", "type": "tree"}]
+    (root / "tree.json").write_text(json.dumps({"sha": "0", "tree": tree, "truncated": False}))
+
+
+@pytest.mark.parametrize(
+    ("lines", "words"),
+    [
+        ([_cac_line(status="PASS", passed=4)], ["status", "4 of 5 checks passed", "PASS"]),
+        ([_cac_line(passed=6)], ["passed", "6 of 5"]),
+        ([_cac_line(passed=2.5)], ["passed", "2.5 of 5"]),
+        ([_cac_line(), _cac_line(name="GCD", model="org/other")], ["two models in one run", "org/other"]),
+        ([_cac_line(), _cac_line(status="FAIL", passed=1)], ["one test twice", "SanityList python"]),
+        (
+            [json.dumps({"name": "SanityList", "language": "python", "model": "m", "status": "PASS", "total": 5})],
+            ["passed"],
+        ),
+    ],
+)
+def test_can_ai_code_refuses_a_run_it_cannot_read_naming_the_file_field_and_value(
+    fixture_server, tmp_path, lines, words
+):
+    path = _CAC.format(t=1690410999)
+    _cac_serve(fixture_server.root, {path: lines})
+    with pytest.raises(InputError) as info:
+        _load(fixture_server, tmp_path, "can_ai_code", "", index=fixture_server.url + "tree.json")
+    text = str(info.value)
+    assert path in text and all(w in text for w in words), text
+
+
+def test_can_ai_code_repeated_runs_are_samples_of_one_model_and_a_truncated_listing_is_refused(
+    fixture_server, tmp_path
+):
+    """A configuration run twice is one model whose cells hold both runs' checks (partial credit as trials), dated
+    by its first run; another template is another model; a truncated listing is never read as the whole."""
+    first, second = _CAC.format(t=1690410999), _CAC.format(t=1700000000)
+    other = first.replace("Vicuna-1p1", "Alpaca")
+    _cac_serve(
+        fixture_server.root,
+        {
+            first: [_cac_line(passed=5), _cac_line(name="GCDZeroShot", status="FAIL", passed=1, total=3)],
+            second: [
+                _cac_line(status="FAIL", passed=2),
+                _cac_line(name="GCDZeroShot", status="PASS", passed=3, total=3),
+            ],
+            other: [_cac_line(status="NO_CODE", passed=0)],
+        },
+    )
+    table = _load(fixture_server, tmp_path / "a", "can_ai_code", "", index=fixture_server.url + "tree.json")
+    got = table.frame.set_index(["model", "item_id"])
+    twice = "org/m-7b (Vicuna-1p1, precise)"
+    assert set(table.frame["benchmark"]) == {"can-ai-code junior-v2"}
+    assert got.loc[(twice, "SanityList (python)"), ["score", "trials", "date"]].tolist() == ["0.7", "10", "2023-07-26"]
+    assert got.loc[(twice, "GCDZeroShot (python)"), ["score", "trials"]].tolist() == [repr(4 / 6), "6"]
+    assert got.loc[("org/m-7b (Alpaca, precise)", "SanityList (python)"), "score"] == "0.0"
+    assert table.notes == ("1 configuration(s) run more than once: their runs are samples of one model",)
+    doc = json.loads((fixture_server.root / "tree.json").read_text())
+    (fixture_server.root / "tree.json").write_text(json.dumps(doc | {"truncated": True}))
+    with pytest.raises(InputError, match="truncated"):
+        _load(fixture_server, tmp_path / "b", "can_ai_code", "", index=fixture_server.url + "tree.json")

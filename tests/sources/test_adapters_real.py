@@ -420,3 +420,58 @@ def test_terminal_bench_each_submissions_runs_as_trials_its_accuracy_kept(termin
     dates = table.frame.groupby("model")["date"].first()
     assert dates["20250906_orchestrator_claude-4.1-opus"] == "2025-09-06"  # the ":" folder, the same benchmark
     assert dates["ob1-09-10-25"] == "2025-09-10"  # no prefix: its runs' paths
+
+
+@pytest.fixture(scope="module")
+def can_ai_code_served(tmp_path_factory):
+    """can-ai-code's zip served extracted, with the listing GitHub's git trees API gives (``served_root``)."""
+    from tests.conftest import SHARED
+    from tests.sources.shipped import served_root
+    from tests.sources.upstream_server import Upstream
+
+    archive = SHARED / "upstream" / "can_ai_code" / "results.zip"
+    if not archive.is_file():
+        pytest.skip("../shared/upstream is not here: it exists in CI and on the developers' machines only")
+    root = served_root(SHARED / "upstream", tmp_path_factory.mktemp("cac"), ("can_ai_code",))
+    with Upstream(root) as server:
+        yield server, archive
+
+
+def test_can_ai_code_every_run_a_configuration_its_repeats_samples_of_it(can_ai_code_served, tmp_path):
+    """1,196 runs: 1,118 configurations (681 junior-v2, 437 senior) over 28 and 6 items; a configuration run more
+    than once holds every run's checks in its cells; the model named as its rows spell it. Checked against the
+    archive read independently: each configuration's share of checks passed over all its runs."""
+    import json
+    import re
+
+    server, archive = can_ai_code_served
+    table = _load(server, tmp_path, "can_ai_code", "can_ai_code/", index=server.url + "can_ai_code/git-tree.json")
+    shape = _shape(table.frame)
+    assert shape == {
+        "can-ai-code junior-v2": {"models": 681, "items": 28},
+        "can-ai-code senior": {"models": 437, "items": 6},
+    }
+    want: dict[tuple, list[int]] = {}
+    with zipfile.ZipFile(archive) as z:
+        for name in z.namelist():
+            found = re.search(r"eval_(.+)_\d+\.ndjson$", name)
+            if found is None:
+                continue
+            tags = found.group(1).split("_")
+            for line in z.read(name).decode().splitlines():
+                row = json.loads(line)
+                total = want.setdefault((tags[0], found.group(1)), [0, 0])
+                total[0] += row["passed"]
+                total[1] += row["total"]
+    frame = table.frame.assign(
+        right=table.frame["score"].astype(float) * table.frame["trials"].replace("", "1").astype(int)
+    )
+    frame["checks"] = frame["trials"].replace("", "1").astype(int)
+    per_model = frame.groupby(["benchmark", "model"])[["right", "checks"]].sum()
+    assert len(want) == len(per_model) == 1118
+    shares = sorted(round(r / t, 9) for r, t in want.values())
+    published = per_model["right"] / per_model["checks"]
+    assert shares == sorted(round(float(x), 9) for x in published)
+    # the codellama GGUF runs: the file's tag says Q4-K-M, the rows (and the published name) Q4_K_M
+    assert any("Q4_K_M" in m for m in frame["model"]) and not any("Q4-K-M" in m for m in frame["model"])
+    assert any("run more than once" in n for n in table.notes)

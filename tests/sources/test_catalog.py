@@ -41,6 +41,7 @@ COVERED_BY = {
     "all_the_noises": "test_adapters_real.py::"
     "test_all_the_noises_sampled_versions_a_benchmark_per_setting_with_their_samples_as_trials",
     "terminal_bench": "test_adapters_real.py::test_terminal_bench_each_submissions_runs_as_trials_its_accuracy_kept",
+    "can_ai_code": "test_adapters_real.py::test_can_ai_code_every_run_a_configuration_its_repeats_samples_of_it",
 }
 
 

@@ -15,16 +15,20 @@ def test_the_shipped_configuration_reaches_80_benchmarks_30_of_them_per_item(sha
     export and Epoch's logs, which have no copy here."""
     from benchwatch.sources import Fetcher, load_config, load_source
     from benchwatch.store import validate_aggregates, validate_responses
+    from tests.sources.shipped import served_root
+    from tests.sources.upstream_server import Upstream
 
-    config = load_config(shipped_config_on(shared_upstream, tmp_path, leave_out=()))
     per_item, boards = set(), set()
-    with Fetcher(tmp_path / "cache", retries=0) as fetcher:
-        for cfg in config.sources.values():
-            table = load_source(fetcher, cfg)
-            if len(table.frame):
-                per_item |= set(validate_responses(table.frame, cfg.name)["benchmark"])
-            if table.aggregates is not None and len(table.aggregates):
-                boards |= set(validate_aggregates(table.aggregates.astype(str), cfg.name)["benchmark"])
+    # the zips of many files served extracted, as their repositories serve them
+    with Upstream(served_root(shared_upstream.root, tmp_path / "served")) as server:
+        config = load_config(shipped_config_on(server, tmp_path, leave_out=()))
+        with Fetcher(tmp_path / "cache", retries=0) as fetcher:
+            for cfg in config.sources.values():
+                table = load_source(fetcher, cfg)
+                if len(table.frame):
+                    per_item |= set(validate_responses(table.frame, cfg.name)["benchmark"])
+                if table.aggregates is not None and len(table.aggregates):
+                    boards |= set(validate_aggregates(table.aggregates.astype(str), cfg.name)["benchmark"])
     print(f"{len(per_item | boards)} benchmarks, {len(per_item)} of them per item")
     assert len(per_item | boards) >= 80 and len(per_item) >= 30, (sorted(per_item), sorted(boards))
     assert {"MMLU-Pro", "MMLU-Pro law", "SWE-bench Verified", "humaneval+"} <= per_item

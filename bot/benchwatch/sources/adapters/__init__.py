@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from benchwatch.sources.adapters import (
     all_the_noises,
     alpaca_eval,
+    can_ai_code,
     csv_file,
     eee,
     epoch,
@@ -66,6 +67,7 @@ CATALOG: dict[str, Adapter] = {
         Adapter("open_llm", open_llm.load, open_llm.Options),
         Adapter("all_the_noises", all_the_noises.load, all_the_noises.Options),
         Adapter("terminal_bench", terminal_bench.load, terminal_bench.Options),
+        Adapter("can_ai_code", can_ai_code.load, can_ai_code.Options),
     )
 }
 
