@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the tests' loopback server and the shipped configuration's rewrite
 
 from tests.conftest import SHARED  # noqa: E402
-from tests.sources.shipped import shipped_config_on  # noqa: E402
+from tests.sources.shipped import served_root, shipped_config_on  # noqa: E402
 from tests.sources.upstream_server import Upstream  # noqa: E402
 
 
@@ -122,7 +122,7 @@ def main() -> None:
     args = parser.parse_args()
     if not (SHARED / "upstream").is_dir():
         raise SystemExit("../shared/upstream is not here: it exists in CI and on the developers' machines only")
-    with tempfile.TemporaryDirectory() as tmp, Upstream(SHARED / "upstream") as server:
+    with tempfile.TemporaryDirectory() as tmp, Upstream(served_root(SHARED / "upstream", Path(tmp) / "up")) as server:
         base_seconds = None
         if args.baseline:
             code = Path(tmp) / "baseline"

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "bot"))
 sys.path.insert(0, str(ROOT))  # the tests' loopback server and the shipped configuration's rewrite
 
 from tests.conftest import SHARED  # noqa: E402
-from tests.sources.shipped import shipped_config_on  # noqa: E402
+from tests.sources.shipped import served_root, shipped_config_on  # noqa: E402
 from tests.sources.upstream_server import Upstream  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -45,7 +45,7 @@ def main() -> None:
     if not (SHARED / "upstream").is_dir():
         raise SystemExit("../shared/upstream is not here: it exists in CI and on the developers' machines only")
     byte_compile([sys.executable])  # (an editable install under PYTHONDONTWRITEBYTECODE=1 compiles every run)
-    with tempfile.TemporaryDirectory() as tmp, Upstream(SHARED / "upstream") as server:
+    with tempfile.TemporaryDirectory() as tmp, Upstream(served_root(SHARED / "upstream", Path(tmp) / "up")) as server:
         folder = Path(tmp)
         config = shipped_config_on(server, folder)
         run = [sys.executable, "-m", "benchwatch.cli", "run", "--config", config, "--reports", str(folder / "r")]

@@ -32,12 +32,14 @@ pytestmark = pytest.mark.slow
 def shipped(tmp_path_factory):
     """The run: (its upstream server, kept up for a second run; root; config; argv; what it printed)."""
     from tests.conftest import SHARED
+    from tests.sources.shipped import served_root
     from tests.sources.upstream_server import Upstream
 
     if not (SHARED / "upstream").is_dir():
         pytest.skip("../shared/upstream is not here: it exists in CI and on the developers' machines only")
     root = tmp_path_factory.mktemp("real")
-    with Upstream(SHARED / "upstream") as upstream:
+    # the zips of many files served extracted, as their repositories serve them
+    with Upstream(served_root(SHARED / "upstream", tmp_path_factory.mktemp("served"))) as upstream:
         config = shipped_config_on(upstream, root)
         argv = ["run", "--config", config, "--reports", str(root / "r"), "--cache", str(root / "c")]
         printed = io.StringIO()
@@ -548,6 +550,11 @@ def test_shipped_config_on_the_real_files(shipped, capsys):
     assert (board["fit_models"], board["board_models"]) == (24, 162) and board["both"] == 24
     page = (site / benchmark_page("SWE-bench Verified").removesuffix(".md") / "index.html").read_text()
     assert "covers 24 models; this board lists 162" in page
+    # every record of the page named at its top, side by side with its source, models and state (issue 59)
+    mine = [r for r in latest.values() if r.get("page") == "SWE-bench Verified"]
+    top = page.split("<article", 1)[1].split("Also:", 1)[0]
+    assert f"This benchmark is measured here {len(mine)} ways" in top and len(mine) == 6
+    assert all(f">{r['n_models']}<" in top and r["state"].replace("_", " ") in top for r in mine)
     # HumanEval+ and MBPP+: all-the-noises' per-item fit (eval-arena's, continued) and EvalPlus's board on one page
     # each.
     for bench_id, fit, board_name in [

@@ -30,6 +30,7 @@ UPSTREAM_DATES: dict[str, str | None] = {
     "eee/": "2026-08-13",
     "all_the_noises/": "2025-12-10",
     "terminal_bench/": "2025-09-25",
+    "can_ai_code/": "2025-06-21",
 }
 
 

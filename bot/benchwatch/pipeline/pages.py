@@ -13,18 +13,26 @@ LISTED = 50  # compared models listed per board; the counts are always complete
 
 
 def compare_pages(records: dict[str, dict], models_of: Callable[[str], pd.DataFrame | None]) -> None:
-    """Attach to each board that shares a page with a per-item fit its comparison with that fit (in place)."""
+    """Attach to each board that shares a page with a per-item fit its comparison with that fit (in place): of
+    several fits on the page (the same benchmark run another way), the one that shares the most models with it."""
     for recs in page_groups(records).values():
         fits = [r for r in recs if r.get("kind") != "aggregate"]
         for rec in recs:
             rec.pop("comparison", None)
-            if rec.get("kind") != "aggregate" or not fits:
+            mine = models_of(rec["benchmark"]) if rec.get("kind") == "aggregate" and fits else None
+            if mine is None:
                 continue
-            fit = fits[0]
-            mine, theirs = models_of(rec["benchmark"]), models_of(fit["benchmark"])
-            if mine is None or theirs is None:
+            best: tuple[dict, list] | None = None
+            for fit in fits:
+                theirs = models_of(fit["benchmark"])
+                if theirs is None:
+                    continue
+                rows = compare_scores(theirs, mine, int(fit["n_items"]), int(rec["n_items"]))
+                if best is None or len(rows) > len(best[1]):
+                    best = (fit, rows)
+            if best is None:
                 continue
-            rows = compare_scores(theirs, mine, int(fit["n_items"]), int(rec["n_items"]))
+            fit, rows = best
             rec["comparison"] = {
                 "with": fit["benchmark"],
                 "fit_models": int(fit["n_models"]),

@@ -11,7 +11,14 @@ import html
 
 import pandas as pd
 
-from benchwatch.site.cells import csv_count, csv_float, short_revision, with_band
+from benchwatch.site.cells import (
+    csv_count,
+    csv_float,
+    name_cell,
+    short_revision,
+    state_cell,
+    with_band,
+)
 from benchwatch.site.escape import md, printable
 from benchwatch.site.figures import section_context, section_helpers
 from benchwatch.site.fill import PLAN_COLUMNS, plan_rows
@@ -158,14 +165,18 @@ def benchmark_body(
     page_id: str | None = None,
     plan: list[dict] | None = None,
     models: pd.DataFrame | None = None,
+    group: list[dict] | None = None,
 ) -> str:
-    """One benchmark's page (its main record; ``also_section`` adds the others of its benchmark id)."""
+    """One benchmark's page (its main record; ``also_section`` adds the others of its benchmark id, ``group``: every
+    record of the page, named side by side at its top)."""
     page_id = page_id or rec["benchmark"]
     return render(
         "benchmark.md.j2",
         section_helpers(),
         **section_context(),
         rec=rec,
+        side_columns=SIDE_COLUMNS,
+        side_rows=side_rows(group or [rec]),
         page_id=page_id,
         feed=benchmark_feed(page_id),
         title=md(page_name(page_id, [rec])),
@@ -191,6 +202,24 @@ def benchmark_body(
         slug=safe_slug(rec["benchmark"]),
         alerts=_mine(rec, alerts),
     )
+
+
+SIDE_COLUMNS = [("Record", "l"), ("Source", "l"), ("Data", "l"), ("Models", "r"), ("State", "l")]
+
+
+def side_rows(group: list[dict]) -> list[list[str]]:
+    """Every record of one page, side by side: its name, source, kind, models and state (cells escaped; each
+    record's flags, with why, are in its own section)."""
+    return [
+        [
+            name_cell(r),
+            md(r.get("source_name") or r["source"]),
+            "scores" if r.get("kind") == "aggregate" else "per item",
+            str(r.get("n_models", "–")),
+            state_cell(r),
+        ]
+        for r in group
+    ]
 
 
 def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:

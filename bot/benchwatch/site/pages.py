@@ -96,7 +96,16 @@ def write_page(shared: PageInputs, pid: str) -> Written:
             plan = _fill_plan(rec, items, models)
             sections.append(
                 benchmark_body(
-                    rec, history, alerts, by_date, shared.changes, items, page_id=pid, plan=plan, models=models
+                    rec,
+                    history,
+                    alerts,
+                    by_date,
+                    shared.changes,
+                    items,
+                    page_id=pid,
+                    plan=plan,
+                    models=models,
+                    group=recs,
                 )
             )
         else:
