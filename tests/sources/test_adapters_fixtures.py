@@ -333,11 +333,15 @@ _SAMPLED = ",model,benchmark_id,temperature,rl_thinking_length,example_id,count,
 def test_all_the_noises_refuses_a_table_it_cannot_read_naming_the_model_and_value(
     fixture_server, tmp_path, folder, body, words
 ):
-    path = f"{folder}/assets/tables/input_table_x.csv"
-    (fixture_server.root / path).parent.mkdir(parents=True, exist_ok=True)
-    (fixture_server.root / path).write_text(body)
+    _refused(fixture_server, tmp_path, "all_the_noises", f"{folder}/assets/tables/input_table_x.csv", body, words)
+
+
+def _refused(server, tmp_path, adapter: str, path: str, body: str, words: list[str]) -> None:
+    """``path`` served with ``body`` is refused by ``adapter``, the error naming the file and every one of ``words``."""
+    (server.root / path).parent.mkdir(parents=True, exist_ok=True)
+    (server.root / path).write_text(body)
     with pytest.raises(InputError) as info:
-        _load(fixture_server, tmp_path, "all_the_noises", "", files=[path])
+        _load(server, tmp_path, adapter, "", files=[path])
     text = str(info.value)
     assert path in text and all(w in text for w in words), text
 
@@ -393,12 +397,7 @@ _TRIAL = {"trial_name": "t.1-of-1.r", "task_id": "t", "is_resolved": True, "fail
 def test_terminal_bench_refuses_a_run_it_cannot_read_naming_the_field_and_value(
     fixture_server, tmp_path, path, body, words
 ):
-    (fixture_server.root / path).parent.mkdir(parents=True, exist_ok=True)
-    (fixture_server.root / path).write_text(body)
-    with pytest.raises(InputError) as info:
-        _load(fixture_server, tmp_path, "terminal_bench", "", files=[path])
-    text = str(info.value)
-    assert path in text and all(w in text for w in words), text
+    _refused(fixture_server, tmp_path, "terminal_bench", path, body, words)
 
 
 def test_terminal_bench_null_trials_fail_and_a_run_listed_twice_counts_once(fixture_server, tmp_path):

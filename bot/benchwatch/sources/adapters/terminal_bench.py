@@ -141,10 +141,5 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         )
     if not frames:
         raise InputError(where(cfg.name, cfg.url), "no run-level results file", field="files", value=opts.files)
-    return SourceTable(
-        cfg.name,
-        cfg.url,
-        pd.concat(frames, ignore_index=True),
-        notes=tuple(notes),
-        provenance=provenance(cfg.url, downloads),
-    )
+    whole = pd.concat(frames, ignore_index=True)
+    return SourceTable(cfg.name, cfg.url, whole, notes=tuple(notes), provenance=provenance(cfg.url, downloads))
