@@ -8,6 +8,7 @@ import pandas as pd
 
 from benchwatch.history import page_groups
 from benchwatch.metrics import compare_scores
+from benchwatch.record import as_record
 
 LISTED = 50  # compared models listed per board; the counts are always complete
 
@@ -19,7 +20,7 @@ def compare_pages(records: dict[str, dict], models_of: Callable[[str], pd.DataFr
         fits = [r for r in recs if r.get("kind") != "aggregate"]
         for rec in recs:
             rec.pop("comparison", None)
-            mine = models_of(rec["benchmark"]) if rec.get("kind") == "aggregate" and fits else None
+            mine = models_of(rec["benchmark"]) if as_record(rec).kind == "aggregate" and fits else None
             if mine is None:
                 continue
             best: tuple[dict, list] | None = None

@@ -11,6 +11,7 @@ import html
 
 import pandas as pd
 
+from benchwatch.record import as_record
 from benchwatch.site.cells import (
     csv_count,
     csv_float,
@@ -210,16 +211,13 @@ SIDE_COLUMNS = [("Record", "l"), ("Source", "l"), ("Data", "l"), ("Models", "r")
 def side_rows(group: list[dict]) -> list[list[str]]:
     """Every record of one page, side by side: its name, source, kind, models and state (cells escaped; each
     record's flags, with why, are in its own section)."""
-    return [
-        [
-            name_cell(r),
-            md(r.get("source_name") or r["source"]),
-            "scores" if r.get("kind") == "aggregate" else "per item",
-            str(r.get("n_models", "–")),
-            state_cell(r),
-        ]
-        for r in group
-    ]
+    rows = []
+    for r in group:
+        typed = as_record(r)
+        kind = "scores" if typed.kind == "aggregate" else "per item"
+        models = "–" if typed.n_models is None else str(typed.n_models)
+        rows.append([name_cell(r), md(typed.source_name or typed.source), kind, models, state_cell(r)])
+    return rows
 
 
 def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:

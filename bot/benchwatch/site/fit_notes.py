@@ -8,6 +8,7 @@ format the cells (every upstream string escaped), the templates lay out the Mark
 from __future__ import annotations
 
 from benchwatch.irt import SPREAD_LARGEST
+from benchwatch.record import as_record
 from benchwatch.site.cells import bounds_withheld, csv_count
 from benchwatch.site.escape import md
 from benchwatch.site.numbers import fmt
@@ -22,13 +23,14 @@ def item_model_lines(rec: dict) -> dict:
     ``_item_model.md.j2`` lays them out): the chance floors, the fit check, the path, who answered what, and
     blanks that sit where failures would."""
     out: dict = {}
-    if rec.get("chance_nominal") is not None and rec.get("floor_undeclared") is not None:  # a small one, a nuisance
+    typed = as_record(rec)
+    if typed.chance_nominal is not None and typed.floor_undeclared is not None:  # a small one, a nuisance
         out["floor"] = (
             "none declared (open-ended), but the weakest models answer the hardest items right more often than no "
-            f"floor allows: a floor of {fmt(rec.get('floor_undeclared'))} [{fmt(rec.get('floor_undeclared_lo'))}, "
-            f"{fmt(rec.get('floor_undeclared_hi'))}] on every item (95%, profile likelihood over "
-            f"{rec.get('floor_items')} items), small enough to take as a nuisance: the bounds hold over that interval "
-            "(computed at its ends, its estimate and points between)"
+            f"floor allows: a floor of {fmt(typed.floor_undeclared)} [{fmt(typed.floor_undeclared_lo)}, "
+            f"{fmt(typed.floor_undeclared_hi)}] on every item (95%, profile likelihood over {typed.floor_items} "
+            "items), small enough to take as a nuisance: the bounds hold over that interval (computed at its ends, "
+            "its estimate and points between)"
         )
     elif rec.get("chance_nominal") is not None:
         lo, hi = rec.get("floor_effective_lo"), rec.get("floor_effective_hi")
