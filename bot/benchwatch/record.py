@@ -76,6 +76,12 @@ class _BenchmarkFields(_Record):
     page: str = _f("the benchmark id whose page shows this record (several sources may share one page)")
     source_name: str = _f("the name of the configured source that produced it")
     origin: str = _f("the data's origin in words: the bundled file's, or the URL")
+    licence: Text = _f("the upstream data's licence, as the source's configuration states it", OPT)
+    self_reported: bool | None = _f(
+        "true where the scores are reported by the models' makers, not measured by a harness (never pooled with "
+        "measured ones)",
+        OPT,
+    )
     n_cells: int = _f("responses (model x item cells) behind the figures")
     # coverage, model-based (posterior medians under smooth difficulties)
     ddm: Number = _f("DDM: the 1-Wasserstein distance of the items' z from the target (model-based median)")

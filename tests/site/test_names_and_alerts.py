@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from benchwatch.site.alerts import alert_events, alerts_page
 from benchwatch.site.names import default_display_name, display_name
 
@@ -54,3 +56,36 @@ def test_a_feed_items_figures_are_a_sentence_in_the_pages_words():
     alert = {**_alert("b", "state", "2026-01-02T00:00:00Z", to="stagnant"), "figures": figures}
     feed = rss_feed([alert], title="t", site_url="https://x.org/", self_path="feed.xml")
     assert "saturation_index =" not in feed and "At this revision: the paper's saturation index 0.912" in feed
+
+
+def test_self_reported_scores_are_marked_in_every_name_feed_item_and_on_their_page():
+    """A record of scores the makers reported (LLM Stats) is never shown as measured: its name carries
+    "(self-reported)" wherever it is shown, its feed items say so whether or not their title opens with the
+    benchmark, and its page opens with the warning and names the data's licence."""
+    from benchwatch.site.feed import rss_feed
+    from benchwatch.site.names import alert_title, shown_name
+
+    rec = {"benchmark": "LLM Stats GPQA", "self_reported": True}
+    assert shown_name(rec) == "LLM Stats GPQA (self-reported)"
+    assert shown_name({"benchmark": "GPQA Diamond"}) == "GPQA Diamond"  # a measured record: as it is
+    opens = _alert("LLM Stats GPQA", "state", "2026-01-02T00:00:00Z", to="saturated")
+    other = {**opens, "id": "x", "title": "a notice naming no benchmark first"}
+    assert alert_title(opens, rec).startswith("LLM Stats GPQA (self-reported) state")
+    assert alert_title(other, rec) == "LLM Stats GPQA (self-reported): a notice naming no benchmark first"
+    feed = rss_feed(
+        [opens, other], title="t", site_url="https://x.org/", self_path="f.xml", records={rec["benchmark"]: rec}
+    )
+    titles = re.findall(r"<item>\s*<title>(.*?)</title>", feed)
+    assert len(titles) == 2 and all("(self-reported)" in t for t in titles), titles
+
+
+def test_a_pages_data_provenance_names_the_licence_and_a_self_reported_page_opens_with_its_warning(sample_site):
+    """On the bundled sample (no licence configured) the provenance says "not stated"; the template's warning
+    appears only where the record is self-reported."""
+    from benchwatch.site.render import render
+
+    _, _, site = sample_site
+    pages = [text for p in site.rglob("index.html") if "Data provenance" in (text := p.read_text())]
+    assert len(pages) >= 10 and all("Licence: not stated" in text for text in pages)
+    assert not any("Self-reported scores" in text for text in pages)
+    assert "Self-reported scores" in render("_self_reported_note.md.j2", {})

@@ -31,12 +31,22 @@ REAL = {
     "all_the_noises": "all_the_noises/",
     "terminal_bench": "terminal_bench/",
     "can_ai_code": "can_ai_code/",
+    "bfcl": "bfcl_result/",
+    "llmstats": "llmstats/",
+    "bfcl_leaderboard": "gorilla_bfcl/",
+    "benchbench": "benchbench/",
 }
+
+# The sources whose ``versions`` (date = { prefix = "<commit>/", ... }) the copy lays out by date: each version's
+# prefix becomes its date's folder (gorilla_bfcl/2024-08-14/data.csv).
+DATED = ("bfcl_leaderboard",)
 
 
 OTHER_URLS = {
     "epoch_samples": {"runs": "epoch_samples/benchmarks_runs.csv"},
     "can_ai_code": {"index": "can_ai_code/" + "git-tree.json"},  # the listing GitHub's API gives (``served_root``)
+    "bfcl": {"index": "bfcl_result/" + "git-tree.json"},
+    "llmstats": {"index": "llmstats/" + "git-tree.json"},  # a plain folder listed (``LISTED``)
 }
 
 # Left out of the whole runs below: none since the resolution floors are gone (MMLU-Pro's two real output files
@@ -53,6 +63,8 @@ def shipped_config_on(server, tmp_path, extra: str = "", leave_out: tuple[str, .
         header = re.match(r"\[sources\.([^\].]+)[\].]", block)
         if header and (header.group(1) not in REAL or header.group(1) in leave_out):
             continue  # helm and livebench: no real copy can be had here
+        if header and header.group(1) in DATED:
+            block = re.sub(r'(?m)^"(\d{4}-\d{2}-\d{2})" = \{ prefix = "[^"]*"', r'"\1" = { prefix = "\1/"', block)
         if header and block.startswith(f"[sources.{header.group(1)}]"):
             old = config["sources"][header.group(1)]["url"]
             block = block.replace(f'url = "{old}"', f'url = "{server.url}{REAL[header.group(1)]}"')
@@ -73,12 +85,18 @@ def shipped_config_on(server, tmp_path, extra: str = "", leave_out: tuple[str, .
 # The copies zipped only to save disk (many small files under their repository paths: the README of
 # ../shared/upstream says to serve them extracted); every other zip is an upstream file in its own right.
 EXTRACTED = ("bfcl_result", "can_ai_code", "terminal_bench")
+# The plain folders (their repository's files as they are) whose source finds its files in GitHub's git trees API:
+# each gets a ``<folder>/git-tree.json`` of its files, as the extracted zips do.
+LISTED = ("llmstats",)
 
 
-def served_root(upstream: Path, folder: Path, extracted: tuple[str, ...] = EXTRACTED) -> Path:
+def served_root(
+    upstream: Path, folder: Path, extracted: tuple[str, ...] = EXTRACTED, listed: tuple[str, ...] = LISTED
+) -> Path:
     """A folder to serve for ``upstream``: its files as they are (hard links, or copies across file systems), with
     the zips of the ``extracted`` copies unpacked in their folder instead (a zip of many small files served as its
-    repository serves them)."""
+    repository serves them), and a listing in GitHub's git trees shape of each ``listed`` folder's files."""
+    plain: dict[str, list[str]] = {}  # each listed folder's files
     for path in sorted(upstream.rglob("*")):
         if not path.is_file():
             continue
@@ -97,4 +115,9 @@ def served_root(upstream: Path, folder: Path, extracted: tuple[str, ...] = EXTRA
             os.link(path, folder / rel)
         except OSError:  # another file system
             shutil.copy2(path, folder / rel)
+        if len(rel.parts) > 1 and rel.parts[0] in listed:
+            plain.setdefault(rel.parts[0], []).append(rel.relative_to(rel.parts[0]).as_posix())
+    for top, files in plain.items():  # GitHub's git trees API over the plain folder (its shape)
+        tree = [{"path": n, "mode": "100644", "type": "blob"} for n in files]
+        (folder / top / "git-tree.json").write_text(json.dumps({"sha": "0" * 40, "tree": tree, "truncated": False}))
     return folder

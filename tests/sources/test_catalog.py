@@ -42,6 +42,10 @@ COVERED_BY = {
     "test_all_the_noises_sampled_versions_a_benchmark_per_setting_with_their_samples_as_trials",
     "terminal_bench": "test_adapters_real.py::test_terminal_bench_each_submissions_runs_as_trials_its_accuracy_kept",
     "can_ai_code": "test_adapters_real.py::test_can_ai_code_every_run_a_configuration_its_repeats_samples_of_it",
+    "bfcl": "test_bfcl.py::test_bfcl_the_newest_snapshots_items_its_models_dated_by_their_first_snapshot",
+    "bfcl_leaderboard": "test_bfcl_leaderboard.py::test_bfcl_leaderboard_real_versions_columns_scores_dates",
+    "llmstats": "test_llmstats.py::test_llmstats_real_cards_each_configured_score_once_self_reported",
+    "benchbench": "test_benchbench.py::test_benchbench_shipped_boards_on_the_real_catalogue",
 }
 
 

@@ -58,6 +58,9 @@ class Case:
     # True where the published model is the row's name with more beside it (can-ai-code: the name, its template and
     # sampling preset): a hostile name must then be kept as sent inside the published one
     labels_models: bool = False
+    # True where the adapter's stated rule leaves a model listed twice with two scores out of the table (BenchBench:
+    # the file cannot say which variant is which), into ``excluded`` naming both values, rather than refusing it
+    drops_conflicts: bool = False
 
 
 def _need_shared(what: str) -> Path:
@@ -320,6 +323,68 @@ def _terminal_bench(root: Path) -> Case:
     )
 
 
+def _bfcl(root: Path) -> Case:
+    """A real score file (its counts line and failure lines as sent), found through a listing in GitHub's shape."""
+    inner = "2024-08-11/score/Nexusflow-Raven-v2/simple_score.json"
+    with zipfile.ZipFile(_need_shared("bfcl_result/2024-08-11.zip")) as archive:
+        _write(root, f"bfcl/{inner}", archive.read(inner))
+    _write(root, "bfcl/tree.json", json.dumps({"tree": [{"path": inner, "type": "blob"}], "truncated": False}))
+    # line 1 the counts, every other line a failed item: the faults that touch "the first row" hit the counts
+    return Case(
+        "bfcl/",
+        {"index": "{url}bfcl/tree.json"},
+        f"bfcl/{inner}",
+        "jsonl",
+        "accuracy",
+        "total_count",
+        names_models=False,  # the model is the file's folder
+        conflict="correct_count",
+    )
+
+
+def _bfcl_leaderboard(root: Path) -> Case:
+    """The two newest real versions' overall tables, their header and first four rows as sent (no final newline,
+    as upstream); the faults go to the newest one, whose scores are published."""
+    versions = {}
+    for day in ("2025-04-14", "2025-12-16"):
+        lines = _need_shared(f"gorilla_bfcl/{day}/data_overall.csv").read_text(encoding="utf-8").splitlines()
+        _write(root, f"gl/{day}/data_overall.csv", "\n".join(lines[:5]))
+        versions[day] = {"prefix": f"{day}/", "files": ["data_overall.csv"]}
+    return Case("gl/", {"versions": versions}, "gl/2025-12-16/data_overall.csv", "csv", "Model", "Overall Acc")
+
+
+def _llmstats(root: Path) -> Case:
+    """A real model card as sent (its first score a configured benchmark), found through a listing in GitHub's shape."""
+    inner = "models/anthropic/claude-3-5-sonnet-20241022/model.json"
+    _write(root, f"ls/{inner}", _need_shared(f"llmstats/{inner}").read_bytes())
+    _write(root, "ls/tree.json", json.dumps({"tree": [{"path": inner, "type": "blob"}], "truncated": False}))
+    sizes = {"SWE-bench Verified": 500, "GPQA": 198, "MMLU": 14042, "HumanEval": 164, "GSM8K": 1319}
+    return Case(
+        "ls/",
+        {"index": "{url}ls/tree.json", "benchmarks": sizes},
+        f"ls/{inner}",
+        "json",
+        "analysis_method",  # no model name in a score: the model is the card's folder
+        "score",
+        rows=lambda d: d["qualitative_metrics"],
+        names_models=False,
+    )
+
+
+def _benchbench(root: Path) -> Case:
+    """The real MMLU-Pro board's header and first four rows as sent (no final newline, as upstream), and the real
+    lower-is-better list beside it."""
+    folder = "src/bat/assets/"
+    lines = _need_shared(f"benchbench/{folder}benchmarks/mmlu_pro_240829_knowledge.csv").read_text().splitlines()
+    main = f"bb/{folder}benchmarks/mmlu_pro_240829_knowledge.csv"
+    _write(root, main, "\n".join(lines[:5]))
+    lower = _need_shared(f"benchbench/{folder}lower_is_better_benchmarks.txt").read_bytes()
+    _write(root, f"bb/{folder}lower_is_better_benchmarks.txt", lower)
+    spec = {"n_items": 12032, "scale": "fraction", "score_column": "mmlu_pro"}
+    options = {"boards": {"mmlu_pro_240829_knowledge": spec}}
+    return Case("bb/", options, main, "csv", "model", "mmlu_pro", drops_conflicts=True)
+
+
 # the adapters whose files are made by running their tool: a session fixture runs it once (tests/sources/conftest.py)
 RUNS = {"inspect_index": "inspect_made", "open_llm": "lm_eval_details"}
 CASES: dict[str, Callable[..., Case]] = {
@@ -341,11 +406,19 @@ CASES: dict[str, Callable[..., Case]] = {
     "all_the_noises": _all_the_noises,
     "terminal_bench": _terminal_bench,
     "can_ai_code": _can_ai_code,
+    "bfcl": _bfcl,
+    "bfcl_leaderboard": _bfcl_leaderboard,
+    "llmstats": _llmstats,
+    "benchbench": _benchbench,
 }
 KINDS = {"swebench": "json", "livecodebench": "json", "evalarena": "jsonl", "livebench": "parquet"}
 KINDS |= {"livebench_site": "csv", "helm": "json", "epoch": "csv", "epoch_samples": "csv", "evalplus": "json"}
 KINDS |= {"mmlu_pro": "json", "inspect_index": "csv", "csv": "csv", "alpaca_eval": "json", "eee": "jsonl"}
 KINDS |= {"open_llm": "parquet", "all_the_noises": "csv", "terminal_bench": "json", "can_ai_code": "jsonl"}
+KINDS |= {"bfcl": "jsonl"}
+KINDS |= {"bfcl_leaderboard": "csv"}
+KINDS |= {"llmstats": "json"}
+KINDS |= {"benchbench": "csv"}
 SLOW = {"inspect_index", "open_llm"}  # their fixtures are made by running Inspect / lm-evaluation-harness
 
 
@@ -493,6 +566,8 @@ def KIND_OF_INNER(name: str) -> str:
 LEFT: dict[str, str] = {
     "open_llm-duplicate-row-conflict": "the contents table only picks the models (its averages are never read): "
     "one model listed twice with two averages reads the same details, and is not said",
+    "benchbench-cut-mid-value": "no file of the catalogue ends with a newline: a body cut inside its last score "
+    "reads as a shorter number, which nothing in the file can tell",
 }
 
 
@@ -583,6 +658,12 @@ def test_fault(served, tmp_path, request, adapter, fault):
             assert fault != "duplicate-row-conflict" or "twice" in text or "repeat" in text or "two" in text, text
         return
     got = _digest(table)
+    if fault == "duplicate-row-conflict" and case.drops_conflicts:
+        model = _rows_of(case.kind, original)[1][0][case.name]
+        reasons = [e["reason"] for e in table.excluded if e["model"] == model]
+        assert len(reasons) == 1 and "different scores" in reasons[0], table.excluded
+        assert got[2] == [r for r in good[2] if r[1] != model], "the other rows changed, or the model is still read"
+        return
     if fault == "missing-field" and case.drops_missing:
         model = case.drops_missing
         assert any(n.startswith(f"{model}: 1 record(s) without") for n in table.notes), table.notes

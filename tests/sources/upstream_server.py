@@ -31,6 +31,7 @@ UPSTREAM_DATES: dict[str, str | None] = {
     "all_the_noises/": "2025-12-10",
     "terminal_bench/": "2025-09-25",
     "can_ai_code/": "2025-06-21",
+    "llmstats/": "2025-05-22",
 }
 
 

@@ -46,7 +46,8 @@ class Alert(_Record):
     id: str = _f("benchmark/kind/revision: one alert per change")
     benchmark: str = _f("the benchmark it is about")
     kind: str = _f(
-        "state, raised, cleared, tier, verdict, model (the bounds' path) or a notice (held, gone, moved, grew)"
+        "state, raised, cleared, tier, verdict, model (the bounds' path) or a notice (held, gone, moved, grew, "
+        "rescored)"
     )
     revision: str = _f("the revision of the data that raised it")
     raised_at: str = _f("when the alert was raised (UTC)")
@@ -70,6 +71,7 @@ class SourceStatus(_Record):
     data_since: Text = _f("when this revision of its data first reached benchwatch (UTC)", OPT)
     url: Text = _f("its URL, or a file's name", OPT)
     homepage: Text = _f("the leaderboard page a person reads", OPT)
+    licence: Text = _f("the upstream data's licence, as the configuration states it", OPT)
     revision: Text = _f("hashes of its downloads (or of its benchmarks' revisions)", OPT)
     adapter: Text = _f("the adapter that reads it", OPT)
     as_of: Text = _f("the data's own date: the upstream's, else the newest dated result", OPT)
@@ -95,6 +97,7 @@ class Change(_Record):
     items_added: Json | None = _f("count and names (per-item data)", OPT)
     items_removed: Json | None = _f("count and names", OPT)
     items_rescored: Json | None = _f("count and names", OPT)
+    upstream: Text = _f("what the source says of the change: a rescoring (its checker changed), not progress", OPT)
 
 
 # file -> (its top-level key, the record class, keyed by name (an object) or a list)

@@ -169,13 +169,18 @@ def _start_per_item(run: RunState, source: str, started: Started, ctx: SourceCon
         if stop:
             notes.append(stop)
             continue
-        change = diff_snapshots(load_snapshot(run.reports, name), rows)
+        change = _upstream(diff_snapshots(load_snapshot(run.reports, name), rows), table, name)
         try:
             args = audit_args(run, table, ctx, name, rows, pool_rows, chance_from)
         except AUDIT_ERRORS as exc:
             _judge_item(run, source, started, name, rows, joint, change, (None, str(exc), 0.0))
             continue
         started.pending.append((name, rows, joint, change, pool.submit(args, bar)))
+
+
+def _upstream(change: dict, table: SourceTable, name: str) -> dict:
+    """A benchmark's change, with what its source says of it: a rescoring (its checker changed), not progress."""
+    return {**change, "upstream": table.rescored[name]} if name in table.rescored else change
 
 
 def judge(run: RunState, source: str, started: Started, pool: Executor) -> None:
@@ -237,7 +242,7 @@ def _judge_boards(run: RunState, source: str, started: Started, pool: Executor) 
         if stop:
             notes.append(stop)
             continue
-        change = diff_snapshots(load_snapshot(run.reports, name, "aggregates"), rows)
+        change = _upstream(diff_snapshots(load_snapshot(run.reports, name, "aggregates"), rows), table, name)
         fig, by_date, tiers = pool.result(started.boards[name])
         fig = provenance_of(fig, table, rows)
         run.record(batch, fig, source, change, table.pages.get(name))

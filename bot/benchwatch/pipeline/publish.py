@@ -55,6 +55,7 @@ def publish(run: RunState, name: str, started: Started, ctx: SourceContext, stat
             "error": None,
             "url": public_location(str(prov.get("url", table.location))),  # never a path of this machine
             "homepage": prov.get("homepage"),
+            "licence": prov.get("licence"),
             "revision": revision,
             "adapter": prov.get("adapter"),
             "excluded": list(table.excluded),

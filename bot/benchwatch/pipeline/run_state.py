@@ -169,6 +169,9 @@ class RunState:
             batch.new_alerts.append(notice_alert("grew", name, fig["revision"], self.now, grown))
         if not same:
             batch.new_rows.append({**fig, "flags": " ".join(fig["flags"])})
+            if change is not None and change.get("upstream"):
+                title = f"{name}: {change['upstream']}"
+                batch.new_alerts.append(notice_alert("rescored", name, fig["revision"], self.now, title))
             if change is not None:
                 batch.changes.append(
                     {
@@ -271,6 +274,10 @@ def provenance_of(fig: dict, table: SourceTable, rows: pd.DataFrame) -> dict:
     origin = str(prov.get("origin") or prov.get("url") or table.location)
     fig["origin"] = origin if prov.get("origin") else public_location(origin)
     fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == fig["benchmark"]]
+    if prov.get("licence"):
+        fig["licence"] = str(prov["licence"])
+    if prov.get("self_reported"):  # the makers' own reports: marked wherever the record is shown
+        fig["self_reported"] = True
     return fig
 
 

@@ -135,7 +135,10 @@ def _changes(rec: dict, changes: list[dict] | None) -> list[tuple[str, str, list
             for k in ("models_removed", "models_rescored")
             if k in change and change[k]["names"]
         ]
-        out.append((change["snapshot_at"], ", ".join(parts) or "no model or item changed", named))
+        words = ", ".join(parts) or "no model or item changed"
+        if change.get("upstream"):  # the source's own word: a rescoring, not progress
+            words += f"; {change['upstream']}"
+        out.append((change["snapshot_at"], words, named))
     return out
 
 

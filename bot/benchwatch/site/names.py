@@ -55,6 +55,8 @@ def shown_name(rec: dict) -> str:
     """A record's display name as every page, feed and alert shows it, marked *(synthetic)* where its data are
     the bundled synthetic sample (unescaped)."""
     label = display_name(rec)
+    if rec.get("self_reported"):  # the makers' own scores, never to be read as measured ones
+        label += " (self-reported)"
     return f"{label} (synthetic)" if rec.get("synthetic") else label
 
 
@@ -69,7 +71,7 @@ def alert_title(alert: dict, rec: dict | None = None) -> str:
     title = str(alert["title"])
     if title.startswith(bench):
         return shown_name(rec) + title[len(bench) :]
-    return f"{shown_name(rec)}: {title}" if rec.get("synthetic") else title
+    return f"{shown_name(rec)}: {title}" if rec.get("synthetic") or rec.get("self_reported") else title
 
 
 def alert_anchor(alert: dict) -> str:

@@ -151,6 +151,7 @@ def _load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             excluded=excluded,
             gone=tuple(prefix + g for g in table.gone),
             pages={prefix + k: v for k, v in table.pages.items()},
+            rescored={prefix + k: v for k, v in table.rescored.items()},
         )
     downloads: list[dict[str, Any]] = [
         {"url": d.url, "status": d.status, "bytes": d.size, "seconds": round(d.seconds, 3)} for d in fetcher.log
@@ -166,6 +167,7 @@ def _load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         **_homepage(cfg),
         **({"bundled": bundled} if bundled else {}),
         **({"chance": float(cfg.options["chance"])} if cfg.options.get("chance") is not None else {}),
+        **({"licence": str(cfg.options["licence"])} if cfg.options.get("licence") else {}),
         "adapter": cfg.adapter,
         "status": status,
         "bytes": sum(d["bytes"] for d in downloads),

@@ -39,6 +39,7 @@ class SourceOptions(BaseModel):
     bundled: str | None = None  # YYYY-MM-DD: the date of a copy shipped with benchwatch (read from disk)
     origin: str | None = None  # where a bundled copy came from, and its licence
     prefix: str = ""  # put before every benchmark name, keeping two sources' same names apart
+    licence: str | None = None  # the upstream data's licence, shown on its pages
 
     @classmethod
     def of(cls, cfg: SourceConfig, where: str = "configuration") -> Self:

@@ -37,6 +37,9 @@ class SourceTable:
     notes: tuple[str, ...] = ()  # what the run log should say about this source (unknown boards, ...)
     gone: tuple[str, ...] = ()  # configured or known benchmarks that the upstream no longer has
     pages: dict[str, str] = field(default_factory=dict)  # benchmark -> the benchmark id whose page shows it
+    # benchmark -> the sentence naming an upstream rescoring (its checker changed: scores moved, not progress), for
+    # the changelog and the alerts
+    rescored: dict[str, str] = field(default_factory=dict)
     # Every download answered as in the last published run: there is nothing new to read (frame left empty).
     unchanged: bool = False
     # A cap held some of the source's files back for later runs: never taken as unchanged until they are read.

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from benchwatch.sources.adapters import (
     all_the_noises,
     alpaca_eval,
+    benchbench,
+    bfcl,
+    bfcl_leaderboard,
     can_ai_code,
     csv_file,
     eee,
@@ -27,6 +30,7 @@ from benchwatch.sources.adapters import (
     livebench,
     livebench_site,
     livecodebench,
+    llmstats,
     mmlu_pro,
     open_llm,
     swebench,
@@ -67,7 +71,11 @@ CATALOG: dict[str, Adapter] = {
         Adapter("open_llm", open_llm.load, open_llm.Options),
         Adapter("all_the_noises", all_the_noises.load, all_the_noises.Options),
         Adapter("terminal_bench", terminal_bench.load, terminal_bench.Options),
+        Adapter("bfcl", bfcl.load, bfcl.Options),
+        Adapter("bfcl_leaderboard", bfcl_leaderboard.load, bfcl_leaderboard.Options),
         Adapter("can_ai_code", can_ai_code.load, can_ai_code.Options),
+        Adapter("llmstats", llmstats.load, llmstats.Options),
+        Adapter("benchbench", benchbench.load, benchbench.Options),
     )
 }
 
