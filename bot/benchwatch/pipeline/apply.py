@@ -53,17 +53,27 @@ class Delta:
     failed: int
 
 
+def _shown(records: dict[str, dict]) -> dict[str, tuple]:
+    """What the pages' comparisons read of each record: its data's revision, its page, its kind, whether it is gone."""
+    return {
+        name: (rec.get("revision"), rec.get("page"), rec.get("kind"), bool(rec.get("gone_since")))
+        for name, rec in records.items()
+    }
+
+
 def apply_delta(reports: Reports, delta: Delta, *, now: str, started: float, log: Callable[[str], None]) -> JobResult:
     """Write a delta into reports/ (inside its transaction): figures, history, alerts, changelog, source
     statuses, per-benchmark files and the run log's row. Returns the run's counts (no pages)."""
-    records = {**load_latest(reports), **delta.records}
+    before = load_latest(reports)
+    records = {**before, **delta.records}
     new_alerts = list(delta.new_alerts)
     with phases.stage("reports", log) as notes:
         for rel, data in sorted(delta.files.items()):
             path = reports.root / rel
             if reports.read_bytes(path) != data:
                 reports.write_bytes(path, data)
-        compare_pages(records, lambda name: read_table(reports, reports.models(name)))
+        if _shown(before) != _shown(records):  # else every page holds the records it held, compared as they were
+            compare_pages(records, lambda name: read_table(reports, reports.models(name)))
         write_latest(reports, records)
         appended = append_history(reports, delta.new_rows)
         old_alerts = load_alerts(reports)
