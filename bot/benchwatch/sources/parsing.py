@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections.abc import Mapping
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
@@ -66,11 +67,23 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
     return out
 
 
+def _unique_plain(pairs: list[tuple[str, Any]]) -> dict:
+    """``_unique_keys`` for a document with no surrogate escape (every string as UTF-8 holds it): the members at
+    once, and the member by member check only where a key repeats."""
+    out = dict(pairs)
+    return out if len(out) == len(pairs) else _unique_keys(pairs)
+
+
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # the only way a lone surrogate reaches a JSON string
+
+
 def read_json(download: Download, source: str) -> Any:
     """The JSON document of a download; truncated or invalid JSON, or an object with one key given twice with
     two values, is an InputError."""
     try:
-        return json.loads(read_bytes(download, source), object_pairs_hook=_unique_keys)
+        body = read_bytes(download, source)
+        hook = _unique_keys if SURROGATE_ESCAPE.search(body) else _unique_plain
+        return json.loads(body, object_pairs_hook=hook)
     except _DuplicateKey as exc:
         raise InputError(
             where(source, download.url),
@@ -119,7 +132,15 @@ def whole_csv(data: bytes, src: str, url: str, *, newline: bool = False) -> None
     text = data.decode("utf-8", errors="replace")
     if not text.strip():
         return
-    rows = [r for r in csv.reader(io.StringIO(text)) if r]
+    if '"' not in text:  # no quoted field: a row is a line (the header's and the last one's fields are all it reads)
+        lines = [line for line in (raw.rstrip("\r") for raw in text.split("\n")) if line]
+        rows = [
+            lines[0].split(","),
+            *([[]] * max(0, len(lines) - 2)),
+            *([lines[-1].split(",")] if len(lines) > 1 else []),
+        ]
+    else:
+        rows = [r for r in csv.reader(io.StringIO(text)) if r]
     if newline and not text.endswith("\n"):
         raise InputError(where(src, url), "the body does not end with a newline: cut short?", row=len(rows))
     if len(rows) > 1 and len(rows[-1]) < len(rows[0]):
