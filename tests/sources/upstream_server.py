@@ -32,6 +32,10 @@ UPSTREAM_DATES: dict[str, str | None] = {
     "terminal_bench/": "2025-09-25",
     "can_ai_code/": "2025-06-21",
     "llmstats/": "2025-05-22",
+    "benchbench/": "2024-11-26",
+    "bfcl_result/": "2024-08-12",
+    "gorilla_bfcl/": "2025-12-16",  # the newest version: the date the adapter states for the whole
+    **{f"gorilla_bfcl/{day}/": day for day in ("2024-08-14", "2024-10-21", "2025-01-19", "2025-04-14", "2025-12-16")},
 }
 
 

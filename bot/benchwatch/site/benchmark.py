@@ -27,6 +27,7 @@ from benchwatch.site.names import alert_title, page_name, shown_name
 from benchwatch.site.numbers import fmt, pct
 from benchwatch.site.paths import benchmark_feed, plot_path
 from benchwatch.site.render import render
+from benchwatch.site.verdict import verdict_line
 from benchwatch.store import safe_slug
 
 
@@ -179,6 +180,7 @@ def benchmark_body(
         section_helpers(),
         **section_context(),
         rec=rec,
+        verdict=verdict_line(rec),
         side_columns=SIDE_COLUMNS,
         side_rows=side_rows(group or [rec]),
         page_id=page_id,

@@ -1,0 +1,70 @@
+"""A record's answer in one line, the first thing its page says (issue 60): its state with the figure that decided it,
+its coverage verdicts with what would decide each that these models cannot, and its flags. Every part reads the
+words the rules already wrote for the record (its ``why``, its verdicts, its ``resolve``): one rule, one sentence,
+stated where the rule is kept. Escaped for Markdown here (every upstream string is)."""
+
+from __future__ import annotations
+
+from benchwatch.site.cells import bounds_withheld
+from benchwatch.site.escape import md
+from benchwatch.vocabulary import FIGURES
+
+_SHORT = {"ddm": "DDM", "max_gap": "a coverage hole (Max Gap)", "top5_gap_sum": "five coverage holes (top-5 gap sum)"}
+
+
+def _state(rec: dict) -> str:
+    """The state with the evidence that decided it: the rules' own sentence (``why``'s first line)."""
+    state = str(rec.get("state") or "unknown")
+    said = next((w for w in rec.get("why") or [] if str(w).startswith(f"{state}:")), None)
+    text = said if said is not None else state
+    return f"**{md(text[:1].upper() + text[1:])}**."
+
+
+def _decide(need: dict | None) -> str:
+    """What would decide a "cannot tell", in a few words (``resolve_line`` says it whole, in the verdicts' table)."""
+    if not need:
+        return ""
+    ways = []
+    if need.get("models"):
+        ways.append(f"{'at least ' if need.get('at_least') else ''}about {need['models']} models")
+    if need.get("samples"):
+        ways.append(f"{need['samples']} samples per item")
+    if ways:
+        return " or ".join(ways) + " would decide"
+    return f"not even {need['largest_tried']} models would decide" if need.get("largest_tried") else ""
+
+
+def _coverage(rec: dict) -> str:
+    """The coverage verdicts, found first, with what would decide the ones these models cannot."""
+    if rec.get("kind") == "aggregate":
+        return "Coverage: not measured (scores only, no per-item data)."
+    if bounds_withheld(rec):
+        return "Coverage: **withheld**: the item model does not fit these data (the Item model section says why)."
+    verdicts = rec.get("verdicts") or {}
+    if not verdicts:
+        return "Coverage: no verdict (too few models or items to bound)."
+    parts = {"found": [], "clear": [], "cannot tell": []}
+    for key in FIGURES:
+        v = verdicts.get(key)
+        if not v:
+            continue
+        name = _SHORT.get(key, key)
+        if v["verdict"] == "cannot tell":
+            decide = _decide((rec.get("resolve") or {}).get(key))
+            name += f" ({decide})" if decide else ""
+        parts.setdefault(v["verdict"], []).append(name)
+    out = []
+    if parts["found"]:
+        out.append("found " + ", ".join(parts["found"]))
+    if parts["cannot tell"]:
+        out.append(f"cannot tell with these {rec.get('n_models')} models: " + "; ".join(parts["cannot tell"]))
+    if parts["clear"]:
+        out.append("clear of " + ", ".join(parts["clear"]))
+    return "Coverage: " + md("; ".join(out)) + "."
+
+
+def verdict_line(rec: dict) -> str:
+    """The record's answer first (Markdown): state, coverage, flags."""
+    flags = [str(f) for f in rec.get("flags") or []]
+    said = "Flags: **" + ", ".join(md(f) for f in flags) + "**." if flags else "No flag raised."
+    return " ".join([_state(rec), _coverage(rec), said])
