@@ -249,8 +249,8 @@ def summary_svg(points: list[dict]) -> str:
     taken = [(px - 5, py - 5, px + 5, py + 5) for px, py in placed]
     taken.append((main.px(0.7) - 6 - text_width(line_label, 10), main.y, main.px(0.7), main.y + 16))
     captions = (("no coverage", -7), ("figure", 7))  # the strip's name, left of it: no mark may cover it
-    for text, dy in captions:
-        cy = strip.y + strip.h / 2 + dy
+    for text, shift in captions:
+        cy = strip.y + strip.h / 2 + shift
         taken.append((strip.x - 6 - text_width(text, 10), cy - 6, strip.x - 6, cy + 6))
     keyed: list[str]
     links, labels, keyed = [], [], []
@@ -312,8 +312,8 @@ def summary_svg(points: list[dict]) -> str:
     pic.parts.extend(links)
     pic.y_axis(main, _ticks(nice_ticks(0, main.y1, 5)), "DDM (W1 to target)")
     pic.line(strip.x, strip.y, strip.x, strip.y + strip.h)
-    for text, dy in captions:
-        pic.text(strip.x - 6, strip.y + strip.h / 2 + dy, text, 10, anchor="end")
+    for text, shift in captions:
+        pic.text(strip.x - 6, strip.y + strip.h / 2 + shift, text, 10, anchor="end")
     pic.x_axis(strip, _ticks(nice_ticks(0, 1, 6)), "saturation index of the top five")
     return pic.svg()
 

@@ -43,7 +43,7 @@ def _coverage(rec: dict) -> str:
     verdicts = rec.get("verdicts") or {}
     if not verdicts:
         return "Coverage: no verdict (too few models or items to bound)."
-    parts = {"found": [], "clear": [], "cannot tell": []}
+    parts: dict[str, list[str]] = {"found": [], "clear": [], "cannot tell": []}
     for key in FIGURES:
         v = verdicts.get(key)
         if not v:
