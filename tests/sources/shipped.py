@@ -121,3 +121,19 @@ def served_root(
         tree = [{"path": n, "mode": "100644", "type": "blob"} for n in files]
         (folder / top / "git-tree.json").write_text(json.dumps({"sha": "0" * 40, "tree": tree, "truncated": False}))
     return folder
+
+
+def serve_copy(tmp_path_factory, name: str, what: str = ""):
+    """A module fixture's body: the copy ``name`` of ../shared/upstream served as its repository serves it (its
+    zips extracted, with their listing), yielding (server, the path ``what`` of the copy); skipped, saying so,
+    where ../shared is not here."""
+    import pytest
+
+    from tests.conftest import SHARED
+    from tests.sources.upstream_server import Upstream
+
+    path = SHARED / "upstream" / name / what
+    if not path.exists():
+        pytest.skip("../shared/upstream is not here: it exists in CI and on the developers' machines only")
+    with Upstream(served_root(SHARED / "upstream", tmp_path_factory.mktemp(name), (name,))) as server:
+        yield server, path

@@ -425,16 +425,9 @@ def test_terminal_bench_each_submissions_runs_as_trials_its_accuracy_kept(termin
 @pytest.fixture(scope="module")
 def can_ai_code_served(tmp_path_factory):
     """can-ai-code's zip served extracted, with the listing GitHub's git trees API gives (``served_root``)."""
-    from tests.conftest import SHARED
-    from tests.sources.shipped import served_root
-    from tests.sources.upstream_server import Upstream
+    from tests.sources.shipped import serve_copy
 
-    archive = SHARED / "upstream" / "can_ai_code" / "results.zip"
-    if not archive.is_file():
-        pytest.skip("../shared/upstream is not here: it exists in CI and on the developers' machines only")
-    root = served_root(SHARED / "upstream", tmp_path_factory.mktemp("cac"), ("can_ai_code",))
-    with Upstream(root) as server:
-        yield server, archive
+    yield from serve_copy(tmp_path_factory, "can_ai_code", "results.zip")
 
 
 def test_can_ai_code_every_run_a_configuration_its_repeats_samples_of_it(can_ai_code_served, tmp_path):

@@ -122,16 +122,9 @@ def test_a_rescoring_is_named_in_the_changelog_and_raises_its_alert(fixture_serv
 @pytest.fixture(scope="module")
 def bfcl_served(tmp_path_factory):
     """BFCL's five snapshot zips served extracted, with the listing GitHub's git trees API gives (``served_root``)."""
-    from tests.conftest import SHARED
-    from tests.sources.shipped import served_root
-    from tests.sources.upstream_server import Upstream
+    from tests.sources.shipped import serve_copy
 
-    folder = SHARED / "upstream" / "bfcl_result"
-    if not folder.is_dir():
-        pytest.skip("../shared/upstream is not here: it exists in CI and on the developers' machines only")
-    root = served_root(SHARED / "upstream", tmp_path_factory.mktemp("bfcl"), ("bfcl_result",))
-    with Upstream(root) as server:
-        yield server, folder
+    yield from serve_copy(tmp_path_factory, "bfcl_result")
 
 
 def test_bfcl_the_newest_snapshots_items_its_models_dated_by_their_first_snapshot(bfcl_served, tmp_path):

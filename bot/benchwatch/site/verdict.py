@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from benchwatch.site.cells import bounds_withheld
 from benchwatch.site.escape import md
-from benchwatch.vocabulary import FIGURES
+from benchwatch.vocabulary import FIGURES, VERDICTS
 
 _SHORT = {"ddm": "DDM", "max_gap": "a coverage hole (Max Gap)", "top5_gap_sum": "five coverage holes (top-5 gap sum)"}
 
@@ -43,7 +43,7 @@ def _coverage(rec: dict) -> str:
     verdicts = rec.get("verdicts") or {}
     if not verdicts:
         return "Coverage: no verdict (too few models or items to bound)."
-    parts: dict[str, list[str]] = {"found": [], "clear": [], "cannot tell": []}
+    parts: dict[str, list[str]] = {name: [] for name in VERDICTS}
     for key in FIGURES:
         v = verdicts.get(key)
         if not v:
@@ -52,7 +52,7 @@ def _coverage(rec: dict) -> str:
         if v["verdict"] == "cannot tell":
             decide = _decide((rec.get("resolve") or {}).get(key))
             name += f" ({decide})" if decide else ""
-        parts.setdefault(v["verdict"], []).append(name)
+        parts[v["verdict"]].append(name)
     out = []
     if parts["found"]:
         out.append("found " + ", ".join(parts["found"]))

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
+
+from benchwatch.spelling import clean_name as clean_name  # the canonical spelling, shared with the adapters
 
 _UNSAFE = re.compile(r"[^a-z0-9]+")
 _HASHED = re.compile(r"-[0-9a-f]{8}$")
-# Dashes NFKC leaves as they are: the non-breaking hyphen becomes U+2010, the minus sign stays U+2212.
-_DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"), "-")
 
 
 def safe_slug(name: str, max_length: int = 60) -> str:
@@ -37,11 +36,3 @@ def slug_collisions(names: list[str] | set[str]) -> list[tuple[str, str]]:
         if other != name:
             clashes.append((other, name))
     return clashes
-
-
-def clean_name(text: str) -> str:
-    """The canonical spelling of an upstream name: NFKC, ASCII dashes, no control or invisible
-    characters, single spaces, no space at either end. Names that look the same become the same."""
-    s = unicodedata.normalize("NFKC", str(text)).translate(_DASHES)
-    s = "".join(" " if ch.isspace() else ch for ch in s if unicodedata.category(ch) not in ("Cc", "Cf") or ch.isspace())
-    return " ".join(s.split())

@@ -55,7 +55,7 @@ from benchwatch.sources.http import Download, Fetcher
 from benchwatch.sources.options import SourceOptions
 from benchwatch.sources.parsing import provenance, read_bytes, where
 from benchwatch.sources.table import AGGREGATE_COLUMNS, SourceTable, empty_long
-from benchwatch.store.naming import clean_name
+from benchwatch.spelling import clean_name
 
 FOLDER = "src/bat/assets/benchmarks/"
 LOWER = "src/bat/assets/lower_is_better_benchmarks.txt"
