@@ -41,6 +41,19 @@ def planted() -> Benchmark:
     return Benchmark(record, items, models)
 
 
+def test_a_model_that_answered_everything_right_leaves_the_plan_its_numbers(planted):
+    """Models that answered every item right or every item wrong have no ability (the fit leaves them out): the plan
+    reads the others, its target's b and every solve probability a number, as without them (the real atlas: BFCL's
+    categories showed "Target b nan" and "solve probability nan - nan" where two models solved everything)."""
+    unbounded = pd.DataFrame({"model": ["all right", "all wrong"], "theta": [np.nan, np.nan]})
+    widened = Benchmark(planted.record, planted.items, pd.concat([planted.models, unbounded], ignore_index=True))
+    assert list(widened.theta.index) == list(planted.theta.index)
+    with_them, without = fill_plan(widened)[0], fill_plan(planted)[0]
+    assert np.isfinite(with_them["target_b"]) and with_them["target_b"] == without["target_b"]
+    assert [m["p"] for m in with_them["solve"]] == [m["p"] for m in without["solve"]]
+    assert all(np.isfinite(m["p"]) for m in with_them["solve"])
+
+
 def _answers(bench: Benchmark, true_b: dict[str, float], models: int = N_MODELS, trials: int = 10, seed: int = 1):
     rng = np.random.default_rng(seed)
     theta = bench.theta.iloc[:: max(1, N_MODELS // models)][:models]

@@ -308,6 +308,20 @@ def test_no_page_or_download_names_the_build_machine(real_site):
     assert found == []
 
 
+def test_no_page_shows_nan_or_inf(shipped):
+    """Issue 60: on the real atlas no page's text shows nan or inf (the fill plan read every solve probability NaN
+    where a model had answered every item right, and printed "Target b nan")."""
+    import html
+    import re
+
+    _, root, _, _, _ = shipped
+    shown = []
+    for page in sorted((root / "site").rglob("*.html")):
+        text = html.unescape(re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8")))
+        shown += [(page.parent.name, m.group(0)) for m in re.finditer(r"(?i)(?<![\w.-])-?(nan|inf)(?![\w.-])", text)]
+    assert shown == []
+
+
 def test_each_source_is_as_of_its_upstream_date(real_site):
     """Issue 26: the Sources table's "as of" is the date the upstream's server gives its file (the commit date of
     each real file), not the run's; EvalPlus's file has none, and its row says where its date came from."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from benchwatch.errors import InputError
@@ -22,7 +23,11 @@ class Benchmark:
 
     @property
     def theta(self) -> pd.Series:
-        return self.models.set_index("model")["theta"].astype(float)
+        """The fitted abilities: a model that answered every item right (or every item wrong) has none (the fit
+        leaves it out, its ability unbounded) and is not here; a solve probability at a target is read for the
+        others (with it, every one read NaN)."""
+        theta = self.models.set_index("model")["theta"].astype(float)
+        return theta[np.isfinite(theta)]
 
 
 def load_benchmark(reports_dir: str | Path, name: str) -> Benchmark:

@@ -104,7 +104,7 @@ def _cells(responses: pd.DataFrame, ids: list[str], models: pd.Index):
 def _posteriors(bench: Benchmark, responses: pd.DataFrame, ids: list[str]) -> np.ndarray:
     """Each candidate's posterior CDF of b on GRID given the fitted abilities (with the benchmark's chance floors
     where it has them, at their effective share)."""
-    theta = bench.theta.dropna()
+    theta = bench.theta
     model_idx, item_idx, trials, successes = _cells(responses, ids, pd.Index(theta.index))
     floor = item_floors(bench.record, responses, pd.Index(ids), bench.record.get("floor_share"))
     loglik = cell_loglik(model_idx, item_idx, trials, successes, theta.to_numpy(float), GRID, len(ids), floor=floor)
@@ -187,7 +187,7 @@ def check_candidates(bench: Benchmark, responses: pd.DataFrame, *, draws: int = 
     rec = bench.record
     if "trials" not in responses.columns:
         responses = responses.assign(trials=pd.array([pd.NA] * len(responses), dtype="Int64"))
-    known = responses["model"].isin(bench.theta.dropna().index)
+    known = responses["model"].isin(bench.theta.index)
     left_out = responses.loc[~known, "model"].unique().tolist()
     responses = responses[known]
     if responses.empty:
@@ -223,7 +223,7 @@ def check_candidates(bench: Benchmark, responses: pd.DataFrame, *, draws: int = 
     published = _published(rec)
     out = {
         "benchmark": rec["benchmark"],
-        "pool": int(bench.theta.dropna().size),
+        "pool": int(bench.theta.size),
         "stretches": gaps,
         "candidates": rows,
         "accepted": [r["item_id"] for r in rows if r["status"] == "inside"],
@@ -252,7 +252,7 @@ def _draws(bench: Benchmark, cdf: np.ndarray, *, draws: int, seed: int) -> tuple
     rec = bench.record
     scale = rec.get("scale") or "ability-quantile"
     rng = np.random.default_rng(seed)
-    th = bench.theta.dropna().to_numpy(float)
+    th = bench.theta.to_numpy(float)
     b_items = bench.items["b"].to_numpy(float)
     b_sd = np.nan_to_num(bench.items["b_sd"].to_numpy(float), nan=0.0)
     before, after = [], []
