@@ -21,6 +21,7 @@ from benchwatch.history import (
 )
 from benchwatch.pipeline import phases
 from benchwatch.pipeline.pages import compare_pages
+from benchwatch.record import as_record
 from benchwatch.words import count
 
 
@@ -55,10 +56,8 @@ class Delta:
 
 def _shown(records: dict[str, dict]) -> dict[str, tuple]:
     """What the pages' comparisons read of each record: its data's revision, its page, its kind, whether it is gone."""
-    return {
-        name: (rec.get("revision"), rec.get("page"), rec.get("kind"), bool(rec.get("gone_since")))
-        for name, rec in records.items()
-    }
+    typed = {name: as_record(rec) for name, rec in records.items()}
+    return {name: (r.revision, r.page, r.kind, bool(r.gone_since)) for name, r in typed.items()}
 
 
 def apply_delta(reports: Reports, delta: Delta, *, now: str, started: float, log: Callable[[str], None]) -> JobResult:

@@ -5,17 +5,17 @@ stated where the rule is kept. Escaped for Markdown here (every upstream string 
 
 from __future__ import annotations
 
-from benchwatch.site.cells import bounds_withheld
+from benchwatch.record import BenchmarkRecord, as_record
 from benchwatch.site.escape import md
 from benchwatch.vocabulary import FIGURES, VERDICTS
 
 _SHORT = {"ddm": "DDM", "max_gap": "a coverage hole (Max Gap)", "top5_gap_sum": "five coverage holes (top-5 gap sum)"}
 
 
-def _state(rec: dict) -> str:
+def _state(rec: BenchmarkRecord) -> str:
     """The state with the evidence that decided it: the rules' own sentence (``why``'s first line)."""
-    state = str(rec.get("state") or "unknown")
-    said = next((w for w in rec.get("why") or [] if str(w).startswith(f"{state}:")), None)
+    state = str(rec.state or "unknown")
+    said = next((w for w in rec.why or [] if str(w).startswith(f"{state}:")), None)
     text = said if said is not None else state
     return f"**{md(text[:1].upper() + text[1:])}**."
 
@@ -34,13 +34,13 @@ def _decide(need: dict | None) -> str:
     return f"not even {need['largest_tried']} models would decide" if need.get("largest_tried") else ""
 
 
-def _coverage(rec: dict) -> str:
+def _coverage(rec: BenchmarkRecord) -> str:
     """The coverage verdicts, found first, with what would decide the ones these models cannot."""
-    if rec.get("kind") == "aggregate":
+    if rec.kind == "aggregate":
         return "Coverage: not measured (scores only, no per-item data)."
-    if bounds_withheld(rec):
+    if rec.item_model == "withheld":
         return "Coverage: **withheld**: the item model does not fit these data (the Item model section says why)."
-    verdicts = rec.get("verdicts") or {}
+    verdicts = rec.verdicts or {}
     if not verdicts:
         return "Coverage: no verdict (too few models or items to bound)."
     parts: dict[str, list[str]] = {name: [] for name in VERDICTS}
@@ -50,14 +50,14 @@ def _coverage(rec: dict) -> str:
             continue
         name = _SHORT.get(key, key)
         if v["verdict"] == "cannot tell":
-            decide = _decide((rec.get("resolve") or {}).get(key))
+            decide = _decide((rec.resolve or {}).get(key))
             name += f" ({decide})" if decide else ""
         parts[v["verdict"]].append(name)
     out = []
     if parts["found"]:
         out.append("found " + ", ".join(parts["found"]))
     if parts["cannot tell"]:
-        out.append(f"cannot tell with these {rec.get('n_models')} models: " + "; ".join(parts["cannot tell"]))
+        out.append(f"cannot tell with these {rec.n_models} models: " + "; ".join(parts["cannot tell"]))
     if parts["clear"]:
         out.append("clear of " + ", ".join(parts["clear"]))
     return "Coverage: " + md("; ".join(out)) + "."
@@ -65,6 +65,7 @@ def _coverage(rec: dict) -> str:
 
 def verdict_line(rec: dict) -> str:
     """The record's answer first (Markdown): state, coverage, flags."""
-    flags = [str(f) for f in rec.get("flags") or []]
+    typed = as_record(rec)
+    flags = [str(f) for f in typed.flags or []]
     said = "Flags: **" + ", ".join(md(f) for f in flags) + "**." if flags else "No flag raised."
-    return " ".join([_state(rec), _coverage(rec), said])
+    return " ".join([_state(typed), _coverage(typed), said])
