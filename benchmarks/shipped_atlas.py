@@ -66,6 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reports", required=True, type=Path, help="the run's reports (a new or empty folder)")
     parser.add_argument("--site-out", type=Path, default=None, help="build the site here too")
+    parser.add_argument("--log", type=Path, default=None, help="write the fresh run's log here (each audit's seconds)")
     args = parser.parse_args()
     if not (SHARED / "upstream").is_dir():
         raise SystemExit("../shared/upstream is not here: it exists in CI and on the developers' machines only")
@@ -75,6 +76,8 @@ def main() -> None:
         config = shipped_config_on(server, Path(tmp))
         fresh, log = run(config, args.reports, Path(tmp) / "cache", args.site_out)
         again, _ = run(config, args.reports, Path(tmp) / "cache", args.site_out)
+    if args.log:
+        args.log.write_text(log)
     rows = per_source(args.reports, log)
     print("| source | benchmarks | per item | status | seconds |\n|---|---:|---:|---|---:|")
     for name, total, items, status, seconds in rows:
