@@ -97,3 +97,23 @@ def test_run_answers_bad_input_before_any_work(tmp_path):
     assert not (tmp_path / "r").exists()
     assert api.run_folders(sample=True) == ("_sample/reports", "_sample/cache", "_site")
     assert api.run_folders(inputs=["a.csv"]) == ("_input/reports", "_input/cache", "_input/site")
+
+
+def test_the_library_is_silent_unless_asked_and_the_commands_show_progress(tmp_path, capfd, monkeypatch):
+    monkeypatch.setenv("BENCHWATCH_PROGRESS", "1")  # plain progress lines wherever progress is shown
+    frame = _frame(models=6, items=20, seed=3)
+    benchwatch.audit(frame)
+    assert capfd.readouterr() == ("", "")
+    path = tmp_path / "toy.csv"
+    frame.to_csv(path, index=False)
+    assert main(["audit", str(path)]) == 0
+    out, err = capfd.readouterr()
+    assert out.startswith("toy: ") and "audit [1/1] toy" in err and "fit (" in err
+    solo = tmp_path / "solo.csv"  # one model: skipped, said why, with no fit
+    frame[frame["model"] == "m0"].to_csv(solo, index=False)
+    folders = {"reports": tmp_path / "r", "cache": tmp_path / "c"}
+    result = benchwatch.run(inputs=[solo], site=False, **folders)
+    assert result.benchmarks == 0 and capfd.readouterr() == ("", "")
+    argv = ["run", "--input", str(solo), "--no-site", "--reports", str(tmp_path / "r2"), "--cache", str(tmp_path / "c")]
+    assert main(argv) == 0
+    assert "toy skipped: only one model" in capfd.readouterr().out

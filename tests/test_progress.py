@@ -52,3 +52,20 @@ def test_a_run_says_which_benchmark_it_is_on_and_what_it_is_doing(tmp_path, monk
             assert "audited other" in err and "audited sim" in err
         else:  # one at a time: what each stage is doing
             assert "map fit" in err and "bounds, for any difficulty distribution" in err
+
+
+def test_nothing_is_shown_inside_silenced(monkeypatch):
+    from benchwatch.progress import first_run_note, silenced
+
+    monkeypatch.setenv("BENCHWATCH_PROGRESS", "1")
+    monkeypatch.setattr("benchwatch.progress.kernels_compiled", lambda: False)
+    out = io.StringIO()
+    with silenced():
+        bar = Progress(1, "sim", out)
+        bar.step("x")
+        bar.note("bounds")
+        bar.close()
+        assert not first_run_note(out)
+    with silenced(False):
+        Progress(1, "sim", out).step("shown")
+    assert out.getvalue() == "  sim [1/1] shown\n"

@@ -6,6 +6,7 @@ what these return. Only the standard library loads with this module; the stages 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import time
@@ -18,6 +19,7 @@ from benchwatch import pipeline, rules, store
 from benchwatch import sources as stage_sources
 from benchwatch.errors import InputError
 from benchwatch.irt import DEFAULT_SCALE
+from benchwatch.progress import first_run_note, silenced
 from benchwatch.record import BenchmarkRecord, as_record
 
 if TYPE_CHECKING:
@@ -70,6 +72,7 @@ def audit(
     target: Target | None = None,
     sampler: str = "auto",
     chance_from: str | None = None,
+    progress: bool = False,
 ) -> AuditResult:
     """Audit the one benchmark of ``frame``: its item difficulties, coverage, saturation, verdicts and flags.
 
@@ -79,7 +82,8 @@ def audit(
     ``method``: "map" (default), "mcmc" or "nuts" (``sampler`` picks NUTS's); ``thresholds``: a
     ``benchwatch.rules.Thresholds``, or a mapping of its fields to change (``{"fill_max_gap": 0.2}``), default the
     CLI's; ``scale``: the difficulty scale; ``target``: the difficulty distribution covered (default uniform);
-    ``chance_from``: where a chance column's floors came from, in words.
+    ``chance_from``: where a chance column's floors came from, in words; ``progress``: each stage of the audit
+    shown on standard error, as ``benchwatch audit`` shows it (silent by default).
     """
     rows = _checked(frame, source)
     names = sorted(rows["benchmark"].unique())
@@ -91,7 +95,7 @@ def audit(
             field="benchmark",
         )
     args: dict[str, Any] = {"method": method, "thresholds": thresholds, "scale": scale, "target": target}
-    args["sampler"] = sampler
+    args.update(sampler=sampler, progress=progress)
     return audit_rows(rows, source=source, chance_from=chance_from or FRAME_CHANCE, **args)[0]
 
 
@@ -105,12 +109,13 @@ def audit_each(
     target: Target | None = None,
     sampler: str = "auto",
     chance_from: str | None = None,
+    progress: bool = False,
 ) -> dict[str, AuditResult]:
     """``audit`` of every benchmark in ``frame``, by benchmark name (in sorted order), as ``benchwatch audit``
     audits a file of several."""
     rows = _checked(frame, source)
     args: dict[str, Any] = {"method": method, "thresholds": thresholds, "scale": scale, "target": target}
-    args["sampler"] = sampler
+    args.update(sampler=sampler, progress=progress)
     found = audit_rows(rows, source=source, chance_from=chance_from or FRAME_CHANCE, **args)
     return {r.benchmark: r for r in found}
 
@@ -125,20 +130,22 @@ def audit_rows(
     target: Target | None = None,
     sampler: str = "auto",
     chance_from: str | None = None,
+    progress: bool = False,
 ) -> list[AuditResult]:
     """The audits of ``rows``, a table already checked by ``benchwatch.store.validate_responses`` (what
-    ``benchwatch audit`` reads from a file), one per benchmark in sorted order."""
+    ``benchwatch audit`` reads from a file), one per benchmark in sorted order (``progress``: as ``audit``)."""
     limits = _thresholds(thresholds)
-    audits = pipeline.audit_responses(
-        source,
-        method=method,
-        scale=scale,
-        sampler=sampler,
-        rows=rows,
-        chance_from=chance_from,
-        thresholds=rules.threshold_map(limits),
-        **({} if target is None else {"target": target}),
-    )
+    with silenced(not progress):
+        audits = pipeline.audit_responses(
+            source,
+            method=method,
+            scale=scale,
+            sampler=sampler,
+            rows=rows,
+            chance_from=chance_from,
+            thresholds=rules.threshold_map(limits),
+            **({} if target is None else {"target": target}),
+        )
     return [_result(a, limits) for a in audits]
 
 
@@ -216,65 +223,109 @@ def run(
     deadline: float | None = None,
     now: str | None = None,
     reports_out: str | Path | None = None,
+    progress: bool = False,
 ) -> JobResult:
     """The job, as ``benchwatch run`` does it: audit every benchmark, update the reports, build the site.
 
     ``sample``: the bundled sample; ``inputs``: local files (CSV of responses, evaluation logs); neither: the
     live sources of ``config`` (``sources``: only these, names or a comma-separated string). The folders default
     as ``run_folders`` says; ``site`` off skips the site; ``reports_out``: a fan-out part's folder; ``now``: the
-    run's UTC timestamp (YYYY-MM-DDTHH:MM:SSZ). Returns the pipeline's ``JobResult`` (benchmarks, new snapshots,
-    alerts, sources ok and failed). Bad input is an ``InputError``, raised before any source is fetched.
+    run's UTC timestamp (YYYY-MM-DDTHH:MM:SSZ); ``progress``: the run's log (standard output) and its progress
+    (standard error) shown, as ``benchwatch run`` shows them (silent by default). Returns the pipeline's
+    ``JobResult`` (benchmarks, new snapshots, alerts, sources ok, failed and unreached). Bad input (the options,
+    the files, the configuration) is an ``InputError``, raised before any source is fetched or any file written.
     """
-    local = bool(sample or inputs)
+    if now is not None and not NOW.fullmatch(now):
+        raise InputError("--now", f"expected a UTC time like 2026-01-31T06:00:00Z, got {now!r}", field="--now")
+    if site_url:
+        stage_sources.check_address(site_url, "--site-url")
     reports, cache, site_out = run_folders(
         sample=sample, inputs=inputs, reports=reports, cache=cache, site_out=site_out
     )
-    fetcher, book, position = None, None, 0
-    if now is not None and not NOW.fullmatch(now):
-        raise InputError("--now", f"expected a UTC time like 2026-01-31T06:00:00Z, got {now!r}", field="--now")
-    if local:
-        loads: list[tuple[str, Callable[[], SourceTable]]] = []
-        if sample:
-            fetcher = sample_fetcher = stage_sources.Fetcher(Path(cache))
-            loads += [
-                (cfg.name, functools.partial(stage_sources.load_source, sample_fetcher, cfg))
-                for cfg in stage_sources.snapshot_sources()
-            ]
-            loads.append(("sample", stage_sources.fetch_sample))
-        for path in inputs:  # read and checked before the job's libraries load: a bad file answers at once
-            table = stage_sources.read_input(path)
-            if len(table.frame) or table.aggregates is None:  # board rows alone (Every Eval Ever) are a board
-                store.validate_responses(table.frame, table.location)
-            else:
-                store.validate_aggregates(table.aggregates, table.location)
-            loads.append((Path(path).name, functools.partial(_kept, table)))
-    else:
-        loads, fetcher, book, deadline, position, configured = _live_sources(config, sources, deadline, cache)
-        site_url = site_url or configured
-    from benchwatch.progress import first_run_note
+    places = {"--reports": reports, "--cache": cache, "--site-out": site_out if site else None}
+    _check_folders({**places, "--reports-out": reports_out})
+    with silenced(not progress):
+        if sample or inputs:
+            plan = _local_sources(sample, inputs, cache)
+        else:
+            plan = _live_sources(config, sources, deadline, cache)
+        first_run_note()  # the fits compile their kernels first: a minute with no other line on a busy machine
+        try:
+            result = pipeline.run_job(
+                plan.loads,
+                reports_dir=reports,
+                site_out=site_out if site else None,
+                force=force,
+                method=method,
+                sampler=sampler,
+                cache_dir=cache,
+                strict=bool(sample or inputs),
+                rules=plan.book or rules.RuleBook(),
+                lock_timeout=lock_timeout,
+                deadline=plan.deadline if plan.live else deadline,
+                now=now,
+                part_out=reports_out,
+                position=plan.position,
+                site_url=site_url or plan.site_url,
+                log=print if progress else _unsaid,
+            )
+        finally:
+            if plan.fetcher is not None:
+                plan.fetcher.close()
+    return dataclasses.replace(result, unreached=plan.unreached) if plan.unreached else result
 
-    first_run_note()  # the fits compile their kernels first: a minute with no other line on a busy machine
-    try:
-        return pipeline.run_job(
-            loads,
-            reports_dir=reports,
-            site_out=site_out if site else None,
-            force=force,
-            method=method,
-            sampler=sampler,
-            cache_dir=cache,
-            strict=local,
-            rules=book or rules.RuleBook(),
-            lock_timeout=lock_timeout,
-            deadline=deadline,
-            now=now,
-            part_out=reports_out,
-            position=position,
-            site_url=site_url,
-        )
-    finally:
-        if fetcher is not None:
-            fetcher.close()
+
+def _unsaid(line: str) -> None:
+    """The run's log when no progress is asked for."""
+
+
+def _check_folders(folders: Mapping[str, str | Path | None]) -> None:
+    """Each folder a run writes (by its option) is a folder or can be made one: a file in its place, or in the
+    place of a folder above it, is refused before any work."""
+    for option, folder in folders.items():
+        if folder is None:
+            continue
+        path = Path(folder)
+        for place in (path, *path.parents):
+            if place.exists():
+                if not place.is_dir():
+                    raise InputError(option, f"{place} is a file, not a folder", value=str(folder))
+                break
+
+
+@dataclass
+class _Plan:
+    """What a run fetches (each source's load, in order) and how: what ``run`` hands the pipeline."""
+
+    loads: list[tuple[str, Callable[[], SourceTable]]]
+    fetcher: Fetcher | None = None
+    book: RuleBook | None = None
+    live: bool = False
+    deadline: float | None = None
+    position: int = 0  # a fan-out part's place in a merge
+    site_url: str | None = None  # the configuration's
+    unreached: int = 0  # sources whose server no connection could be made to
+
+
+def _local_sources(sample: bool, inputs: Sequence[str | Path], cache: str) -> _Plan:
+    """The sample's sources, then each input file, read and checked before the job's libraries load (a bad file
+    answers at once)."""
+    plan = _Plan([])
+    if sample:
+        plan.fetcher = sample_fetcher = stage_sources.Fetcher(Path(cache))
+        plan.loads += [
+            (cfg.name, functools.partial(stage_sources.load_source, sample_fetcher, cfg))
+            for cfg in stage_sources.snapshot_sources()
+        ]
+        plan.loads.append(("sample", stage_sources.fetch_sample))
+    for path in inputs:
+        table = stage_sources.read_input(path)
+        if len(table.frame) or table.aggregates is None:  # board rows alone (Every Eval Ever) are a board
+            store.validate_responses(table.frame, table.location)
+        else:
+            store.validate_aggregates(table.aggregates, table.location)
+        plan.loads.append((Path(path).name, functools.partial(_kept, table)))
+    return plan
 
 
 def _kept(table: SourceTable) -> SourceTable:
@@ -282,9 +333,9 @@ def _kept(table: SourceTable) -> SourceTable:
     return table
 
 
-def _live_sources(
-    config: str | Path, only: str | Sequence[str] | None, deadline: float | None, cache: str
-) -> tuple[list, Fetcher, RuleBook, float | None, int, str | None]:
+def _live_sources(config: str | Path, only: str | Sequence[str] | None, deadline: float | None, cache: str) -> _Plan:
+    """The configuration's sources (or ``only`` these), each fetched through one ``Fetcher``; when no source's
+    server can be reached at all, each fails at once with its cause (``benchwatch.sources.unreachable``)."""
     loaded = stage_sources.load_config(config)  # a missing or malformed file answers before any adapter loads
     book = rules.rules_from_config(loaded.rules, str(loaded.path), loaded.benchmarks)
     chosen = list(loaded.sources)
@@ -308,7 +359,13 @@ def _live_sources(
         deadline=float(http.get("deadline", stage_sources.DEADLINE)),
         stop_at=None if deadline is None else time.monotonic() + deadline,
     )
-    loads = [(name, lambda cfg=loaded.sources[name]: stage_sources.load_source(fetcher, cfg)) for name in chosen]
+    urls = {name: loaded.sources[name].url for name in chosen}
+    unreached = stage_sources.unreachable(urls, timeout=float(http.get("connect_timeout", 10)))
+    loads: list[tuple[str, Callable[[], SourceTable]]] = [
+        (name, functools.partial(stage_sources.load_source, fetcher, loaded.sources[name])) for name in chosen
+    ]
+    if chosen and len(unreached) == len(chosen):  # the network, not the sources: none is fetched
+        loads = [(n, functools.partial(stage_sources.unreached, n, urls[n], unreached[n])) for n in chosen]
     order = list(loaded.sources)
-    position = min((order.index(name) for name in chosen), default=0)  # a part's place in a merge
-    return loads, fetcher, book, deadline, position, loaded.site.get("url")
+    position = min((order.index(name) for name in chosen), default=0)
+    return _Plan(loads, fetcher, book, True, deadline, position, loaded.site.get("url"), len(unreached))

@@ -1,7 +1,8 @@
 """Progress of long work: a tqdm bar on a terminal, one plain line per step anywhere else (a CI log, a pipe).
 
 Everything goes to standard error, so that what a command prints on standard output (a table, JSON) stays
-clean. ``BENCHWATCH_PROGRESS=0`` silences it, ``=1`` forces the plain lines.
+clean. ``BENCHWATCH_PROGRESS=0`` silences it, ``=1`` forces the plain lines; inside ``silenced()`` (the Python
+API's calls, unless asked for progress) nothing is shown either.
 """
 
 from __future__ import annotations
@@ -11,8 +12,26 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TextIO
+
+_SILENT: ContextVar[bool] = ContextVar("benchwatch_progress_silent", default=False)
+
+
+@contextmanager
+def silenced(silent: bool = True) -> Iterator[None]:
+    """No progress shown inside the block (with ``silent``): the Python API is silent unless asked."""
+    token = _SILENT.set(silent or _SILENT.get())
+    try:
+        yield
+    finally:
+        _SILENT.reset(token)
+
+
+def quiet() -> bool:
+    """Whether progress is off here: ``BENCHWATCH_PROGRESS=0``, or inside ``silenced()``."""
+    return _SILENT.get() or os.environ.get("BENCHWATCH_PROGRESS", "") == "0"
 
 
 class Progress:
@@ -23,7 +42,7 @@ class Progress:
         self.done = 0
         self.started = time.perf_counter()
         mode = os.environ.get("BENCHWATCH_PROGRESS", "")
-        self.quiet = mode == "0"
+        self.quiet = quiet()
         self.bar = None
         if not self.quiet and mode != "1" and getattr(self.stream, "isatty", lambda: False)():
             from tqdm import tqdm
@@ -81,7 +100,7 @@ def kernels_compiled() -> bool:
 
 def first_run_note(stream: TextIO | None = None) -> bool:
     """Say, before the silent stretch, that the kernels are being compiled when they are; True if it said so."""
-    if os.environ.get("BENCHWATCH_PROGRESS", "") == "0" or kernels_compiled():
+    if quiet() or kernels_compiled():
         return False
     print(
         "first run: compiling the numerical kernels (numba; about a minute on a busy machine, once; "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import zipfile
 
 import pytest
 
@@ -94,3 +95,57 @@ def test_check_does_not_tell_you_to_run_check(sample_site, tmp_path, capsys):
     assert main(["check", "--reports", str(copy), "--site-out", str(tmp_path / "none")]) == 1
     out = capsys.readouterr().out
     assert "benchwatch check" not in out and "run `benchwatch repair`" in out
+
+
+def _workbook(path) -> None:
+    """A small real .xlsx (Office Open XML: a zip of XML parts under xl/), as Excel saves one."""
+    parts = {
+        "[Content_Types].xml": '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+        'content-types"><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-'
+        'officedocument.spreadsheetml.sheet.main+xml"/></Types>',
+        "xl/workbook.xml": '<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/'
+        '2006/main"><sheets><sheet name="Sheet1" sheetId="1"/></sheets></workbook>',
+        "xl/worksheets/sheet1.xml": '<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/'
+        'spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>model</t></is></c></row>'
+        "</sheetData></worksheet>",
+    }
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as book:
+        for name, text in parts.items():
+            book.writestr(name, text)
+
+
+@pytest.mark.parametrize("command", ["audit", "run", "tiers"])
+def test_an_excel_workbook_renamed_csv_is_named_as_one(tmp_path, capsys, command):
+    path = tmp_path / "results.csv"
+    _workbook(path)
+    argv = [command, str(path)] if command != "run" else ["run", "--input", str(path), "--reports", "r", "--no-site"]
+    err = _error(capsys, argv)
+    assert f"{path}: is an Excel workbook (xlsx), not CSV text: save it as CSV" in err
+    assert "UTF-8" not in err.split("save it as CSV", 1)[0] and "1252" not in err
+
+
+def test_a_zip_archive_is_named_as_one(tmp_path, capsys):
+    path = tmp_path / "results.csv"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.csv", "model,item_id,score\nm,a,1\n")
+        archive.writestr("b.csv", "model,item_id,score\nm,a,1\n")
+    err = _error(capsys, ["audit", str(path)])
+    assert "is a zip archive (2 files: a.csv, b.csv), not CSV text: unzip it" in err and "1252" not in err
+
+
+def test_audit_gives_the_percent_hint_that_saturation_gives(tmp_path, capsys):
+    from benchwatch.store.responses import percent_hint
+
+    path = tmp_path / "mine.csv"
+    path.write_text(
+        "model,item_id,score\n" + "".join(f"m{k},i{j},{100 * ((k + j) % 2)}\n" for k in range(3) for j in range(4))
+    )
+    err = _error(capsys, ["audit", str(path)])
+    assert "line 3, column 'score'" in err and percent_hint([0, 100]) in err and "divided by 100" in err
+    board = tmp_path / "board.csv"
+    board.write_text(
+        "benchmark,model,score,n_items\n" + "".join(f"b,m{k},{v * 100:g},500\n" for k, v in enumerate(SCORES))
+    )
+    err = _error(capsys, ["saturation", str(board)])
+    assert percent_hint([0, 93], "--percent") in err and "use --percent" in err
+    assert percent_hint([0, 1.5, -2]) == percent_hint([0, 250]) == percent_hint([0.2, 1]) == ""  # not percentages

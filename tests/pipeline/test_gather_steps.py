@@ -155,3 +155,19 @@ def test_record_raises_an_alert_when_the_state_changes(tmp_path, no_fork):
     kinds = [a["kind"] for a in batch.new_alerts]
     assert "state" in kinds, batch.new_alerts
     assert batch.records["alpha"]["prior_state"] == other
+
+
+def test_the_run_log_names_each_benchmark_as_its_page_does(tmp_path):
+    from benchwatch.pipeline import run_job
+    from benchwatch.rules import RuleBook
+
+    said: list[str] = []
+    solo = pd.DataFrame({"model": "m0", "item_id": ["a", "b"], "score": ["1", "0"]})  # one model: skipped, no fit
+    frame = pd.concat([solo.assign(benchmark="gpqa_diamond"), solo.assign(benchmark="plain")])
+    table = SourceTable("src", "simulated", frame)
+    book = RuleBook(names={"gpqa_diamond": "GPQA Diamond"})
+    folders = {"reports_dir": tmp_path / "r", "site_out": None, "cache_dir": tmp_path / "c"}
+    run_job([("src", lambda: table)], now=NOW, strict=False, rules=book, log=said.append, **folders)
+    line = next(x for x in said if x.startswith("source") and " src: " in x)
+    assert "GPQA Diamond skipped: only one model" in line and "plain skipped: only one model" in line
+    assert "gpqa_diamond" not in line

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -49,12 +50,29 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script; returns the exit status."""
+    """Entry point of the console script; returns the exit status. A reader that stops reading what a command
+    prints (``benchwatch tiers x.csv | head -1``) ends it quietly, with status 0."""
+    try:
+        try:
+            return _command(argv)
+        finally:
+            sys.stdout.flush()  # a reader gone is met here, not at the interpreter's exit (a traceback there)
+    except BrokenPipeError:
+        # what is left unwritten goes nowhere: the interpreter's last flush must not fail again (a stand-in for
+        # standard output, a test's capture, has no descriptor)
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _command(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(only=chosen if chosen in COMMANDS else "").parse_args(argv)
     try:
         return _module(args.command).handle(args)
+    except BrokenPipeError:  # the reader of standard output is gone: ``main`` ends quietly
+        raise
     except InputError as exc:
         print(f"benchwatch: error: {exc}", file=sys.stderr)
         return 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchwatch import pipeline  # its names load when the command runs
+from benchwatch import pipeline, sources  # their names load when the command runs
 from benchwatch.cli.run import site_options
 from benchwatch.words import count
 
@@ -26,6 +26,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     """Merge and build; exit 1 when every source of every part failed, as `run` does."""
     args.site_out = args.site_out or "_site"
+    if args.site_url:  # refused before any part is read, not once the merged reports are written
+        sources.check_address(args.site_url, "--site-url")
     result = pipeline.merge_parts(
         args.parts,
         reports_dir=args.reports,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from benchwatch import api
 from benchwatch.api import INPUT_REPORTS, INPUT_SITE, SAMPLE_CACHE, SAMPLE_REPORTS
@@ -115,6 +116,7 @@ def handle(args: argparse.Namespace) -> int:
         deadline=args.deadline,
         now=args.now,
         reports_out=args.reports_out,
+        progress=True,
     )
     if args.reports_out:
         print(
@@ -128,5 +130,11 @@ def handle(args: argparse.Namespace) -> int:
             + ("" if args.no_site else f", site in {site_out}/index.html")
         )
     if result.sources_failed and not result.sources_ok:
+        if result.unreached >= result.sources_failed:
+            print(
+                f"benchwatch: no source could be reached: check the network ({count(result.unreached, 'source')} "
+                "could not be connected to; each one's failure is above)",
+                file=sys.stderr,
+            )
         return 1
     return 0

@@ -35,6 +35,7 @@ class JobResult:
     pages: int
     sources_ok: int = 0
     sources_failed: int = 0
+    unreached: int = 0  # sources whose server no connection could be made to (``benchwatch.sources.unreachable``)
 
 
 @dataclass

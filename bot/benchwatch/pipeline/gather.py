@@ -32,6 +32,7 @@ from benchwatch.pipeline.run_state import (
     SourceContext,
     audit_args,
     gate,
+    logged_name,
     provenance_of,
     with_chance,
 )
@@ -149,7 +150,7 @@ def _start_per_item(run: RunState, source: str, started: Started, ctx: SourceCon
     groups = list(frame.groupby("benchmark", sort=True))
     started.bar = bar = Progress(len(groups), source)
     for name, rows in groups:
-        bar.step(str(name))
+        bar.step(logged_name(run.rules, name))
         page = run.rules.page_for(name, table.pages.get(name))
         rows, chance_from = with_chance(rows, table, run.rules, name)
         if page in run.pending_pages:  # a source still auditing publishes on this page: its rows first
@@ -160,7 +161,7 @@ def _start_per_item(run: RunState, source: str, started: Started, ctx: SourceCon
         revision = content_revision(rows if pool_rows is None else pd.concat([rows, pool_rows], ignore_index=True))
         if run.unchanged(name, source, revision, ctx.method, ctx.scale):
             run.carry(batch, name)
-            notes.append(f"{name} unchanged")
+            notes.append(f"{logged_name(run.rules, name)} unchanged")
             continue
         # imported once a benchmark has changed: an unchanged run never loads the audit's numerical stack
         from benchwatch.pipeline.audit import unauditable
@@ -200,9 +201,10 @@ def _judge_item(run, source, started: Started, name, rows, joint, change, result
     """One per-item audit's result into the batch: skipped with its error, or judged with its tables."""
     batch, notes, table = started.batch, started.notes, started.table
     done, error, seconds = result
+    shown = logged_name(run.rules, name)
     if done is None:
         run.skip(batch, name, f"could not be audited: {error}")
-        notes.append(f"{name} skipped: {error}")
+        notes.append(f"{shown} skipped: {error}")
         return
     audit, how = done
     phases.phase("fit")
@@ -216,15 +218,15 @@ def _judge_item(run, source, started: Started, name, rows, joint, change, result
     if audit.by_date is not None:
         batch.tables.append((run.reports.by_date(name), audit.by_date))
     batch.snapshots.append((name, rows, "responses", data))
-    notes.append(f"{name} {how} {seconds:.2f}s")
+    notes.append(f"{shown} {how} {seconds:.2f}s")
     if fig.get("blanks_warning"):
         flagged = fig["blanks_warning"]["flagged"]
         notes.append(
-            f"{name}: WARNING {flagged} models leave blank the items they would likely fail: record a failed or "
+            f"{shown}: WARNING {flagged} models leave blank the items they would likely fail: record a failed or "
             "errored sample as 0, never a blank"
         )
     elif fig.get("item_model") == "withheld":
-        notes.append(f"{name}: bounds withheld, its item model does not fit (the page says why)")
+        notes.append(f"{shown}: bounds withheld, its item model does not fit (the page says why)")
 
 
 def _judge_boards(run: RunState, source: str, started: Started, pool: Executor) -> None:
@@ -252,7 +254,7 @@ def _judge_boards(run: RunState, source: str, started: Started, pool: Executor) 
         board = with_tiers(board.drop(columns="benchmark"), tiers)
         batch.tables.append((run.reports.models(name), board.sort_values("model")))
         batch.snapshots.append((name, rows, "aggregates", None))
-        notes.append(f"{name} leaderboard")
+        notes.append(f"{logged_name(run.rules, name)} leaderboard")
 
 
 def _keep_unchanged(run: RunState, name: str, ctx: SourceContext) -> str | None:

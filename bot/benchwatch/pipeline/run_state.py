@@ -248,12 +248,18 @@ def gate(run: RunState, batch: Batch, name: str, rows: pd.DataFrame, unfit: str 
     """The log note of a benchmark that is not published this run (cannot be audited, or shrank), or None."""
     if unfit:
         run.skip(batch, name, unfit)
-        return f"{name} skipped: {unfit}"
+        return f"{logged_name(run.rules, name)} skipped: {unfit}"
     held = run.shrunk(name, len(rows))
     if held:
         run.skip(batch, name, held, content_revision(rows))
-        return f"{name} HELD: {held}"
+        return f"{logged_name(run.rules, name)} HELD: {held}"
     return None
+
+
+def logged_name(rules: RuleBook, name: str) -> str:
+    """A benchmark as the run's log names it: its configured display name (``display_name`` of its
+    ``[rules.benchmarks."NAME"]`` table), the name its page shows, else its id."""
+    return rules.name_for(name) or name
 
 
 def as_of(prov: dict, tables: list[pd.DataFrame]) -> dict:

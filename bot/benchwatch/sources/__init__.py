@@ -9,11 +9,12 @@ __all__ = exports(
     {
         ".adapters": ("ADAPTERS", "CATALOG"),
         ".eee": ("read_eee", "validate_eee_record"),
-        ".config": ("DEFAULT_CONFIG", "Config", "SourceConfig"),
+        ".config": ("DEFAULT_CONFIG", "Config", "SourceConfig", "check_address"),
         ".configuration": ("load_config",),
         ".http": ("DEADLINE", "USER_AGENT", "Download", "Fetcher", "FetchError"),
         ".live": ("load_source",),
         ".local": ("fetch_csv_file", "fetch_sample", "read_csv_text", "read_input"),
+        ".reach": ("unreachable", "unreached"),
         ".real_snapshot": ("snapshot_sources",),
         ".table": (
             "AGGREGATE_COLUMNS",
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.sources.config import DEFAULT_CONFIG as DEFAULT_CONFIG
     from benchwatch.sources.config import Config as Config
     from benchwatch.sources.config import SourceConfig as SourceConfig
+    from benchwatch.sources.config import check_address as check_address
     from benchwatch.sources.configuration import load_config as load_config
     from benchwatch.sources.eee import read_eee as read_eee
     from benchwatch.sources.eee import validate_eee_record as validate_eee_record
@@ -46,6 +48,8 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.sources.local import fetch_sample as fetch_sample
     from benchwatch.sources.local import read_csv_text as read_csv_text
     from benchwatch.sources.local import read_input as read_input
+    from benchwatch.sources.reach import unreachable as unreachable
+    from benchwatch.sources.reach import unreached as unreached
     from benchwatch.sources.real_snapshot import snapshot_sources as snapshot_sources
     from benchwatch.sources.table import AGGREGATE_COLUMNS as AGGREGATE_COLUMNS
     from benchwatch.sources.table import KEY as KEY

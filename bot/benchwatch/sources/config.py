@@ -11,6 +11,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from benchwatch.errors import InputError
 
@@ -59,6 +60,21 @@ def check_chance(value: object, where: str, field: str) -> float:
     return float(value)
 
 
+def check_address(value: object, where: str, field: str | None = None) -> str:
+    """An absolute http(s) address with a host (``https://example.org/benchwatch/``), or an InputError naming
+    ``where`` (the option or the file), the field and the value: ``example.org`` or ``http:///x`` is refused."""
+    text = value if isinstance(value, str) else ""
+    try:
+        parts = urlsplit(text)
+        whole = bool(re.fullmatch(r"https?://[^\s\"'<>]+", text)) and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # a port that is not a number from 0 to 65535, a bracket left open
+        whole = False
+    if not whole:
+        expected = "expected an absolute http(s) address with a host, such as https://example.org/"
+        raise InputError(where, expected, field=field, value=value)
+    return text
+
+
 def read_config(path: str | Path = DEFAULT_CONFIG) -> Config:
     """Read the configuration and check its shape; missing URLs and malformed tables are errors naming the table.
     ``benchwatch.sources.configuration.load_config`` also checks each source's options against its adapter's
@@ -81,8 +97,8 @@ def read_config(path: str | Path = DEFAULT_CONFIG) -> Config:
             if not isinstance(table.get(key), str) or not table[key]:
                 raise InputError(str(path), "missing or empty", field=f"sources.{name}.{key}")
         page = table.get("homepage")
-        if page is not None and not (isinstance(page, str) and re.fullmatch(r"https?://[^\s\"'<>]+", page)):
-            raise InputError(str(path), "expected an http(s) address", field=f"sources.{name}.homepage", value=page)
+        if page is not None:
+            check_address(page, str(path), f"sources.{name}.homepage")
         options = {k: v for k, v in table.items() if k not in ("adapter", "url")}
         if "chance" in options:
             options["chance"] = check_chance(options["chance"], str(path), f"sources.{name}.chance")
@@ -95,4 +111,6 @@ def read_config(path: str | Path = DEFAULT_CONFIG) -> Config:
     site = data.get("site", {})
     if not isinstance(site, dict) or not isinstance(site.get("url", ""), str):
         raise InputError(str(path), "expected a table with a text `url`", field="site")
+    if site.get("url"):  # checked before any work: a run would otherwise refuse it only once its site is built
+        check_address(site["url"], str(path), "site.url")
     return Config(path, sources, data.get("rules", {}), data.get("http", {}), benchmarks, site)

@@ -19,6 +19,9 @@ import httpx
 USER_AGENT = "benchwatch/0.1 (+https://github.com/benchwatch/benchwatch; benchmark health monitor)"
 MAX_BYTES = 512 * 1024 * 1024
 DEADLINE = 600.0  # seconds for one download, retries included: a body trickled byte by byte ends here
+# A connection that cannot be made (refused, a name that does not resolve, no answer) is tried once more after
+# this many seconds at most, never with the backoff of a server's faults: without network a run ends in seconds
+CONNECT_WAIT = 0.5
 
 
 class FetchError(RuntimeError):
@@ -199,8 +202,9 @@ class Fetcher:
         if self.stop_at is not None:
             limit = min(limit, self.stop_at)
         last_error = "no attempt made"
+        connects = 0  # attempts that could not connect: one short retry (CONNECT_WAIT), not the retries' backoff
         for attempt in range(self.retries + 1):
-            response = None
+            response, connected = None, True
             if time.monotonic() > limit:
                 last_error = f"{last_error}; the deadline of {self._limit_text(start)} passed"
                 break
@@ -229,12 +233,21 @@ class Fetcher:
                         return replace(got, immutable=immutable)
             except httpx.TooManyRedirects:
                 raise FetchError(source, url, "too many redirects (a redirect loop?)") from None
+            except httpx.ConnectTimeout:
+                last_error, connected = "timed out connecting", False
             except httpx.TimeoutException:
                 last_error = "timed out"
+            except httpx.ConnectError as exc:
+                last_error, connected = f"connection failed ({type(exc).__name__}: {exc})", False
             except httpx.TransportError as exc:
                 last_error = f"connection failed ({type(exc).__name__})"
-            if attempt < self.retries:
+            connects += not connected
+            if connects > 1 or attempt >= self.retries:
+                break
+            if connected:
                 self._wait(attempt, response)
+            else:
+                self.sleep(min(self.backoff, CONNECT_WAIT))
         raise FetchError(source, url, f"{last_error} after {attempt + 1} attempt(s)")
 
     def _limit_text(self, start: float) -> str:

@@ -42,6 +42,7 @@ def read_csv_text(path: str | Path, coded: bool = False) -> pd.DataFrame:
     responses names few distinct models, items and scores)."""
     path = Path(path)
     _readable(path)
+    _not_a_table(path)
     import pandas as pd
 
     try:
@@ -55,6 +56,36 @@ def read_csv_text(path: str | Path, coded: bool = False) -> pd.DataFrame:
     except pd.errors.ParserError as exc:
         raise InputError(str(path), f"not a readable CSV file: {exc}") from None
     return frame
+
+
+def _not_a_table(path: Path) -> None:
+    """A workbook, an archive or a compressed file given where CSV text is read is named for what it is, with what
+    to do (not diagnosed as text in some encoding). pandas itself reads a .zip of one file and a .gz."""
+    with path.open("rb") as fh:
+        head = fh.read(8)
+    if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+        raise InputError(str(path), "is an Excel 97-2003 workbook (xls), not CSV text: save it as CSV")
+    if head.startswith(b"\x1f\x8b") and path.suffix.lower() != ".gz":
+        raise InputError(str(path), "is gzip-compressed, not CSV text: name it .csv.gz, or decompress it")
+    if not head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = [n for n in archive.namelist() if not n.endswith("/")]
+    except (zipfile.BadZipFile, OSError):
+        names = []
+    if any(n.startswith("xl/") for n in names):
+        raise InputError(str(path), "is an Excel workbook (xlsx), not CSV text: save it as CSV (CSV UTF-8 in Excel)")
+    if path.suffix.lower() == ".zip" and len(names) == 1:
+        return
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    raise InputError(
+        str(path),
+        f"is a zip archive ({count(len(names), 'file')}{': ' + shown if names else ''}), not CSV text: unzip it "
+        "and give the CSV inside",
+    )
 
 
 CHUNK_ROWS = 500_000  # rows read as text at a time before they become codes

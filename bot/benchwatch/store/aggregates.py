@@ -5,7 +5,14 @@ from __future__ import annotations
 import pandas as pd
 
 from benchwatch.errors import InputError
-from benchwatch.store.responses import canonical_names, check_name_length, fail_rows, iso_dates, merged_names
+from benchwatch.store.responses import (
+    canonical_names,
+    check_name_length,
+    fail_rows,
+    iso_dates,
+    merged_names,
+    percent_hint,
+)
 from benchwatch.store.tables import require_columns
 
 AGGREGATE_COLUMNS = ("benchmark", "model", "score", "n_items")
@@ -22,7 +29,7 @@ def validate_aggregates(raw: pd.DataFrame, source: str, *, percent: bool = False
     score = pd.to_numeric(raw["score"], errors="coerce")
     fail_rows(source, score.isna(), "score", raw["score"], "score is missing or not a number")
     top = 100.0 if percent else 1.0
-    hint = "" if percent else " (use --percent for percentages)"
+    hint = "" if percent else percent_hint(score, "--percent")
     fail_rows(source, (score < 0) | (score > top), "score", raw["score"], f"score must lie in [0, {top:g}]{hint}")
     if percent and len(score) and score.max() <= 1:  # proportions read as percentages would all be below 1%
         shown = ", ".join(f"{v:g}" for v in score.head(3))

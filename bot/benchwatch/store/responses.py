@@ -40,6 +40,18 @@ def fail_rows(source: str, bad: pd.Series, field: str, values: pd.Series, messag
     )
 
 
+def percent_hint(scores: np.ndarray | pd.Series, option: str | None = None) -> str:
+    """What an error says of scores out of [0, 1] that look like percentages (all within [0, 100], some above 1):
+    to use ``option`` (``--percent``), or, where a reader has none, to give proportions; else nothing. One hint
+    for every reader of scores: ``saturation`` and ``tiers`` (leaderboards), ``audit`` and ``run`` (responses)."""
+    values = np.asarray(scores, dtype=float)
+    values = values[~np.isnan(values)]
+    if not values.size or values.min() < 0 or values.max() > 100 or values.max() <= 1:
+        return ""
+    fix = f"use {option}" if option else "give proportions, each divided by 100"
+    return f" (the scores look like percentages, 0 to 100: {fix})"
+
+
 def check_name_length(source: str, field: str, values: pd.Series) -> None:
     """Refuse a name (benchmark, model, item id) longer than MAX_NAME characters, naming the row."""
     length = values.astype(str).str.len()
@@ -101,7 +113,8 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     fail_rows(
         source, _rows(codes, missing_score, missing=True), "score", raw["score"], "score is missing or not a number"
     )
-    fail_rows(source, _rows(codes, (values < 0) | (values > 1)), "score", raw["score"], "score must lie in [0, 1]")
+    outside = _rows(codes, (values < 0) | (values > 1))
+    fail_rows(source, outside, "score", raw["score"], f"score must lie in [0, 1]{percent_hint(values)}")
     columns["score"] = values[codes]
 
     if "date" in raw.columns:
