@@ -135,3 +135,20 @@ def test_no_module_but_the_vocabulary_copies_its_names_or_colours():
         if hits:
             found[str(path.relative_to(PACKAGE))] = hits
     assert found == {}
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [(None, None), (float("nan"), None), (0.995, None), (0.95, None), (0.949, 0.949), (0.2, 0.2)]
+)
+def test_a_gap_bound_over_the_whole_axis_is_no_bound_everywhere_it_is_given(value, shown):
+    """Issue 60: a detection limit of 0.995 over 0.0025 - 0.9975 bounds nothing; the commands, pages and feeds read
+    it through ``as_bound`` and say "no bound with these models"."""
+    from benchwatch.rules import bound_text
+    from benchwatch.site.feed import figures_sentence
+
+    assert vocabulary.as_bound(value) == shown
+    assert bound_text(value) == (vocabulary.NO_BOUND if shown is None else f"{shown:.3f}")
+    if value is not None and value == value:
+        sentence = figures_sentence({"detection_limit": value})
+        assert (vocabulary.NO_BOUND in sentence) == (shown is None)
+        assert (f"{value:.3f}" in sentence) == (shown is not None)

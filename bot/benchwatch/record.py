@@ -64,9 +64,11 @@ class _BenchmarkFields(_Record):
         "saturated, stagnant, discriminating or unknown: top five within noise or not (state_from), and the ceiling"
     )
     state_from: Text = _f(
-        'what decided the state: "paired" (the paired item-level interval of top-1 minus top-5 reaches 0, or the '
-        'paired index 0.7), "published_se" (the same interval from the standard errors the leaderboard publishes) '
-        'or "paper_index" (the paper\'s index, sqrt(n) effective items, at 0.7); null: unknown',
+        'what decided the state: "tiers" (the one rule: within noise exactly when the best\'s tier holds five models '
+        'or more, every pair tested at once with Holm\'s correction); where no tiers were computed, "paired" (the '
+        'paired item-level interval of top-1 minus top-5 reaches 0, or the paired index 0.7), "published_se" (the '
+        'same interval from the standard errors the leaderboard publishes) or "paper_index" (the paper\'s index, '
+        "sqrt(n) effective items, at 0.7); null: unknown",
         OPT,
     )
     flags: list[str] = _f("retire, watch, revise, fill: the flags raised")
@@ -164,8 +166,8 @@ class _BenchmarkFields(_Record):
     top_gap_se_paired: Number = _f("the item-level standard error of the top-1 minus top-5 difference", OPT)
     shared_items_top1_top5: int | None = _f("items both the best and the fifth-best model answered", OPT)
     solved_share: Number = _f("the share of items at least one model solved")
-    first_saturated_date: Text = _f("the first publication date the index reached 0.7", OPT)
-    fell_back_date: Text = _f("the first date after first_saturated_date the index fell below 0.7 again", OPT)
+    first_saturated_date: Text = _f("the first publication date the state was saturated", OPT)
+    fell_back_date: Text = _f("the first date after first_saturated_date the state was no longer saturated", OPT)
     saturated_since: Text = _f("the start of the run of saturated dates ending at the latest one", OPT)
     # tiers
     top_tier: list[str] = _f(

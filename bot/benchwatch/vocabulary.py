@@ -96,6 +96,13 @@ STATES: dict[str, State] = {
     )
 }
 STATE_NAMES = tuple(STATES)  # in the order the summary picture's legend lists them
+# The one rule behind every state, in the words the legend, the plot, the pages and the feeds read
+TOLD_APART_AT = 5  # a top tier of this many models or more: the top five cannot be told apart
+STATE_RULE = (
+    "the top five are told apart exactly when the fifth-best model is not in the best's tier (every pair of "
+    "models tested at once, Holm's correction); within noise, they are saturated when their mean is within 5 "
+    "points of the ceiling, stagnant when further below it"
+)
 
 VERDICTS: dict[str, Verdict] = {
     v.name: v
@@ -147,6 +154,15 @@ FIGURES: dict[str, Figure] = {
 }
 
 NO_BOUND = "no bound with these models"  # a null upper bound: it would cover the whole axis
+GAP_BOUNDS = ("detection_limit", "top5_gap_sum_bound_hi")  # the records' upper bounds on gaps (``as_bound``)
+NO_BOUND_FROM = 0.95  # an upper bound on a gap this wide or wider spans (nearly) the whole axis: it bounds nothing
+
+
+def as_bound(value: float | None) -> float | None:
+    """An upper bound on a gap as the pages, feeds, downloads and commands give it: None (read ``NO_BOUND``) where
+    it is null or spans ``NO_BOUND_FROM`` of the axis or more (a stretch of 0.995 over 0.0025 - 0.9975 says
+    nothing a reader can use)."""
+    return None if value is None or value != value or value >= NO_BOUND_FROM else value
 
 
 def why_line(name: str, reason: str) -> str:

@@ -95,9 +95,9 @@ def test_audit_on_every_real_data_set(shared_data, tmp_path, capsys):
         out = _audit_json(capsys, str(path), reports=tmp_path / "r")
         assert out.keys() >= KEYS, path
         assert out["converged"] and out["n_items"] >= 400 and 0 < out["ddm"] < 0.5
-        # issue 38: the paired comparison decides the state; told apart, the top five are never "within noise"
-        assert out["state_from"] == "paired", path
-        assert (out["state"] in ("saturated", "stagnant")) == (out["top_gap_lo"] <= 0), path
+        # issue 60: one rule, the tiers'; told apart (the fifth-best below the best's tier), never "within noise"
+        assert out["state_from"] == "tiers", path
+        assert (out["state"] in ("saturated", "stagnant")) == (out["top_tier_size"] >= 5), path
         by_date = pd.read_csv(tmp_path / "r" / "by_date" / f"{safe_slug(out['benchmark'])}.csv")
         assert by_date["n_models"].iloc[-1] == out["n_models"] and len(by_date) >= 2
 

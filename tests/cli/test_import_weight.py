@@ -36,7 +36,8 @@ def _loaded(argv: list[str], cwd) -> tuple[int, str, set[str]]:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=cwd)
     rc, out, watched = json.loads(done.stdout.splitlines()[-1])
-    return rc, out, {m.split(".")[0] if not m.startswith("benchwatch") else m for m in watched}
+    kept = {m.split(".")[0] if not m.startswith(("benchwatch", "scipy.stats")) else m for m in watched}
+    return rc, out, {"scipy.stats" if m.startswith("scipy.stats") else m for m in kept}
 
 
 def _forbidden(loaded: set[str]) -> list[str]:
@@ -44,13 +45,14 @@ def _forbidden(loaded: set[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("extra", [[], ["--json"]])
-def test_saturation_loads_no_pipeline_bounds_numba_nor_scipy(tmp_path, extra):
+def test_saturation_loads_no_pipeline_bounds_numba_nor_scipy_stats(tmp_path, extra):
     (tmp_path / "board.csv").write_text(BOARD)
     rc, out, loaded = _loaded(["saturation", "board.csv", "--percent", *extra], tmp_path)
     assert rc == 0 and "0.916" in out  # the figure itself, computed in that process
     assert "benchwatch.metrics.frames" in loaded  # the probe sees the modules the command does load
     assert _forbidden(loaded) == []
-    assert "scipy" not in loaded  # the index and its interval are closed forms: numpy alone
+    # the state is the tiers' (issue 60: one rule), whose p-values need scipy.special; never scipy.stats (seconds)
+    assert "scipy" in loaded and "scipy.stats" not in loaded
 
 
 def test_tiers_of_per_item_results_and_of_a_board_load_no_pipeline_bounds_nor_numba(tmp_path):

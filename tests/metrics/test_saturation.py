@@ -81,3 +81,32 @@ def test_fewer_than_five_models_is_unknown():
 def test_bad_inputs(s1, s5, n):
     with pytest.raises(ValueError):
         saturation_index(s1, s5, n)
+
+
+@pytest.mark.parametrize("top_tier", [1, 4, 5, 24])
+@pytest.mark.parametrize("scores", [(0.99, 0.985, 0.98, 0.98, 0.975), (0.6, 0.45, 0.4, 0.35, 0.3)])
+def test_the_state_is_the_tiers_the_top_five_within_noise_exactly_when_five_share_the_best_tier(top_tier, scores):
+    """Issue 60, one rule per claim: whatever the paired test or the paper's index said, the tiers decide (a
+    fifth-best in the best's tier is within noise; near the ceiling saturated, far below it stagnant)."""
+    from benchwatch.metrics import decided_by_tiers, state_evidence
+
+    names = np.array([f"m{k}" for k in range(len(scores))])
+    sat = saturation(names, np.array(scores), 400)
+    apart = sat.decided_by("paired", 0.02, 0.08)  # the paired interval said "told apart"
+    got = decided_by_tiers(apart, top_tier)
+    near = 1.0 - np.mean(scores) <= 0.05
+    want = "discriminating" if top_tier < 5 else ("saturated" if near else "stagnant")
+    assert got.state == want and got.state_from == "tiers"
+    assert (got.gap_lo, got.gap_hi) == (0.02, 0.08)  # the interval kept as a figure of its own
+    rec = {**got.summary(), "top_tier_size": top_tier, "top_gap_lo": 0.02, "top_gap_hi": 0.08}
+    words = state_evidence(rec)
+    assert words.startswith("by the tiers (every pair of models tested at once, Holm's correction): ")
+    assert (f"{top_tier} models share the best's tier" in words) == (top_tier >= 5)
+    assert "95% interval 2.0 to 8.0" in words
+
+
+def test_fewer_than_five_models_stay_unknown_whatever_the_tiers():
+    from benchwatch.metrics import decided_by_tiers
+
+    sat = saturation(np.array(["a", "b", "c"]), np.array([0.9, 0.8, 0.7]), 100)
+    assert decided_by_tiers(sat, 3).state == "unknown"

@@ -53,10 +53,28 @@ def test_held_abilities_stay_within_a_small_drift_of_refitting_every_date(dated)
     np.testing.assert_allclose(one_pass["ddm"].iloc[-1], every["ddm"].iloc[-1], atol=1e-4)  # last date refitted
 
 
-def test_time_to_saturation_is_the_first_date_at_07():
-    table = pd.DataFrame({"date": ["2025-01-01", "2025-02-01", "2025-03-01"], "saturation_index": [0.2, 0.71, 0.5]})
+def test_time_to_saturation_is_the_first_date_the_state_was_saturated():
+    """One rule per claim: the state's (the tiers), not the paper's index at 0.7 beside it."""
+    table = pd.DataFrame(
+        {
+            "date": ["2025-01-01", "2025-02-01", "2025-03-01"],
+            "saturation_index": [0.9, 0.2, 0.5],  # the index says nothing of it
+            "state": ["stagnant", "saturated", "discriminating"],
+        }
+    )
     assert first_saturated(table) == "2025-02-01"
-    assert first_saturated(table.assign(saturation_index=[0.1, None, 0.69])) is None
+    assert first_saturated(table.assign(state=["stagnant", "discriminating", "unknown"])) is None
+
+
+def test_each_dates_state_follows_its_tiers(dated):
+    """The history's state at every date is the one rule's at that date: within noise exactly when the best's
+    tier holds five models or more (the state and the top tier of each row agree)."""
+    table = history_by_date(dated)
+    assert len(table) >= 2
+    for _, row in table.iterrows():
+        if row["state"] == "unknown":
+            continue
+        assert (row["state"] != "discriminating") == (row["top_tier_size"] >= 5), row.to_dict()
 
 
 def test_saturation_runs_read_the_history_by_date():

@@ -1,6 +1,6 @@
-"""Issue 38: two statements on one page never contradict each other. Over the bundled sample's reports, site
-and feeds: the state follows the best evidence of noise (a benchmark whose paired interval of top-1 minus top-5
-excludes 0 is never "within noise"), a gap verdict never carries the Max Gap figure's name, and a top-5 bound
+"""Issues 38 and 60: two statements on one page never contradict each other. Over the bundled sample's reports,
+site and feeds: the state and the tiers are one rule (told apart exactly when fewer than five models share the
+best's tier), a gap verdict never carries the Max Gap figure's name, and a top-5 bound
 that would cover the whole axis is null and reads "no bound with these models"."""
 
 from __future__ import annotations
@@ -26,34 +26,35 @@ def _text_files(site):
     return [p for p in site.rglob("*") if p.suffix in (".html", ".xml", ".json", ".csv", ".md") and p.is_file()]
 
 
-def test_no_benchmark_is_within_noise_while_its_interval_excludes_zero(sample_site):
+def test_no_benchmark_is_told_apart_while_five_share_the_best_tier(sample_site):
+    """Issue 60, one rule per claim: the state and the tiers are one procedure. A benchmark is "discriminating"
+    exactly when fewer than five models share the best's tier, whatever the paired interval beside it says; the
+    alerts and the feed never call a told-apart benchmark "within noise"."""
     _, reports, site = sample_site
-    records = _records(reports)
-    separated = {r["benchmark"] for r in records if r.get("top_gap_lo") is not None and r["top_gap_lo"] > 0}
-    assert separated, "the sample has benchmarks whose top five are told apart"
+    records = [r for r in _records(reports) if r["state"] != "unknown"]
+    apart = {r["benchmark"] for r in records if r["state"] == "discriminating"}
+    assert apart and len(apart) < len(records), "the sample has benchmarks on both sides of the rule"
     for rec in records:
-        if rec["kind"] == "items" and rec.get("top_gap_lo") is not None:
-            assert rec["state_from"] == "paired", rec["benchmark"]  # per-item data: the paired comparison decides
-        if rec["benchmark"] in separated:
-            assert rec["state"] not in WITHIN and "watch" not in rec["flags"] and "retire" not in rec["flags"]
-        elif rec.get("top_gap_lo") is not None and rec["state"] != "unknown":  # the interval reaches 0
-            assert rec["state"] in WITHIN, rec["benchmark"]
+        assert rec["state_from"] == "tiers", rec["benchmark"]
+        assert (rec["state"] in WITHIN) == (rec["top_tier_size"] >= 5), rec["benchmark"]
+        if rec["benchmark"] in apart:
+            assert "watch" not in rec["flags"] and "retire" not in rec["flags"]
     alerts = json.loads((reports / "alerts.json").read_text())["alerts"]
     for alert in alerts:
-        if alert["benchmark"] in separated:
+        if alert["benchmark"] in apart and alert.get("kind") == "state":
             assert "within noise" not in alert["title"], alert["title"]
     feed = (site / "feed.xml").read_text()
     for item in re.findall(r"<item>.*?</item>", feed, re.S):
         if "within noise" in item:
-            assert not any(f">{name}" in item or f" {name} " in item for name in separated), item
+            assert not any(f">{name}" in item or f" {name} " in item for name in apart), item
 
 
 def test_a_state_names_its_evidence_beside_the_papers_index(sample_site):
     _, reports, site = sample_site
-    rec = next(r for r in _records(reports) if r["state_from"] == "paired")
+    rec = next(r for r in _records(reports) if r["state_from"] == "tiers" and r["kind"] == "items")
     text = _page(site, rec)
     assert "The paper&#39;s saturation index" in text or "The paper's saturation index" in text
-    assert "decided by the paired item-level comparison" in text
+    assert "decided by the tiers" in text
 
 
 def test_no_gap_verdict_of_found_carries_the_max_gap_name(sample_site):

@@ -83,8 +83,8 @@ def test_pictures_keep_their_text_inside_and_escape_upstream_names():
     )
     z = np.random.default_rng(0).random(50)
     points = [
-        {"name": evil, "url": "benchmarks/a/", "saturation_index": 0.99, "ddm": 0.3, "state": "saturated"},
-        {"name": "board", "url": "benchmarks/b/", "saturation_index": 0.01, "ddm": None, "state": "stagnant"},
+        {"name": evil, "url": "benchmarks/a/", "top_tier_size": 12, "ddm": 0.3, "state": "saturated"},
+        {"name": "board", "url": "benchmarks/b/", "top_tier_size": 7, "ddm": None, "state": "stagnant"},
     ]
     pictures = [
         tiers_svg(models, "exact McNemar"),

@@ -82,7 +82,7 @@ def _text(rec: dict) -> str:
     if found:
         lines.append(
             f"  what these models can see, for any difficulty distribution: Max Gap's bound "
-            f"{rec['detection_limit']:.3f}"
+            f"{rules.bound_text(rec['detection_limit'])}"
             f" (an empty stretch up to that wide cannot be ruled out); DDM between {rec['ddm_bound_lo']:.3f} and "
             f"{rec['ddm_bound_hi']:.3f}; top-5 gap sum's bound: {rules.bound_text(rec['top5_gap_sum_bound_hi'])}"
         )
@@ -96,7 +96,7 @@ def _text(rec: dict) -> str:
             label = "model-based (the bounds are withheld)"
         lines.append(f"  {label}: DDM {f('ddm')}  Max Gap {f('max_gap')}  top-5 gap sum {f('top5_gap_sum')}")
     if rec.get("first_saturated_date"):
-        lines.append(f"  saturation index first reached 0.7 on {rec['first_saturated_date']}")
+        lines.append(f"  first saturated on {rec['first_saturated_date']}")
     if rec.get("saturation_index") is not None:
         lines.append(
             f"  the paper's saturation index {rec['saturation_index']:.3f} ({rec['band']}), best {rec['top1']:.3f}, "
@@ -193,6 +193,7 @@ def handle(args: argparse.Namespace) -> int:
             scale=args.scale,
             sampler=args.sampler,
             chance_from=chance_from,
+            progress=True,
         )
         records = [a.as_dict() for a in audits]
         import pandas as pd

@@ -82,7 +82,7 @@ def _bounds_line(b: dict) -> str:
     thin, thin5 = b.get("thin_width") or 0.0, b.get("thin_top5") or 0.0
     return (
         f"DDM {b['ddm_bound_lo']:.3f}-{b['ddm_bound_hi']:.3f} ({v.get('ddm', '-')}); {names['max_gap']} "
-        f"{v.get('max_gap', '-')}: Max Gap's bound {b['detection_limit']:.3f}, thin stretch {thin:.3f}; "
+        f"{v.get('max_gap', '-')}: Max Gap's bound {rules.bound_text(b['detection_limit'])}, thin stretch {thin:.3f}; "
         f"{names['top5_gap_sum']} {v.get('top5_gap_sum', '-')}: top-5 gap sum's bound "
         f"{rules.bound_text(b.get('top5_gap_sum_bound_hi'))}, thin in all {thin5:.3f}"
     )

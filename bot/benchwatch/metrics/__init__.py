@@ -67,6 +67,7 @@ __all__ = exports(
             "band",
             "binomial_gap_interval",
             "classify_state",
+            "decided_by_tiers",
             "index_interval",
             "paired_difference",
             "paired_saturation_index",
@@ -129,6 +130,7 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.metrics.saturation import band as band
     from benchwatch.metrics.saturation import binomial_gap_interval as binomial_gap_interval
     from benchwatch.metrics.saturation import classify_state as classify_state
+    from benchwatch.metrics.saturation import decided_by_tiers as decided_by_tiers
     from benchwatch.metrics.saturation import index_interval as index_interval
     from benchwatch.metrics.saturation import paired_difference as paired_difference
     from benchwatch.metrics.saturation import paired_saturation_index as paired_saturation_index

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from benchwatch.irt import encode_responses
-from benchwatch.metrics.saturation import binomial_gap_interval, index_interval, saturation
+from benchwatch.metrics.saturation import binomial_gap_interval, decided_by_tiers, index_interval, saturation
 from benchwatch.metrics.tiers import TIERED_MODELS, Tiers, score_intervals, tiers_from_items, tiers_from_scores
 
 
@@ -34,11 +34,14 @@ def leaderboard_figures(name: str, rows: pd.DataFrame, ceiling: float) -> dict:
     n = int(rows["n_items"].iloc[0])
     sat = saturation(rows["model"].to_numpy(), rows["score"].to_numpy(), n, ceiling)
     gap = published_gap_interval(rows, sat)
-    if gap is not None:  # the leaderboard's own standard errors decide the state, not the paper's index
+    if gap is not None:  # the leaderboard's own standard errors give the top gap's interval
         sat = sat.decided_by("published_se", *gap)
+    top_tier = tiers_of_board(rows).summary()["top_tier_size"]
+    sat = decided_by_tiers(sat, top_tier)  # the one rule (``vocabulary.STATE_RULE``), as every state
     out = {
         "benchmark": name,
         **sat.summary(),
+        "top_tier_size": top_tier,
         "top_models": _top_models(rows, sat.top_models, n),
         "ceiling": ceiling,
     }
@@ -47,7 +50,7 @@ def leaderboard_figures(name: str, rows: pd.DataFrame, ceiling: float) -> dict:
         gap = gap or binomial_gap_interval(sat.top1, sat.top5, n)
         lo, hi = index_interval(*gap, sat.top1, sat.top5, n)
         out |= {"saturation_index_lo": lo, "saturation_index_hi": hi}
-        if sat.state_from == "published_se":
+        if sat.gap_lo is not None:  # the published standard errors' interval
             out |= {"top_gap_lo": sat.gap_lo, "top_gap_hi": sat.gap_hi}
     return out
 

@@ -7,15 +7,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from benchwatch.vocabulary import STATE_NAMES
+from benchwatch.vocabulary import STATE_NAMES, TOLD_APART_AT
 
 BANDS = ((0.01, "very low"), (0.3, "low"), (0.7, "moderate"), (0.9, "high"))
 SATURATION_THRESHOLD = 0.7
 CEILING_MARGIN = 0.05
 STATES = STATE_NAMES  # the vocabulary's (benchwatch.vocabulary)
-# What decided a state, best evidence first: the paired item-level comparison of the top-1 and top-5 models
-# (per-item data), the standard errors the leaderboard publishes, else the paper's index (sqrt(n) effective items).
+# What decided a state: the tiers (``benchwatch.metrics.tiers``: the one rule, ``vocabulary.STATE_RULE``) wherever
+# there are five models; before the tiers are known (or where they are not computed: a calibration of the bounds),
+# the paired item-level comparison of the top-1 and top-5 models (per-item data), the standard errors the
+# leaderboard publishes, else the paper's index (sqrt(n) effective items).
 STATE_FROM = {
+    "tiers": "the tiers (every pair of models tested at once, Holm's correction)",
     "paired": "the paired item-level comparison of the top-1 and top-5 models",
     "published_se": "the standard errors the leaderboard publishes",
     "paper_index": "the paper's saturation index (sqrt(n) effective items)",
@@ -50,9 +53,20 @@ def state_evidence(rec: dict) -> str:
         return ""
     words = "by " + STATE_FROM[key]
     lo, hi = rec.get("top_gap_lo"), rec.get("top_gap_hi")
+    gap = None
     if key != "paper_index" and lo is not None and hi is not None and rec.get("top5") is not None:
-        gap = 100 * (rec["top1"] - rec["top5"])
-        return words + f": top-1 minus top-5 {gap:.1f} points, 95% interval {100 * lo:.1f} to {100 * hi:.1f}"
+        points = 100 * (rec["top1"] - rec["top5"])
+        gap = f"top-1 minus top-5 {points:.1f} points, 95% interval {100 * lo:.1f} to {100 * hi:.1f}"
+    if key == "tiers":
+        size = rec.get("top_tier_size")
+        tier = (
+            f"{size} models share the best's tier"
+            if size is not None and size >= TOLD_APART_AT
+            else f"the best's tier holds {size} model{'s' if size != 1 else ''}, the fifth-best is below it"
+        )
+        return words + f": {tier}" + (f" ({gap})" if gap else "")
+    if gap is not None:
+        return words + ": " + gap
     index = rec.get("saturation_index")
     return words + ("" if index is None else f": {index:.2f}, within noise from {SATURATION_THRESHOLD}")
 
@@ -116,6 +130,16 @@ class Saturation:
         within = gap_lo <= 0.0 or (paired_index is not None and paired_index >= SATURATION_THRESHOLD)
         state = within_noise_state(within, self.top5_mean, self.ceiling)
         return replace(self, state=state, state_from=basis, gap_lo=float(gap_lo), gap_hi=float(gap_hi))
+
+
+def decided_by_tiers(sat: Saturation, top_tier_size: int) -> Saturation:
+    """The state by the one rule (``benchwatch.vocabulary.STATE_RULE``): the top five are within noise exactly when
+    the best's tier (``benchwatch.metrics.tiers``) holds five models or more, so that the fifth-best is in it. The
+    interval of the top gap that an earlier decision read is kept as a figure of its own."""
+    if sat.top5_mean is None:
+        return sat
+    state = within_noise_state(top_tier_size >= TOLD_APART_AT, sat.top5_mean, sat.ceiling)
+    return replace(sat, state=state, state_from="tiers")
 
 
 def saturation(models: np.ndarray, scores: np.ndarray, n_items: int, ceiling: float = 1.0) -> Saturation:

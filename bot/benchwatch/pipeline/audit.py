@@ -23,6 +23,7 @@ from benchwatch.metrics import (
     Cache,
     Target,
     coverage,
+    decided_by_tiers,
     figures_from_draws,
     pool_needed,
     posterior_z_draws,
@@ -230,6 +231,7 @@ def measure(
         progress("tiers")
         tiers = tiers_of(responses)
         models = with_tiers(models, tiers)
+        sat = decided_by_tiers(sat, len(tiers.top))  # the one rule (``vocabulary.STATE_RULE``)
     pool = {
         "response_patterns": int(post.n_patterns),
         "likelihood_patterns": lik.n_patterns if lik is not None else None,

@@ -16,12 +16,12 @@ from benchwatch.irt import (
     marginal_abilities_cells,
 )
 from benchwatch.metrics import (
-    SATURATION_THRESHOLD,
     TIERED_MODELS,
     UNIFORM,
     Target,
     binomial_gap_interval,
     coverage_draws,
+    decided_by_tiers,
     index_interval,
     paired_difference,
     paired_saturation_index,
@@ -162,6 +162,8 @@ def history_by_date(
         names = data.models[seen]
         sat = saturation(names, score_sum[seen] / score_n[seen], n_items, ceiling)
         sat, index_bounds = _index_bounds(m[:hi], i[:hi], score[:hi], data.models, sat)
+        top_tier = _top_tier_size(m[:hi], i[:hi], score[:hi], w[:hi], data.n_items)
+        sat = decided_by_tiers(sat, top_tier)  # the state by the one rule, as the audit's own
         rows.append(
             {
                 "date": pd.Timestamp(day).strftime("%Y-%m-%d"),
@@ -170,7 +172,7 @@ def history_by_date(
                 "top5_gap_sum": figs["top5_gap_sum"],
                 **sat.summary(),
                 **index_bounds,
-                "top_tier_size": _top_tier_size(m[:hi], i[:hi], score[:hi], w[:hi], data.n_items),
+                "top_tier_size": top_tier,
             }
         )
     return pd.DataFrame(rows, columns=BY_DATE_COLUMNS)
@@ -193,24 +195,23 @@ def _top_tier_size(m: np.ndarray, i: np.ndarray, score: np.ndarray, w: np.ndarra
 
 
 def first_saturated(by_date: pd.DataFrame) -> str | None:
-    """Time to saturation: the first date whose saturation index reached the threshold (0.7)."""
-    hit = by_date[pd.to_numeric(by_date["saturation_index"], errors="coerce") >= SATURATION_THRESHOLD]
+    """Time to saturation: the first date whose state was saturated (the one rule, ``vocabulary.STATE_RULE``)."""
+    hit = by_date[by_date["state"] == "saturated"]
     return None if hit.empty else str(hit["date"].iloc[0])
 
 
 def saturation_runs(by_date: pd.DataFrame) -> dict:
     """What the history by date says about saturation.
 
-    ``first_saturated_date``: the first date the index reached 0.7; ``fell_back_date``: the first later date
-    it was below 0.7 again (None if it never fell back); ``saturated_since``: the start of the run of dates,
+    ``first_saturated_date``: the first date the state was saturated; ``fell_back_date``: the first later date
+    it was not (None if it never fell back); ``saturated_since``: the start of the run of dates,
     ending at the latest one, on which the state was ``saturated`` (None unless that run holds two dates or
-    more, so that one model's publication is never a trend).
+    more, so that one model's publication is never a trend). One rule for all three: the state's.
     """
-    index = pd.to_numeric(by_date["saturation_index"], errors="coerce")
     first = first_saturated(by_date)
     fell = None
     if first is not None:
-        later = by_date[(by_date["date"] > first) & (index < SATURATION_THRESHOLD)]
+        later = by_date[(by_date["date"] > first) & (by_date["state"] != "saturated")]
         fell = None if later.empty else str(later["date"].iloc[0])
     states = by_date["state"].tolist()
     run = 0

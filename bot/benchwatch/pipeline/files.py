@@ -106,8 +106,7 @@ def leaderboard_by_date(rows: pd.DataFrame, ceiling: float = 1.0) -> pd.DataFram
     out = []
     for day in sorted(rows["date"].dropna().unique()):
         pool = rows[rows["date"] <= day]
-        fig = leaderboard_figures("", pool, ceiling)
-        fig["top_tier_size"] = tiers_of_board(pool).summary()["top_tier_size"]
+        fig = leaderboard_figures("", pool, ceiling)  # its state and top tier from the tiers at that date
         out.append({"date": pd.Timestamp(day).strftime("%Y-%m-%d")} | {k: fig[k] for k in BY_DATE_COLUMNS if k in fig})
     return pd.DataFrame(out).reindex(columns=BY_DATE_COLUMNS)
 

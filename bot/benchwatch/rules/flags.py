@@ -8,14 +8,13 @@ from typing import Any
 
 from benchwatch.metrics import CEILING_MARGIN, state_evidence
 from benchwatch.record import BenchmarkRecord, as_record
-from benchwatch.vocabulary import FIGURES, FLAG_NAMES, NO_BOUND, why_line
+from benchwatch.vocabulary import FIGURES, FLAG_NAMES, NO_BOUND, as_bound, why_line
 from benchwatch.vocabulary import FLAGS as _FLAGS
 from benchwatch.vocabulary import VERDICTS as _VERDICTS
 
 Figures = BenchmarkRecord | Mapping[str, Any]  # the typed record, or a record as written (read through as_record)
 
 FLAGS = FLAG_NAMES  # the vocabulary's (benchwatch.vocabulary), most severe first
-SATURATION_LINE = 0.7
 
 
 @dataclass(frozen=True)
@@ -130,8 +129,8 @@ def retirement(figures: Figures, previous_state: str | None) -> tuple[bool, str]
     """Whether a benchmark meets the retirement rule, and the evidence (or what holds it back), in words.
 
     The rule: the state is ``saturated`` now and was on the previous snapshot, or on the last two or more
-    publication dates of the history by date (``saturated_since``); and the saturation index's 95% interval
-    stays at or above 0.7.
+    publication dates of the history by date (``saturated_since``): one rule (``vocabulary.STATE_RULE``), held
+    twice.
     """
     rec = as_record(figures)
     if rec.state != "saturated":
@@ -143,9 +142,6 @@ def retirement(figures: Figures, previous_state: str | None) -> tuple[bool, str]
         evidence = f"saturated at every publication date since {since}"
     else:
         return False, "saturated on this snapshot only: retirement needs a second snapshot or two dates in a row"
-    low = rec.saturation_index_lo
-    if low is not None and low < SATURATION_LINE:
-        return False, f"{evidence}, but the index's 95% interval still reaches {low:.2f} < {SATURATION_LINE}"
     return True, evidence
 
 
@@ -203,6 +199,7 @@ _UNSURE = _VERDICTS["cannot tell"].words
 
 def bound_text(value: float | None) -> str:
     """A bound in words: the number, or "no bound with these models" where it is null (the whole axis)."""
+    value = as_bound(value)
     return NO_BOUND if value is None else f"{value:.3f}"
 
 
@@ -244,7 +241,7 @@ def verdict_line(figure: str, v: dict) -> str:
             "hold less than a quarter of the items the target puts there"
         )
     bound = "Max Gap's bound" if one else "the top-5 gap sum's bound"
-    upper = None if v["upper"] >= 1.0 else v["upper"]
+    upper = as_bound(v["upper"])
     if v["verdict"] == "clear":
         return f"{name}: clear, {bound} {bound_text(upper)} (< {level:.3g}) for any difficulty distribution"
     what = "an empty stretch" if one else "five empty stretches in all"

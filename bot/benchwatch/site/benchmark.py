@@ -13,6 +13,8 @@ import pandas as pd
 
 from benchwatch.record import as_record
 from benchwatch.site.cells import (
+    WITHHELD_CELL,
+    bounds_withheld,
     csv_count,
     csv_float,
     name_cell,
@@ -89,7 +91,13 @@ HISTORY_COLUMNS += [("Saturation index", "r"), ("State", "l")]
 CHANGED = ("models_added", "models_removed", "models_rescored", "items_added", "items_removed", "items_rescored")
 
 
-def _by_date_rows(by_date: pd.DataFrame | None) -> list[list[str]]:
+def _model_based(value: str | float | None, withheld: bool) -> str:
+    """A model-based coverage figure in a table of the page: withheld wherever the page withholds it (its item
+    model does not fit these data), history included."""
+    return WITHHELD_CELL if withheld else fmt(csv_float(value))
+
+
+def _by_date_rows(by_date: pd.DataFrame | None, withheld: bool = False) -> list[list[str]]:
     """The figures at each model publication date, newest first."""
     if by_date is None or by_date.empty:
         return []
@@ -101,8 +109,8 @@ def _by_date_rows(by_date: pd.DataFrame | None) -> list[list[str]]:
             md(r.state),
             pct(csv_float(r.top1)),
             pct(csv_float(r.top5)),
-            fmt(csv_float(r.ddm)),
-            fmt(csv_float(r.max_gap)),
+            _model_based(r.ddm, withheld),
+            _model_based(r.max_gap, withheld),
             csv_count(getattr(r, "top_tier_size", None)),
         ]
         for r in by_date.itertuples()
@@ -112,12 +120,13 @@ def _by_date_rows(by_date: pd.DataFrame | None) -> list[list[str]]:
 
 def _history_rows(rec: dict, history: pd.DataFrame) -> list[list[str]]:
     """The benchmark's snapshots in the history, newest first."""
+    withheld = bounds_withheld(rec)
     rows = [
         [
             md(r.snapshot_at),
             short_revision(r.revision),
-            fmt(csv_float(r.ddm)),
-            fmt(csv_float(r.max_gap)),
+            _model_based(r.ddm, withheld),
+            _model_based(r.max_gap, withheld),
             fmt(csv_float(r.saturation_index)),
             md(r.state),
         ]
@@ -201,7 +210,7 @@ def benchmark_body(
         top_rows=_top_rows(rec),
         recent=RECENT_ROWS,
         by_date_columns=BY_DATE_COLUMNS,
-        by_date_rows=_by_date_rows(by_date),
+        by_date_rows=_by_date_rows(by_date, bounds_withheld(rec)),
         history_columns=HISTORY_COLUMNS,
         history_rows=_history_rows(rec, history),
         changes=_changes(rec, changes),

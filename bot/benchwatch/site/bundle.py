@@ -16,6 +16,7 @@ import zipfile
 import pandas as pd
 
 from benchwatch.history import VARIANT_DOCS, Alert, BenchmarkRecord, csv_text, documented_fields, field_types
+from benchwatch.vocabulary import GAP_BOUNDS, NO_BOUND_FROM
 
 BUNDLE = "downloads/benchwatch-data.zip"
 ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # fixed member times: the bundle changes only when its tables do
@@ -46,7 +47,8 @@ RENAMED = {
 }
 RENAMED_TABLES = ("benchmarks", "history", "by_date")
 RENAMED_WORDS = {  # the bound's place on the site, said beside its definition
-    "detection_limit": "the figure the site's home page shows in its Max Gap column (as ≤ this): ",
+    "detection_limit": "the figure the site's home page shows in its Max Gap column (as ≤ this; empty where it "
+    "would span 0.95 of the axis or more: no bound with these models): ",
 }
 _ORIGINAL = {new: old for old, new in RENAMED.items()}
 
@@ -232,6 +234,11 @@ def bundle_tables(
     }
     for kind in ("items", "models", "by_date"):
         out[kind] = _stack({name: tables.get(kind) for name, tables in per_benchmark.items()})
+    for kind in ("benchmarks", "history"):  # a gap's bound over (nearly) the whole axis: empty, as the pages say
+        for column in GAP_BOUNDS:
+            if column in out[kind].columns:
+                values = pd.to_numeric(out[kind][column], errors="coerce")
+                out[kind][column] = values.where(values < NO_BOUND_FROM)
     for kind in RENAMED_TABLES:  # a bare figure under a name that says which figure it is
         out[kind] = out[kind].rename(columns=RENAMED)
     return out

@@ -85,6 +85,9 @@ def helpers() -> dict:
     return {"name": name_cell, "origin": origin_cell, "plot_path": plot_path}
 
 
+WITHHELD_CELL = '<span title="the bounds are withheld: the benchmark\'s page says why">withheld</span>'
+
+
 def bounds_withheld(rec: dict) -> bool:
     """Whether the record's bounds are withheld: its item model does not fit (``benchwatch.irt.item_model``)."""
     return rec.get("item_model") == "withheld"

@@ -8,6 +8,8 @@ from email.utils import format_datetime
 
 from benchwatch.site.escape import printable
 from benchwatch.site.names import alert_anchor, alert_title
+from benchwatch.site.verdict import verdict_text
+from benchwatch.vocabulary import GAP_BOUNDS, NO_BOUND, as_bound
 
 
 def _rfc822(iso: str) -> str:
@@ -33,7 +35,9 @@ def figures_sentence(figures: dict) -> str:
     said = []
     for key, name, percent in FIGURE_WORDS:
         value = figures.get(key)
-        if isinstance(value, float) and not isinstance(value, bool):
+        if key in GAP_BOUNDS and isinstance(value, float) and as_bound(value) is None:
+            said.append(f"{name}: {NO_BOUND}")  # over (nearly) the whole axis: no bound
+        elif isinstance(value, float) and not isinstance(value, bool):
             said.append(f"{name} {100 * value:.1f}%" if percent else f"{name} {value:.3f}")
     return f"At this revision: {', '.join(said)}." if said else ""
 
@@ -66,7 +70,11 @@ def rss_feed(
         ET.SubElement(item, "title").text = printable(shown)
         ET.SubElement(item, "link").text = f"{base}{ALERTS_PAGE}#{alert_anchor(alert)}"
         figures = figures_sentence(alert.get("figures") or {})
-        ET.SubElement(item, "description").text = printable(f"{shown.rstrip('.')}. {figures}".strip())
+        rec = records.get(alert["benchmark"])
+        now = f"Now: {verdict_text(rec)}" if rec is not None and rec.get("state") else ""  # the answer first
+        ET.SubElement(item, "description").text = printable(
+            " ".join(p for p in (f"{shown.rstrip('.')}.", now, figures) if p)
+        )
         ET.SubElement(item, "guid", {"isPermaLink": "false"}).text = printable(alert["id"])
         ET.SubElement(item, "pubDate").text = _rfc822(alert["raised_at"])
     ET.indent(rss)

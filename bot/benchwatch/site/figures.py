@@ -14,7 +14,7 @@ from benchwatch.site.escape import md
 from benchwatch.site.fit_notes import item_model_lines, nuts_check_lines
 from benchwatch.site.numbers import fmt, pct
 from benchwatch.site.render import EMPTY
-from benchwatch.vocabulary import FIGURES, NO_BOUND, VERDICTS
+from benchwatch.vocabulary import FIGURES, NO_BOUND, VERDICTS, as_bound
 
 
 def _interval(rec: dict, key: str) -> str:
@@ -27,7 +27,7 @@ def _first_reached(rec: dict) -> str:
     if not first:
         return "not yet"
     fell = rec.get("fell_back_date")
-    return f"{md(first)}, fell back below 0.7 on {md(fell)}" if fell else f"{md(first)}, and stayed above since"
+    return f"{md(first)}, no longer saturated on {md(fell)}" if fell else f"{md(first)}, and saturated since"
 
 
 def _bound_cells(rec: dict) -> list[list[str]]:
@@ -45,7 +45,7 @@ def _bound_cells(rec: dict) -> list[list[str]]:
         ],
         [
             "Max Gap's bound: an empty stretch of at most (the widest these models cannot rule out as empty)",
-            fmt(rec["detection_limit"]),
+            NO_BOUND if as_bound(rec["detection_limit"]) is None else fmt(rec["detection_limit"]),
             "" if lo is None else f"widest at {fmt(lo)} – {fmt(hi)}",
         ],
         ["Top-5 gap sum's bound: five empty stretches in all", _bound(rec.get("top5_gap_sum_bound_hi")), ""],
@@ -109,12 +109,12 @@ def _figure_cells(rec: dict) -> list[list[str]]:
         ],
         ["Band", md(rec.get("band") or "–"), ""],
         [
-            "Top tier (models that cannot be told apart from the best)",
+            _decides("Top tier (models that cannot be told apart from the best)", rec, "tiers"),
             "–" if rec.get("top_tier_size") is None else f"{rec['top_tier_size']} of {rec['n_models']}",
             "",
         ],
         [_decides(_gap_label(rec), rec, "paired", "published_se"), top_gap, _interval(rec, "top_gap")],
-        ["Saturation index first reached 0.7", _first_reached(rec), ""],
+        ["First saturated (by date)", _first_reached(rec), ""],
         ["Best score (s1)", pct(rec["top1"]), ""],
         ["Fifth best (s5)", pct(rec["top5"]), ""],
         ["Top-5 mean", pct(rec["top5_mean"]), ""],
@@ -168,7 +168,7 @@ def _verdict_rows(rec: dict) -> list[list[str]]:
             continue
         bound = {
             "ddm": f"{fmt(rec.get('ddm_bound_lo'))} – {fmt(rec.get('ddm_bound_hi'))}",
-            "max_gap": f"Max Gap's bound: an empty stretch of at most {fmt(rec.get('detection_limit'))}; "
+            "max_gap": f"Max Gap's bound: an empty stretch {_bound(rec.get('detection_limit'))}; "
             f"thin stretch (shown to hold too few items): {_thin(rec.get('thin_width'))}",
             "top5_gap_sum": f"top-5 gap sum's bound: {_bound(rec.get('top5_gap_sum_bound_hi'))}; "
             f"five thin stretches in all: {_thin(rec.get('thin_top5'))}",
@@ -181,6 +181,7 @@ def _verdict_rows(rec: dict) -> list[list[str]]:
 
 def _bound(value: float | None) -> str:
     """An upper bound, or "no bound with these models" where it is null (it would cover the whole axis)."""
+    value = as_bound(value)
     return NO_BOUND if value is None else f"at most {fmt(value)}"
 
 

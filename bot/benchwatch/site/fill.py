@@ -10,7 +10,7 @@ from benchwatch.site.cells import helpers
 from benchwatch.site.escape import md
 from benchwatch.site.numbers import fmt
 from benchwatch.site.render import render
-from benchwatch.vocabulary import NO_BOUND
+from benchwatch.vocabulary import GAP_BOUNDS, NO_BOUND, as_bound
 
 
 def plan_rows(plan: list[dict] | None) -> list[list[str]]:
@@ -39,6 +39,12 @@ PLAN_COLUMNS = [("Stretch", "l"), ("Verdict", "l"), ("Target z", "r"), ("Target 
 PLAN_COLUMNS.append(("Solve probability", "l"))
 
 
+def _shown(bounds: dict, field: str) -> str:
+    """One of the bounds as the pages give it: a gap's upper bound over (nearly) the whole axis is no bound."""
+    value = as_bound(bounds.get(field)) if field in GAP_BOUNDS else bounds.get(field)
+    return NO_BOUND if value is None else fmt(value)
+
+
 def _proposal_bound_rows(proposal: dict) -> list[list[str]]:
     """The bounds and verdicts before and after the accepted candidates (the audit's own computation)."""
     before, after = proposal.get("bounds_before"), proposal.get("bounds_after")
@@ -47,13 +53,10 @@ def _proposal_bound_rows(proposal: dict) -> list[list[str]]:
     rows = []
     for key, label, fields in (
         ("ddm", "DDM bounds", ("ddm_bound_lo", "ddm_bound_hi")),
-        ("max_gap", "Coverage hole: Max Gap's bound; thin stretch", ("detection_limit", "thin_width")),
-        ("top5_gap_sum", "Five coverage holes: top-5 bound; thin in all", ("top5_gap_sum_bound_hi", "thin_top5")),
+        ("max_gap", "Max Gap: its bound; thin stretch", ("detection_limit", "thin_width")),
+        ("top5_gap_sum", "Top-5 gap sum: its bound; thin in all", ("top5_gap_sum_bound_hi", "thin_top5")),
     ):
-        cells = [
-            "; ".join(NO_BOUND if b.get(f) is None else fmt(b[f]) for f in fields) + f" ({b['verdicts'].get(key, '–')})"
-            for b in (before, after)
-        ]
+        cells = ["; ".join(_shown(b, f) for f in fields) + f" ({b['verdicts'].get(key, '–')})" for b in (before, after)]
         rows.append([label, *cells])
     return rows
 

@@ -5,11 +5,15 @@ stated where the rule is kept. Escaped for Markdown here (every upstream string 
 
 from __future__ import annotations
 
+import html
+import re
+
 from benchwatch.record import BenchmarkRecord, as_record
 from benchwatch.site.escape import md
 from benchwatch.vocabulary import FIGURES, VERDICTS
 
-_SHORT = {"ddm": "DDM", "max_gap": "a coverage hole (Max Gap)", "top5_gap_sum": "five coverage holes (top-5 gap sum)"}
+# each verdict by its own name (``vocabulary.Figure.verdict``), lower-cased into the sentence: one name per claim
+_SHORT = {key: figure.verdict if key == "ddm" else figure.verdict.lower() for key, figure in FIGURES.items()}
 
 
 def _state(rec: BenchmarkRecord) -> str:
@@ -69,3 +73,9 @@ def verdict_line(rec: dict) -> str:
     flags = [str(f) for f in typed.flags or []]
     said = "Flags: **" + ", ".join(md(f) for f in flags) + "**." if flags else "No flag raised."
     return " ".join([_state(typed), _coverage(typed), said])
+
+
+def verdict_text(rec: dict) -> str:
+    """``verdict_line`` as plain text (a feed item's, where no Markdown is read): the same words, unmarked."""
+    line = verdict_line(rec).replace("**", "")
+    return html.unescape(re.sub(r"\\(.)", r"\1", line))
