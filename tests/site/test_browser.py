@@ -60,8 +60,9 @@ def test_page_images_load_and_console_is_clean(served_site, path):
         page.goto(base + path)
         page.wait_for_load_state("networkidle")
         images = page.eval_on_selector_all(  # a picture is an img, or an object (an interactive SVG) with its alt
-            "article img:not(object img), article object",
-            "els => els.map(e => e.tagName === 'OBJECT' ? [e.data, !!(e.contentDocument && "
+            "article img:not(object img), article object",  # those shown at this width (the home's has two)
+            "els => els.filter(e => e.getClientRects().length).map(e => e.tagName === 'OBJECT' ? "
+            "[e.data, !!(e.contentDocument && "
             "e.contentDocument.documentElement.tagName === 'svg'), e.getAttribute('aria-label')] : "
             "[e.getAttribute('src'), e.complete && e.naturalWidth > 0, e.alt])",
         )
@@ -141,12 +142,14 @@ _OVERFLOW = """() => {
   return out;
 }"""
 _PLOT_TEXT = """() => {
-  // each plot's smallest text as rendered: its font size times the picture's scale (px)
-  const out = [];
-  document.querySelectorAll('article object.benchwatch-plot, article img[src*="plots/"]:not(object img)').forEach(p => {
-    out.push([p.getAttribute('data') || p.getAttribute('src'), p.getBoundingClientRect().width]);
+  // each plot's smallest text as rendered: its font size times the picture's scale (px); the pictures shown at
+  // this width (the home page draws its summary for a phone's width too, and shows one of the two)
+  const out = [], shown = e => e.getClientRects().length > 0;
+  document.querySelectorAll('article img[src*="plots/"]:not(object img)').forEach(p => {
+    if (shown(p)) out.push([p.getAttribute('data') || p.getAttribute('src'), p.getBoundingClientRect().width]);
   });
   document.querySelectorAll('article object.benchwatch-plot').forEach(o => {
+    if (!shown(o)) return;
     const svg = o.contentDocument.documentElement, scale = o.getBoundingClientRect().width / svg.viewBox.baseVal.width;
     const sizes = [...svg.querySelectorAll('text')].filter(t => t.getBoundingClientRect().height > 0)
       .map(t => parseFloat(t.getAttribute('font-size')) * scale);
@@ -181,7 +184,7 @@ def test_pages_fit_a_phone_and_a_laptop_and_plot_text_stays_legible(served_site,
                 wide += [(width, path, e) for e in page.evaluate(_OVERFLOW)]
                 if width == 390:
                     plots = page.evaluate(_PLOT_TEXT)
-                    # a picture in an img is drawn at 720 px or more (its text 10 px or more), an object's measured
+                    # a picture in an img is drawn at 720 px or more (its text 10 px or more), an object's text measured
                     small += [(path, p) for p in plots if (len(p) == 2 and p[1] < 719) or (len(p) == 3 and p[1] < 10)]
                     if path == "":
                         assert any(len(p) == 3 and p[2] > 10 for p in plots), plots
@@ -202,3 +205,153 @@ def test_pages_fit_a_phone_and_a_laptop_and_plot_text_stays_legible(served_site,
     assert any(" – " in text for text, _ in wrapped) and any("≤" in text for text, _ in wrapped), wrapped
     # the figures, ranges and bounds (a tier's "14 of 40" is words: it may wrap so the table fits the text)
     assert [w for w in wrapped if w[1] != 1 and " of " not in w[0]] == []
+
+
+# Issue 60: a phone (390 px) and a desktop (1280 px); each benchmark page's answer in its first screen.
+_HOME_ROWS = """() => {
+  // each home row (a card on a phone): its name, state and flags cells, labelled by their column, with their boxes
+  const table = document.querySelector('.bw-home ~ * table, .bw-home ~ table');
+  return [...table.tBodies[0].rows].map(r => Object.fromEntries(['Benchmark', 'State', 'Flags'].map(label => {
+    const c = r.querySelector(`td[data-label="${label}"]`);
+    if (!c) return [label, null];
+    const boxes = [c, ...c.querySelectorAll('*')].map(e => e.getBoundingClientRect()).filter(b => b.width > 0);
+    return [label, {text: c.innerText.trim(), left: Math.min(...boxes.map(b => b.left)),
+                    right: Math.max(...boxes.map(b => b.right)), before: getComputedStyle(c, '::before').content}];
+  })));
+}"""
+_WIDE = """() => {
+  // at a desktop width: elements of the article wider than the page, tables wider than the text's box
+  const out = [];
+  document.querySelectorAll('article *').forEach(e => {
+    const w = e.getBoundingClientRect().width;
+    if (w > innerWidth) out.push(e.tagName + ' ' + Math.round(w) + ' ' + (e.textContent || '').trim().slice(0, 40));
+  });
+  document.querySelectorAll('article table').forEach(t => {
+    const box = t.closest('.md-typeset__scrollwrap') || t.parentElement;
+    if (t.getClientRects().length && t.scrollWidth > box.clientWidth + 1)
+      out.push('table ' + t.scrollWidth + ' in ' + box.clientWidth + ': ' + t.tHead.innerText.replace(/\\s+/g, ' '));
+  });
+  return out;
+}"""
+_VERDICT = """(states) => {
+  // where the page's verdict line (under its title) names the state, the coverage verdict and the flags
+  const p = document.querySelector('article h1 ~ p.bw-verdict');
+  if (!p) return null;
+  const text = p.textContent;
+  const top = re => {
+    const m = re.exec(text);
+    if (!m) return null;
+    const walk = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);
+    for (let n, at = 0; (n = walk.nextNode()); at += n.length) {
+      if (at + n.length <= m.index) continue;
+      const r = document.createRange();
+      r.setStart(n, m.index - at);
+      r.setEnd(n, Math.min(n.length, m.index - at + m[0].length));
+      return r.getBoundingClientRect().top + scrollY;
+    }
+    return null;
+  };
+  return {state: top(new RegExp('\\\\b(' + states.join('|') + ')\\\\b', 'i')), coverage: top(/Coverage:/),
+          flags: top(/Flags:|No flag/), text: text.slice(0, 80)};
+}"""
+
+
+def phone_and_desktop(base: str, pages: list[str], shots: Path) -> tuple[list, list]:
+    """``pages`` (paths under ``base``, the home page first) at 390 and 1280 px, each screenshot saved in ``shots``
+    (``{page}-{width}.png``, the whole page): the home rows as read at 390 px, and what does not fit (a page that
+    scrolls sideways at 390 px; at 1280 px an element of the article wider than the page, a table wider than its
+    box)."""
+    from playwright.sync_api import sync_playwright
+
+    shots.mkdir(parents=True, exist_ok=True)
+    problems, rows = [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        for width in (390, 1280):
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            for path in pages:
+                page.goto(base + path)
+                page.wait_for_load_state("networkidle")
+                name = path.strip("/").replace("/", "-") or "home"
+                page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
+                if width == 390:
+                    scroll = page.evaluate("[document.scrollingElement.scrollWidth, innerWidth]")
+                    if scroll[0] > scroll[1]:
+                        problems.append((width, name, "scrolls sideways", scroll))
+                    if path == "":
+                        rows = page.evaluate(_HOME_ROWS)
+                else:
+                    problems += [(width, name, e) for e in page.evaluate(_WIDE)]
+            page.close()
+        browser.close()
+    return rows, problems
+
+
+def assert_home_rows_fit_a_phone(rows: list[dict], records: list[dict]) -> None:
+    """Every home row at 390 px shows its name, state and flags, each labelled, inside the screen."""
+    assert len(rows) == len(records) > 0
+    names = {r["benchmark"]: r for r in records}
+    for row in rows:
+        assert all(row[k] is not None for k in ("Benchmark", "State", "Flags")), row
+        for label in ("Benchmark", "State", "Flags"):
+            cell = row[label]
+            assert cell["left"] >= 0 and cell["right"] <= 390, (label, cell)
+        assert (row["State"]["before"], row["Flags"]["before"]) == ('"State: "', '"Flags: "'), row  # "State: saturated"
+    states = sorted(row["State"]["text"] for row in rows)
+    assert states == sorted(r["state"] for r in names.values())
+    flagged = sorted(f for r in records for f in r.get("flags") or [])
+    assert sorted(f for row in rows for f in row["Flags"]["text"].split() if f != "–") == flagged
+
+
+def verdict_tops(base: str, pages: list[str]) -> dict[str, dict]:
+    """Each page's verdict line at 1280x900: the top (px from the page's top) of its state, coverage and flags."""
+    from playwright.sync_api import sync_playwright
+
+    from benchwatch.vocabulary import STATES
+
+    found = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        for path in pages:
+            page.goto(base + path, wait_until="load")
+            found[path] = page.evaluate(_VERDICT, list(STATES))
+        browser.close()
+    return found
+
+
+def assert_answers_in_first_screen(tops: dict[str, dict]) -> None:
+    late = {
+        path: t
+        for path, t in tops.items()
+        if t is None or any(t[k] is None or t[k] >= 600 for k in ("state", "coverage", "flags"))
+    }
+    assert late == {}
+
+
+def benchmark_paths(site: Path) -> list[str]:
+    """The address of every benchmark page of a built site."""
+    return sorted(f"benchmarks/{p.parent.name}/" for p in (site / "benchmarks").glob("*/index.html"))
+
+
+def test_the_home_rows_fit_a_phone_and_no_page_is_wider_than_the_screen(served_site, sample_site):
+    """Issue 60: at 390 px each home row (a card) shows its name, state and flags inside the screen, and the home
+    page, a benchmark page and the alerts do not scroll sideways; at 1280 px nothing in their text is wider than
+    the page and every table fits its box (the alerts' events wrap). Screenshots of each in screenshots/."""
+    import json
+
+    base, root = served_site
+    pages = ["", "benchmarks/synthetic-saturated/", "alerts/"]
+    rows, problems = phone_and_desktop(base, pages, root / "screenshots")
+    Path(os.environ.get("BW_LAYOUT_OUT", os.devnull)).write_text(repr((rows, problems)))
+    assert problems == []
+    assert_home_rows_fit_a_phone(rows, json.loads((root / "r" / "latest.json").read_text())["benchmarks"])
+
+
+def test_every_benchmark_page_answers_in_its_first_screen(served_site, sample_site):
+    """Issue 60: at 1280x900 every benchmark page's state, coverage verdict and flags lie in its first 600 px: the
+    verdict line under its title."""
+    base, _ = served_site
+    pages = benchmark_paths(sample_site[2])
+    assert len(pages) == 15
+    assert_answers_in_first_screen(verdict_tops(base, pages))

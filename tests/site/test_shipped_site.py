@@ -240,7 +240,7 @@ def test_each_point_of_the_summary_picture_links_to_its_page(real_site):
         ready = "() => { const o = document.querySelector('object.benchwatch-plot');"
         ready += " return o && o.contentDocument && o.contentDocument.querySelector('a'); }"
         page.wait_for_function(ready)
-        page.locator("object.benchwatch-plot").scroll_into_view_if_needed()
+        page.locator("object.benchwatch-plot").first.scroll_into_view_if_needed()  # the desktop's (issue 60)
         points = page.evaluate(
             """() => {
               const o = document.querySelector('object.benchwatch-plot'), box = o.getBoundingClientRect();
@@ -320,6 +320,60 @@ def test_no_page_shows_nan_or_inf(shipped):
         text = html.unescape(re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8")))
         shown += [(page.parent.name, m.group(0)) for m in re.finditer(r"(?i)(?<![\w.-])-?(nan|inf)(?![\w.-])", text)]
     assert shown == []
+
+
+def test_one_rule_decides_every_state_on_the_real_atlas(shipped):
+    """Issue 60, must-show 1: no record is "discriminating" (its top five told apart) while five or more of its
+    models share the best's tier; every state decided by the tiers, and the history by date's state at each date
+    the same rule's at that date."""
+    import pandas as pd
+
+    _, root, _, _, _ = shipped
+    records = json.loads((root / "r" / "latest.json").read_text())["benchmarks"]
+    known = [r for r in records if r.get("state") not in (None, "unknown") and not r.get("gone_since")]
+    assert len(known) >= 100
+    wrong = [
+        (r["benchmark"], r["state"], r.get("top_tier_size"))
+        for r in known
+        if (r["state"] == "discriminating") != (r.get("top_tier_size") is not None and r["top_tier_size"] < 5)
+    ]
+    assert wrong == []
+    assert {r.get("state_from") for r in known} == {"tiers"}
+    dated = 0
+    for path in sorted((root / "r" / "by_date").glob("*.csv")):
+        table = pd.read_csv(path).dropna(subset=["top_tier_size"])
+        table = table[table["state"] != "unknown"]
+        dated += len(table)
+        assert ((table["state"] == "discriminating") == (table["top_tier_size"] < 5)).all(), path.name
+    assert dated >= 100
+
+
+def test_no_detection_limit_over_the_whole_axis_is_published_as_a_figure(shipped):
+    """Issue 60, must-show 1: a Max Gap bound of 0.95 or more of the axis (Epoch's FrontierMath public, 10 items:
+    0.995) reads "no bound with these models" on its page, on the home page and in the download, never as a
+    number."""
+    import html
+    import re
+    import zipfile
+
+    import pandas as pd
+
+    from benchwatch.vocabulary import NO_BOUND
+
+    _, root, _, _, _ = shipped
+    records = json.loads((root / "r" / "latest.json").read_text())["benchmarks"]
+    wide = [r for r in records if (r.get("detection_limit") or 0) >= 0.95 and not r.get("gone_since")]
+    assert wide, "the real atlas has a benchmark whose detection limit spans the axis (FrontierMath public)"
+    for rec in wide:
+        page = root / "site" / benchmark_page(rec.get("page") or rec["benchmark"]).removesuffix(".md") / "index.html"
+        text = html.unescape(re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8")))
+        at = text.find("Max Gap's bound: an empty stretch of at most")
+        row = " ".join(text[at : at + 400].split())
+        assert at >= 0 and row.split("as empty)")[1].lstrip().startswith(NO_BOUND), (rec["benchmark"], row)
+    with zipfile.ZipFile(root / "site" / "downloads" / "benchwatch-data.zip") as bundle:
+        name = next(n for n in bundle.namelist() if n.endswith("benchmarks.csv"))
+        table = pd.read_csv(bundle.open(name))
+    assert (table["max_gap_bound"].dropna() < 0.95).all()
 
 
 def test_each_source_is_as_of_its_upstream_date(real_site):
@@ -431,10 +485,12 @@ def test_the_summary_pictures_labels_neither_overlap_nor_run_off(real_site, widt
         page = browser.new_page(viewport={"width": width, "height": 900})
         page.goto(base)
         page.wait_for_load_state("networkidle")
-        page.wait_for_function("() => document.querySelector('object.benchwatch-plot').contentDocument")
+        shown_plot = "[...document.querySelectorAll('object.benchwatch-plot')].find(x => x.getClientRects().length)"
+        page.wait_for_function(f"() => {shown_plot}.contentDocument")  # a phone gets the one drawn for it (issue 60)
         count, hits, outside, shown = page.evaluate(
             """() => {
-              const o = document.querySelector('object.benchwatch-plot'), doc = o.contentDocument;
+              const o = SHOWN, doc = o.contentDocument;""".replace("SHOWN", shown_plot)
+            + """
               const svg = doc.documentElement.getBoundingClientRect();
               const boxes = [...doc.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()])
                 .filter(([s, r]) => s.trim() && r.width > 0);
@@ -545,6 +601,29 @@ def test_a_page_of_several_records_names_them_all_at_its_top(shipped):
     top = page.split("<article", 1)[1].split("Also:", 1)[0]
     assert f"This benchmark is measured here {len(mine)} ways" in top and len(mine) == 6
     assert all(f">{r['n_models']}<" in top and r["state"].replace("_", " ") in top for r in mine)
+
+
+def test_the_real_home_rows_fit_a_phone_and_no_page_is_wider_than_the_screen(real_site):
+    """Issue 60 on the real atlas: at 390 px each home row (a card) shows its name, state and flags inside the
+    screen, and the home page, SWE-bench Verified's page and the alerts do not scroll sideways; at 1280 px nothing
+    in their text is wider than the page and every table fits its box. Screenshots of each in screenshots/."""
+    from tests.site.test_browser import assert_home_rows_fit_a_phone, phone_and_desktop
+
+    base, root, swe = real_site
+    rows, problems = phone_and_desktop(base, ["", swe, "alerts/"], root / "screenshots")
+    assert problems == []
+    assert_home_rows_fit_a_phone(rows, json.loads((root / "r" / "latest.json").read_text())["benchmarks"])
+
+
+def test_every_real_benchmark_page_answers_in_its_first_screen(real_site):
+    """Issue 60 on the real atlas: at 1280x900 every benchmark page's state, coverage verdict and flags lie in its
+    first 600 px (the verdict line under its title)."""
+    from tests.site.test_browser import assert_answers_in_first_screen, benchmark_paths, verdict_tops
+
+    base, root, _ = real_site
+    pages = benchmark_paths(root / "site")
+    assert len(pages) >= 20
+    assert_answers_in_first_screen(verdict_tops(base, pages))
 
 
 def test_shipped_config_on_the_real_files(shipped, capsys):

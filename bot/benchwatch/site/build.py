@@ -31,7 +31,7 @@ from benchwatch.site.alerts import alerts_page
 from benchwatch.site.bundle import BUNDLE, bundle_bytes, bundle_tables
 from benchwatch.site.feed import rss_feed
 from benchwatch.site.glossary import append_glossary
-from benchwatch.site.home import SUMMARY_PLOT, index_page, summary_points
+from benchwatch.site.home import SUMMARY_PLOT, SUMMARY_PLOT_NARROW, index_page, summary_points
 from benchwatch.site.names import page_name, shown_name
 from benchwatch.site.pages import (
     PageInputs,
@@ -41,7 +41,7 @@ from benchwatch.site.pages import (
     write_benchmark_pages,
 )
 from benchwatch.site.paths import benchmark_page
-from benchwatch.site.plots import summary_svg
+from benchwatch.site.plots import NARROW, summary_svg
 from benchwatch.site.render import TEMPLATES
 
 PACKAGED_PROJECT = Path(__file__).resolve().parents[1] / "site_project"
@@ -94,6 +94,7 @@ def write_pages(
     (docs / "index.md").write_text(index_page(records, alerts, sources, now), encoding="utf-8")
     (docs / "plots").mkdir(exist_ok=True)
     (docs / SUMMARY_PLOT).write_text(summary_svg(summary_points(records)), encoding="utf-8")
+    (docs / SUMMARY_PLOT_NARROW).write_text(summary_svg(summary_points(records), NARROW), encoding="utf-8")
     (docs / "alerts.md").write_text(alerts_page(alerts, records), encoding="utf-8")
     (docs / "feed.xml").write_text(
         rss_feed(alerts, title="benchwatch: all alerts", site_url=site_url, self_path="feed.xml", records=records),

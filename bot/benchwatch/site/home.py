@@ -7,14 +7,24 @@ format the cells (every upstream string escaped), the templates lay out the Mark
 
 from __future__ import annotations
 
-from benchwatch.site.cells import bounds_withheld, by_severity, flags_cell, helpers, name_cell, state_cell, with_band
+from benchwatch.site.cells import (
+    WITHHELD_CELL,
+    bounds_withheld,
+    by_severity,
+    flags_cell,
+    helpers,
+    name_cell,
+    state_cell,
+    with_band,
+)
 from benchwatch.site.escape import attribute, md, printable
 from benchwatch.site.names import alert_anchor, alert_title, shown_name
 from benchwatch.site.numbers import fmt
 from benchwatch.site.paths import page_of
 from benchwatch.site.render import render
 from benchwatch.site.sources_table import sources_context
-from benchwatch.vocabulary import FIGURES
+from benchwatch.site.verdict import verdict_line
+from benchwatch.vocabulary import FIGURES, NO_BOUND, STATE_RULE, as_bound
 
 
 def _source(rec: dict) -> str:
@@ -28,10 +38,12 @@ def _source(rec: dict) -> str:
 
 
 SUMMARY_PLOT = "plots/summary.svg"
+SUMMARY_PLOT_NARROW = "plots/summary-narrow.svg"  # the same picture drawn for a phone's width (issue 60)
 
 
 SUMMARY_ALT = (
-    "Every benchmark at its saturation index (across) and its DDM (up), coloured by state; "
+    "Every benchmark at the number of models in its best's tier (across, log scale; five or more: its top five "
+    "cannot be told apart) and its DDM (up), coloured by state; "
     "aggregate-only boards on the strip below. Each point links to its page."
 )
 
@@ -42,7 +54,7 @@ def summary_points(records: dict[str, dict]) -> list[dict]:
         {
             "name": shown_name(rec),  # the name every page shows (issue 40)
             "url": "../" + page_of(rec).removesuffix(".md") + "/",
-            "saturation_index": rec.get("saturation_index"),
+            "top_tier_size": rec.get("top_tier_size"),
             "ddm": None if bounds_withheld(rec) else rec.get("ddm"),  # withheld: on the strip of no coverage figure
             "state": rec["state"],
         }
@@ -67,9 +79,6 @@ def _top_tier(rec: dict) -> str:
     return f'<span title="{attribute(members)}">{k} of {rec["n_models"]}</span>'
 
 
-WITHHELD_CELL = '<span title="the bounds are withheld: the benchmark\'s page says why">withheld</span>'
-
-
 def _home_ddm(rec: dict) -> str:
     """DDM on the home page: its bounds where it has them (the model-based estimate otherwise)."""
     if bounds_withheld(rec):
@@ -84,7 +93,8 @@ def _home_gap(rec: dict) -> str:
     if bounds_withheld(rec):
         return WITHHELD_CELL
     if rec.get("detection_limit") is not None:
-        return f"≤ {fmt(rec['detection_limit'])}"
+        bound = as_bound(rec["detection_limit"])
+        return f'<span title="{NO_BOUND}">no bound</span>' if bound is None else f"≤ {fmt(bound)}"
     return fmt(rec.get("max_gap"))
 
 
@@ -110,7 +120,7 @@ HOME_COLUMNS = [("Benchmark", "l"), ("Source", "l"), ("Items", "r"), ("Models", 
 HOME_COLUMNS += [("Max Gap", "r"), ("Coverage", "l"), ("Saturation index", "r"), ("Top tier", "r"), ("State", "l")]
 
 
-HOME_COLUMNS += [("Flags", "l")]
+HOME_COLUMNS += [("Flags", "l"), ("Verdict", "l")]
 
 
 def _home_row(rec: dict) -> list[str]:
@@ -126,6 +136,7 @@ def _home_row(rec: dict) -> list[str]:
         _top_tier(rec),
         state_cell(rec),
         flags_cell(rec),
+        f'<span class="bw-prose bw-row-verdict">{verdict_line(rec)}</span>',  # its answer in a line (issue 60)
     ]
 
 
@@ -145,7 +156,9 @@ def index_page(
         {**helpers(), "page_of": page_of, "why": _why},
         synthetic="all" if synthetic and all(synthetic) else "some" if any(synthetic) else "none",
         summary_plot=SUMMARY_PLOT,
+        summary_plot_narrow=SUMMARY_PLOT_NARROW,
         summary_alt=SUMMARY_ALT,
+        state_rule=STATE_RULE,
         columns=HOME_COLUMNS,
         rows=[_home_row(rec) for rec in by_severity(records)],
         records=by_severity(records),

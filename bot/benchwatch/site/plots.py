@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import date
 
 import numpy as np
@@ -22,7 +23,7 @@ from benchwatch.site.svg import (
     text_width,
     tick_label,
 )
-from benchwatch.vocabulary import STATES
+from benchwatch.vocabulary import STATES, TOLD_APART_AT
 
 GAP = ACCENT  # the largest gaps, shaded at GAP_OPACITY
 GAP_OPACITY = 0.2
@@ -216,38 +217,63 @@ def _boxes_clash(a: tuple, b: tuple, gap: float = LABEL_GAP) -> bool:
     return not (a[2] + gap <= b[0] or b[2] + gap <= a[0] or a[3] + gap <= b[1] or b[3] + gap <= a[1])
 
 
-def summary_svg(points: list[dict]) -> str:
-    """Every benchmark at (saturation index, DDM), coloured by state, each point a link to its page, labelled
-    with its name where the label fits beside it without covering another label or point.
+TIER_TICKS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
 
-    ``points``: dicts with ``name``, ``url`` (relative to the picture), ``saturation_index``, ``ddm`` (None
+
+def _tier_x(size: float) -> float:
+    """Where a top tier of ``size`` models lies on the summary picture's axis (log scale)."""
+    return math.log(max(float(size), 1.0))
+
+
+def summary_svg(points: list[dict], width: float = WIDTH) -> str:
+    """Every benchmark at (models in its best's tier, DDM), coloured by state, each point a link to its page,
+    labelled with its name where the label fits beside it without covering another label or point. The state
+    and the position read one rule (``vocabulary.STATE_RULE``): a point right of the line at five has its top
+    five in one tier (saturated or stagnant), left of it they are told apart (discriminating).
+
+    ``points``: dicts with ``name``, ``url`` (relative to the picture), ``top_tier_size``, ``ddm`` (None
     for an aggregate-only board, or a benchmark whose bounds are withheld: drawn on the strip below) and
-    ``state``. Hovering a point shows its name.
+    ``state``. Hovering a point shows its name. ``width``: the picture's (``NARROW``: the home page's on a phone,
+    drawn at its own size so that its text stays legible, where the full width would be scaled down to half).
     """
-    shown = [p for p in points if p.get("saturation_index") is not None]
-    pic = Picture(WIDTH, 470)
+    shown = [p for p in points if p.get("top_tier_size") is not None and p["state"] != "unknown"]
+    pic = Picture(width, 470)
     states = [s for s in STATES if any(p["state"] == s for p in shown)]
     x: float = 90
     for s in states:  # the legend, above the picture
         pic.add(f'<circle cx="{num(x)}" cy="14" r="5" fill="{STATES[s].colour}"/>')
         pic.text(x + 9, 14, STATES[s].word, 11)
         x += 24 + text_width(STATES[s].word, 11)
-    main = Panel(84, 36, WIDTH - 114, 300)
-    strip = Panel(84, main.y + main.h + 18, WIDTH - 114, 46)
+    main = Panel(84, 36, width - 114, 300)
+    strip = Panel(84, main.y + main.h + 18, width - 114, 46)
     main.y1 = max([0.3, *(p["ddm"] * 1.1 for p in shown if p.get("ddm") is not None)])
-    pic.text(main.x, main.y - 4, "coverage against saturation; a point links to its page", 11, baseline="auto")
+    largest = max([20, *(p["top_tier_size"] for p in shown)])
+    ticks = [t for t in TIER_TICKS if t <= largest * 1.5]
     for panel in (main, strip):
-        pic.line(panel.px(0.7), panel.y, panel.px(0.7), panel.y + panel.h, ACCENT, 1, "2 3")
-    line_label = "0.7: the top five cannot be told apart"
-    pic.text(main.px(0.7) - 4, main.y + 8, line_label, 10, anchor="end", colour=ACCENT)
+        panel.x0, panel.x1 = 0.0, _tier_x(max(largest * 1.5, ticks[-1]))
+    caption = "coverage against saturation; a point links to its page"
+    size = 11 if main.x + text_width(caption, 11) <= width else 10  # moved left, and smaller, on a narrow one
+    pic.text(max(4, min(main.x, width - 4 - text_width(caption, size))), main.y - 4, caption, size, baseline="auto")
+    line = _tier_x(TOLD_APART_AT - 0.5)  # five or more in the best's tier: right of the line
+    for panel in (main, strip):
+        pic.line(panel.px(line), panel.y, panel.px(line), panel.y + panel.h, ACCENT, 1, "2 3")
+    line_label = f"{TOLD_APART_AT}+: the top five share one tier"
+    label_lines = [line_label]
+    if main.px(line) + 4 + text_width(line_label, 10) > width - 2:  # on two lines where one would run off the edge
+        cut = min((k for k, c in enumerate(line_label) if c == " "), key=lambda k: abs(k - len(line_label) / 2))
+        label_lines = [line_label[:cut], line_label[cut + 1 :]]
+        main.y1 *= 1.1  # room above the highest point for the second line
+    for k, text in enumerate(label_lines):
+        pic.text(main.px(line) + 4, main.y + 8 + 12 * k, text, 10, anchor="start", colour=ACCENT)
     on_top = [p for p in shown if p.get("ddm") is not None]
     below = [p for p in shown if p.get("ddm") is None]
     spread = [0.5 + 0.6 * ((k * 0.618) % 1 - 0.5) for k in range(len(below))]  # apart on the strip
     strip.y0, strip.y1 = 0.0, 1.0
-    placed = [(main.px(p["saturation_index"]), main.py(p["ddm"])) for p in on_top]
-    placed += [(strip.px(p["saturation_index"]), strip.py(s)) for p, s in zip(below, spread, strict=True)]
+    placed = [(main.px(_tier_x(p["top_tier_size"])), main.py(p["ddm"])) for p in on_top]
+    placed += [(strip.px(_tier_x(p["top_tier_size"])), strip.py(s)) for p, s in zip(below, spread, strict=True)]
     taken = [(px - 5, py - 5, px + 5, py + 5) for px, py in placed]
-    taken.append((main.px(0.7) - 6 - text_width(line_label, 10), main.y, main.px(0.7), main.y + 16))
+    label_w = max(text_width(text, 10) for text in label_lines)
+    taken.append((main.px(line), main.y, main.px(line) + 6 + label_w, main.y + 4 + 12 * len(label_lines)))
     captions = (("no coverage", -7), ("figure", 7))  # the strip's name, left of it: no mark may cover it
     for text, shift in captions:
         cy = strip.y + strip.h / 2 + shift
@@ -290,22 +316,23 @@ def summary_svg(points: list[dict]) -> str:
             mw = text_width(mark, 10)
             for dx, dy in ((7, -7), (-7 - mw, -7), (7, 7), (-7 - mw, 7), (-mw / 2, -12), (-mw / 2, 12)):
                 box = (px + dx, py + dy - 6, px + dx + mw, py + dy + 6)
-                if not any(_boxes_clash(box, t) for t in taken):
+                inside = panel.x + 2 <= box[0] and box[2] <= width - 2  # never on the axis's tick labels
+                if inside and not any(_boxes_clash(box, t) for t in taken):
                     taken.append(box)
                     labels.append((box[0], py + dy, mark, "start"))
                     keyed.append(f"{mark} {p['name']}")
                     break
             else:  # not even a number fits (a dense cluster): the key places it by its index instead
-                keyed.append(f"{p['name']} (index {p['saturation_index']:.2f})")
+                keyed.append(f"{p['name']} ({p['top_tier_size']} in the top tier)")
     for lx, ly, label, anchor in labels:
         pic.text(lx, ly, label, 10, anchor=anchor)
     key_top = strip.y + strip.h + 52
     rows: list[str] = []
     for entry in keyed:  # the key, wrapped to the picture's width
-        if rows and text_width(rows[-1] + "; " + entry, 10) <= WIDTH - 20:
+        if rows and text_width(rows[-1] + "; " + entry, 10) <= width - 20:
             rows[-1] += "; " + entry
         else:
-            rows.append(clip_text(entry, 10, WIDTH - 20))
+            rows.append(clip_text(entry, 10, width - 20))
     for k, row in enumerate(rows):
         pic.text(10, key_top + 15 * k, row, 10)
     pic.height += 15 * len(rows) + (8 if rows else 0)
@@ -314,8 +341,11 @@ def summary_svg(points: list[dict]) -> str:
     pic.line(strip.x, strip.y, strip.x, strip.y + strip.h)
     for text, shift in captions:
         pic.text(strip.x - 6, strip.y + strip.h / 2 + shift, text, 10, anchor="end")
-    pic.x_axis(strip, _ticks(nice_ticks(0, 1, 6)), "saturation index of the top five")
+    pic.x_axis(strip, [(_tier_x(t), str(t)) for t in ticks], "models in the best's tier (log scale)")
     return pic.svg()
+
+
+NARROW = 350  # px: the home page's summary picture on a phone (its text column is 358 px wide at 390)
 
 
 TIER_SHOWN = 40  # models drawn in the tiers picture (the table lists them all)

@@ -29,10 +29,11 @@ def esc(text: object) -> str:
 
 
 WIDE = 0.8  # capitals and m, w: wider than the average (a name in capitals, "MMLU-Pro", ran past its estimate)
+# and the signs as wide as a figure's box in common fonts ("mbpp+" ran 5 px past its estimate into the next label)
 
 
 def _char(c: str) -> float:
-    return WIDE if c.isupper() or c in "mwMW@%" else CHAR
+    return WIDE if c.isupper() or c in "mwMW@%+=<>~#&" else CHAR
 
 
 def text_width(text: str, size: float) -> float:
