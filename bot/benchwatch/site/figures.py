@@ -124,6 +124,12 @@ def _figure_cells(rec: dict) -> list[list[str]]:
     ]
 
 
+def _stretch(value: float | None) -> str:
+    """Max Gap's bound in words: an empty stretch of at most so wide, or no bound over (nearly) the whole axis."""
+    value = as_bound(value)
+    return NO_BOUND if value is None else f"an empty stretch of at most {fmt(value)}"
+
+
 def _state_from(rec: dict) -> str:
     """What decided the state, in words, with its figure (``benchwatch.metrics.state_evidence``)."""
     words = state_evidence(rec)  # prose in a column of figures: it wraps where the figures do not
@@ -168,7 +174,7 @@ def _verdict_rows(rec: dict) -> list[list[str]]:
             continue
         bound = {
             "ddm": f"{fmt(rec.get('ddm_bound_lo'))} – {fmt(rec.get('ddm_bound_hi'))}",
-            "max_gap": f"Max Gap's bound: an empty stretch {_bound(rec.get('detection_limit'))}; "
+            "max_gap": f"Max Gap's bound: {_stretch(rec.get('detection_limit'))}; "
             f"thin stretch (shown to hold too few items): {_thin(rec.get('thin_width'))}",
             "top5_gap_sum": f"top-5 gap sum's bound: {_bound(rec.get('top5_gap_sum_bound_hi'))}; "
             f"five thin stretches in all: {_thin(rec.get('thin_top5'))}",
