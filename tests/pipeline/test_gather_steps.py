@@ -163,7 +163,9 @@ def test_the_run_log_names_each_benchmark_as_its_page_does(tmp_path):
 
     said: list[str] = []
     solo = pd.DataFrame({"model": "m0", "item_id": ["a", "b"], "score": ["1", "0"]})  # one model: skipped, no fit
-    frame = pd.concat([solo.assign(benchmark="gpqa_diamond"), solo.assign(benchmark="plain")])
+    frame = pd.concat(
+        [solo.assign(benchmark=b) for b in ("gpqa_diamond", "plain", "Epoch math_level_5", "Epoch bbh_external")]
+    )
     table = SourceTable("src", "simulated", frame)
     book = RuleBook(names={"gpqa_diamond": "GPQA Diamond"})
     folders = {"reports_dir": tmp_path / "r", "site_out": None, "cache_dir": tmp_path / "c"}
@@ -171,3 +173,6 @@ def test_the_run_log_names_each_benchmark_as_its_page_does(tmp_path):
     line = next(x for x in said if x.startswith("source") and " src: " in x)
     assert "GPQA Diamond skipped: only one model" in line and "plain skipped: only one model" in line
     assert "gpqa_diamond" not in line
+    # a source's own ids read as its pages read them (Epoch's file ids as Epoch's site names them)
+    assert "MATH Level 5 (Epoch) skipped" in line and "BBH (Epoch, reported by others) skipped" in line
+    assert "math_level_5" not in line and "bbh_external" not in line

@@ -25,6 +25,7 @@ from benchwatch.rules import (
     threshold_map,
 )
 from benchwatch.sources import SourceTable
+from benchwatch.spelling import default_display_name
 from benchwatch.store import content_revision, safe_slug, slug_collisions, snapshot_bytes
 
 # The figures a record holds: bump when an audit of the same data would publish other figures (2: the model-free
@@ -258,8 +259,8 @@ def gate(run: RunState, batch: Batch, name: str, rows: pd.DataFrame, unfit: str 
 
 def logged_name(rules: RuleBook, name: str) -> str:
     """A benchmark as the run's log names it: its configured display name (``display_name`` of its
-    ``[rules.benchmarks."NAME"]`` table), the name its page shows, else its id."""
-    return rules.name_for(name) or name
+    ``[rules.benchmarks."NAME"]`` table), else the readable name made from its source's ids, as its page shows it."""
+    return rules.name_for(name) or default_display_name(name)
 
 
 def as_of(prov: dict, tables: list[pd.DataFrame]) -> dict:

@@ -4,41 +4,9 @@ names Epoch's site gives them), else the benchmark's id as published."""
 
 from __future__ import annotations
 
-import re
+from benchwatch.spelling import EPOCH_TITLES, default_display_name  # one spelling for the pages and the run's log
 
-EPOCH_TITLES = {  # Epoch's hub download names its CSVs by id; its site names the benchmarks so
-    "gpqa_diamond": "GPQA Diamond",
-    "math_level_5": "MATH Level 5",
-    "otis_mock_aime_2024_2025": "OTIS Mock AIME 2024-2025",
-    "frontiermath": "FrontierMath Tiers 1-3",
-    "frontiermath_tier_4": "FrontierMath Tier 4",
-    "simpleqa_verified": "SimpleQA Verified",
-    "swe_bench_verified": "SWE-bench Verified",
-    "swe_bench_bash": "SWE-bench bash-only",
-    "chess_puzzles": "Chess puzzles",
-}
-WORDS = {  # the spelling of words in ids
-    "mmlu": "MMLU", "gsm8k": "GSM8K", "bbh": "BBH", "piqa": "PIQA", "arc": "ARC", "ai2": "AI2", "qa": "QA",
-    "swe": "SWE", "gpqa": "GPQA", "hella": "Hella", "swag": "Swag", "cybench": "Cybench", "aider": "Aider",
-    "lambada": "LAMBADA", "open": "Open", "book": "Book", "polyglot": "Polyglot",
-}  # fmt: skip
-
-
-def _words(text: str) -> str:
-    return " ".join(WORDS.get(w, w) for w in text.split("_"))
-
-
-def default_display_name(benchmark: str) -> str:
-    """A readable name from the id a source publishes, or the id itself."""
-    epoch = re.fullmatch(r"Epoch ([a-z0-9_]+)", benchmark)
-    if not epoch:
-        return benchmark
-    stem = epoch.group(1)
-    if stem in EPOCH_TITLES:
-        return f"{EPOCH_TITLES[stem]} (Epoch)"
-    if stem.endswith("_external"):
-        return f"{_words(stem.removesuffix('_external'))} (Epoch, reported by others)"
-    return f"{_words(stem)} (Epoch)"
+__all__ = ["EPOCH_TITLES", "default_display_name"]
 
 
 def display_name(rec: dict) -> str:
