@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from benchwatch.cli import main
+from benchwatch.history import check_reports
 from tests.irt.test_rasch_map import simulate
 
 
@@ -189,16 +190,23 @@ def test_a_run_never_appends_a_row_that_repeats_the_last_revision(good, tmp_path
     assert main(["check", "--reports", str(reports)]) == 0
 
 
-def test_a_cut_changelog_keeps_its_complete_entries(good, tmp_path, capsys):
-    """Issue 27, case 3: repair reset the changelog to empty."""
+def test_a_cut_changelog_is_restored_whole_from_its_ledger(good, tmp_path, capsys):
+    """Issue 27, case 3: repair reset the changelog to empty; issue 62: it kept only the complete entries of the cut
+    file. Its ledger holds every entry: all come back, equal to the originals; without the ledger (a folder
+    written before it) the complete entries are kept."""
     reports, _, _, _ = _copy(good, tmp_path)
     path = reports / "changelog.json"
     original = json.loads(path.read_text())["changes"]
-    assert len(original) == 2
+    assert len(original) == 2 and (reports / "changelog.jsonl").read_text().count("\n") == 2
     text = path.read_text()
     path.write_text(text[: text.rindex('"snapshot_at"')])  # cut inside the last entry
+    assert any("changelog.json" in p for p in check_reports(reports))
     assert main(["repair", "--reports", str(reports)]) == 0
-    assert "kept the 1 complete entries, dropped 1" in capsys.readouterr().out
+    assert "kept the 1 whole entries as they were, restored 1 from changelog.jsonl" in capsys.readouterr().out
+    assert json.loads(path.read_text())["changes"] == original
+    (reports / "changelog.jsonl").unlink()
+    path.write_text(text[: text.rindex('"snapshot_at"')])
+    assert main(["repair", "--reports", str(reports)]) == 0
     assert json.loads(path.read_text())["changes"] == original[:1]
 
 

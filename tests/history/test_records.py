@@ -186,7 +186,10 @@ def test_a_rebuilt_record_leaves_out_a_cell_that_is_not_a_number_and_check_names
     name = row[header.index("benchmark")]
     assert f"{copy / 'latest.json'}: {name!r}'s 'ddm' left out: history.csv holds 'abc', not a number" in done
     assert "ddm" not in load_latest(Reports(copy))[name]
-    assert check_reports(copy) == [f"{copy / 'history.csv'}: {name!r}'s 'ddm' is 'abc', not a number"]
+    assert check_reports(copy, pending=False) == [f"{copy / 'history.csv'}: {name!r}'s 'ddm' is 'abc', not a number"]
+    # issue 62: `check` names each record still as rebuilt, until a run refits it
+    rebuilt = [p for p in check_reports(copy) if "is as rebuilt from history.csv" in p]
+    assert len(rebuilt) == len(load_latest(Reports(copy))) and any(repr(name) in p for p in rebuilt)
 
 
 def test_a_record_is_validated_when_read_as_when_written(sample_site, tmp_path):
@@ -215,5 +218,5 @@ def test_a_record_is_validated_when_read_as_when_written(sample_site, tmp_path):
     with pytest.raises(InputError, match=r"alerts.json: record .*field 'title' = 7"):
         load_alerts(Reports(copy))
     repair_reports(copy)
-    assert check_reports(copy) == []
+    assert check_reports(copy, pending=False) == []  # what repair can mend; the rebuilt records wait for a run
     assert first["benchmark"] in load_latest(Reports(copy))

@@ -13,6 +13,7 @@ import pandas as pd
 from benchwatch.errors import InputError
 from benchwatch.history.folder import COMMIT, STAGING, Reports
 from benchwatch.history.formats import damaged
+from benchwatch.history.ledger import entry_key, lacking, read_ledger
 from benchwatch.history.records import FILES, file_schema, upgrade
 from benchwatch.history.reports import (
     load_alerts,
@@ -24,7 +25,7 @@ from benchwatch.history.reports import (
     parse_snapshot_file,
     read_table,
 )
-from benchwatch.store import slug_collisions
+from benchwatch.store import safe_slug, slug_collisions
 
 BACKUP = ".repair-backup"
 TABLES = ("items", "models", "by_date")
@@ -144,10 +145,14 @@ def implied_files(reports: Reports, rec: dict) -> list[Path]:
     return files
 
 
-def check_reports(root: str | Path, site: str | Path | None = None, quick: bool = False) -> list[str]:
+def check_reports(
+    root: str | Path, site: str | Path | None = None, quick: bool = False, pending: bool = True
+) -> list[str]:
     """Every problem of a reports folder (and of its built site), one line each; empty when all is well.
     ``quick``: the tables' and snapshots' integrity only, not their every cell, and the records validated as the
-    typed models instead of by the JSON Schema (what a scheduled run checks before it writes)."""
+    typed models instead of by the JSON Schema (what a scheduled run checks before it writes). ``pending``: also
+    what only the next run mends (records as rebuilt from history.csv, benchmarks without their page); neither
+    quick nor ``repair``'s count of what is left reads them."""
     reports = Reports(Path(root))
     if not reports.root.is_dir():
         return [f"{reports.root}: no such folder (nothing to check)"]
@@ -194,11 +199,54 @@ def check_reports(root: str | Path, site: str | Path | None = None, quick: bool 
                 problems.append(f"{path}: missing, while latest.json publishes {name!r}")
     for a, b in slug_collisions(set(latest)):
         problems.append(f"{reports.latest}: benchmarks {a!r} and {b!r} share one file name")
+    problems += ledger_problems(reports, broken)
+    if pending and not quick:  # what a run itself mends (it refits them, and builds their pages)
+        problems += [
+            f"{reports.latest}: {name!r} is as rebuilt from history.csv, not refitted (the next run refits it)"
+            for name, rec in sorted(latest.items())
+            if rec.get("rebuilt")
+        ]
     if site is not None:
         out = Path(site).resolve()
         if not out.exists() and (out.parent / f".{out.name}.old").is_dir():
             problems.append(f"{out}: missing; the last good site is at {out.parent / f'.{out.name}.old'}")
+        elif out.is_dir() and pending and not quick:
+            problems += _pageless(out, latest)
     return problems
+
+
+def _pageless(site: Path, latest: dict[str, dict]) -> list[str]:
+    """Every published benchmark without its page in the built site."""
+    out = []
+    for name, rec in sorted(latest.items()):
+        page = site / "benchmarks" / safe_slug(str(rec.get("page") or name)) / "index.html"
+        if not rec.get("gone_since") and not page.is_file():
+            out.append(f"{page}: missing, while latest.json publishes {name!r}")
+    return out
+
+
+def ledger_problems(reports: Reports, broken: set[Path]) -> list[str]:
+    """Each entry that alerts.json or changelog.json and its ledger (``benchwatch.history.ledger``) do not both hold,
+    and each damaged line of a ledger; nothing for a folder written before the ledgers (the next run writes them)."""
+    out = []
+    for path in (reports.alerts, reports.changelog):
+        ledger = reports.ledger(path)
+        if not ledger.exists():
+            continue
+        logged, bad = read_ledger(ledger)
+        if bad:
+            out.append(f"{ledger}: {bad} damaged line(s): {path.name} holds what they held")
+        if path in broken:
+            out.append(f"{path}: damaged; its ledger {ledger.name} holds {len(logged)} entries to restore it from")
+            continue
+        entries = load_alerts(reports, validate=False) if path == reports.alerts else load_changelog(reports)
+        lost = lacking(entries, logged)
+        if lost:
+            keys = ", ".join(entry_key(e)[:60] for e in lost[:5]) + (", ..." if len(lost) > 5 else "")
+            out.append(f"{path}: lacks {len(lost)} entr{'y' if len(lost) == 1 else 'ies'} its ledger holds: {keys}")
+        if not bad and lacking(logged, entries):
+            out.append(f"{ledger}: lacks {len(lacking(logged, entries))} entries that {path.name} holds")
+    return out
 
 
 FIGURE_COLUMNS = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "saturation_index", "top1", "top5", "top5_mean")

@@ -150,6 +150,12 @@ class Reports:
     def changelog(self) -> Path:
         return self.root / "changelog.json"
 
+    def ledger(self, path: Path) -> Path:
+        """The ledger beside alerts.json or changelog.json (``benchwatch.history.ledger``)."""
+        from benchwatch.history.ledger import LEDGERS
+
+        return self.root / LEDGERS[path.name]
+
     def items(self, benchmark: str) -> Path:
         return self.root / "items" / f"{safe_slug(benchmark)}.csv"
 

@@ -26,10 +26,13 @@ from benchwatch.history.check import (
 )
 from benchwatch.history.folder import Reports, recover
 from benchwatch.history.formats import csv_text, is_merge_marker, parse_csv, to_json, versioned
+from benchwatch.history.ledger import lacking, ledger_text, read_ledger, union
 from benchwatch.history.reports import (
     HISTORY_COLUMNS,
     RUN_COLUMNS,
     history_rows,
+    load_alerts,
+    load_changelog,
     load_history,
     load_latest,
 )
@@ -124,16 +127,48 @@ def _salvage_entries(path: Path) -> tuple[list[dict], int]:
 
 def _whole_alerts(path: Path) -> list[dict]:
     """The complete alerts of a cut or damaged alerts.json that are valid alerts, as they were."""
+    return [entry for entry in _salvage_entries(path)[0] if _is_alert(entry)]
+
+
+def _restore_pair(reports: Reports, path: Path, damaged: bool, replace: Callable[[Path, str, str], None]) -> None:
+    """alerts.json or changelog.json and its ledger made whole from each other (``benchwatch.history.ledger``):
+    every entry either holds, once, as it was; the alerts neither holds replayed from history.csv. Untouched where
+    both are whole and agree."""
+    alerts = path == reports.alerts
+    ledger = reports.ledger(path)
+    logged, bad = read_ledger(ledger)
+    if alerts:
+        logged = [a for a in logged if _is_alert(a)]
+    missing = not path.exists() and bool(logged)
+    if damaged or missing:
+        whole = [] if missing else (_whole_alerts(path) if alerts else _salvage_entries(path)[0])
+    else:
+        whole = load_alerts(reports) if alerts else load_changelog(reports)
+    restored = lacking(whole, logged)
+    replayed = []
+    if alerts and (damaged or missing):  # what neither copy holds: the history's changes of state and flag
+        replayed = lacking([*whole, *restored], _replay_alerts(load_history(reports)))
+    entries = (
+        union(path.name, logged, [*whole, *replayed])
+        if bad == 0 and logged
+        else union(path.name, whole, [*restored, *replayed])
+    )
+    if damaged or missing or restored:
+        how = f"kept the {len(whole)} whole entries as they were, restored {len(restored)} from {ledger.name}"
+        how += f", rebuilt {len(replayed)} lost ones from history.csv" if alerts else ""
+        replace(path, to_json(versioned("alerts" if alerts else "changes", entries)), how)
+    if (ledger.exists() or entries) and (bad or lacking(logged, entries)):
+        replace(ledger, ledger_text(entries), f"rewritten from {path.name} ({bad} damaged line(s))")
+
+
+def _is_alert(entry: dict) -> bool:
     from benchwatch.history.records import Alert, typed
 
-    whole = []
-    for entry in _salvage_entries(path)[0]:
-        try:
-            typed(Alert, entry, path.name)
-        except InputError:
-            continue
-        whole.append(entry)
-    return whole
+    try:
+        typed(Alert, entry, "alerts.jsonl")
+    except InputError:
+        return False
+    return True
 
 
 def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list[str]:
@@ -167,21 +202,16 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
             replace(path, csv_text(runs), f"kept {len(runs)} good rows, dropped {dropped}")
         elif path == reports.latest:
             pass  # rebuilt below, from the history
-        elif path == reports.alerts:
-            whole = _whole_alerts(path)
-            replayed = [a for a in _replay_alerts(load_history(reports)) if a["id"] not in {w["id"] for w in whole}]
-            merged = sorted([*whole, *replayed], key=lambda a: a["raised_at"])  # stable: the file's order kept
-            how = f"kept the {len(whole)} whole alerts as they were, rebuilt {len(replayed)} lost ones from history.csv"
-            replace(path, to_json(versioned("alerts", merged)), how)
+        elif path in (reports.alerts, reports.changelog):
+            pass  # restored below, with its ledger
         elif path == reports.sources:
             replace(path, to_json(versioned("sources", {})), "reset: the next run records every source again")
-        elif path == reports.changelog:
-            kept, lost = _salvage_entries(path)
-            replace(path, to_json(versioned("changes", kept)), f"kept the {len(kept)} complete entries, dropped {lost}")
         else:  # a table or a snapshot: moved aside, its benchmark refitted from its data on the next run
             (backup / path.relative_to(reports.root)).parent.mkdir(parents=True, exist_ok=True)
             shutil.move(path, backup / path.relative_to(reports.root))
             refit.add(path)
+    for path in (reports.alerts, reports.changelog):
+        _restore_pair(reports, path, problem_of(loaders[path]) is not None, replace)
     if problem_of(lambda: load_latest(reports)) is not None or (
         not reports.latest.exists() and len(load_history(reports))
     ):

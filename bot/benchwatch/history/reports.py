@@ -12,6 +12,7 @@ import pandas as pd
 from benchwatch.errors import InputError
 from benchwatch.history.folder import Reports
 from benchwatch.history.formats import csv_text, damaged, parse_csv, parse_json, rounded, to_json, versioned
+from benchwatch.history.ledger import ledger_text
 from benchwatch.store import parse_snapshot, snapshot_bytes
 
 HISTORY_COLUMNS = [
@@ -132,6 +133,7 @@ def write_alerts(reports: Reports, alerts: list[dict]) -> None:
     for alert in alerts:
         typed(Alert, alert, f"{reports.alerts.name}: {alert.get('id', '?')}")
     _write_if_changed(reports, reports.alerts, to_json(versioned("alerts", alerts)))
+    _write_if_changed(reports, reports.ledger(reports.alerts), ledger_text(alerts))  # its second copy
 
 
 def history_rows(rows: list[dict]) -> pd.DataFrame:
@@ -260,7 +262,9 @@ def load_changelog(reports: Reports) -> list[dict]:
 
 
 def append_changelog(reports: Reports, changes: list[dict]) -> None:
-    """Append the changes of this run's new snapshots."""
-    if changes:
-        body = versioned("changes", load_changelog(reports) + changes)
-        _write_if_changed(reports, reports.changelog, to_json(body))
+    """Append the changes of this run's new snapshots (and write the ledger, its second copy, where it is not yet)."""
+    ledger = reports.ledger(reports.changelog)
+    if changes or (reports.read_bytes(ledger) is None and reports.read_bytes(reports.changelog) is not None):
+        entries = load_changelog(reports) + changes
+        _write_if_changed(reports, reports.changelog, to_json(versioned("changes", entries)))
+        _write_if_changed(reports, ledger, ledger_text(entries))

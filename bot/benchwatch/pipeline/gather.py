@@ -264,6 +264,8 @@ def _keep_unchanged(run: RunState, name: str, ctx: SourceContext) -> str | None:
     mine = [r for r in run.previous.values() if r.get("source_name") == name and not r.get("gone_since")]
     if run.force or not mine or status.get("status") != "ok" or status.get("rules") != run.rules.fingerprint():
         return None
+    if any(r.get("rebuilt") and not r.get("source_name") for r in run.previous.values()):
+        return None  # a record rebuilt from history.csv names no source: every source is read, so its own refits it
     if status.get("skipped") or any("notice" in rec for rec in mine):  # held or skipped data: the rules decide
         return None
     if any(rec.get("figures_version") != FIGURES_VERSION for rec in mine):  # made by an older benchwatch

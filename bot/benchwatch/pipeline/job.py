@@ -104,6 +104,7 @@ def run_job(
                 if healed is not None:
                     delta.new_alerts.append(healed)
                 result = apply_delta(reports, delta, now=now, started=started, log=log)
+            _say_still_rebuilt(reports, delta.failed, log)
         for callback in published:  # after the commit: a run killed before this only reads again
             callback()
         if part_out is None:  # under the lock: two runs never build one site at once
@@ -111,6 +112,15 @@ def run_job(
     finally:
         lock.release()
     return result
+
+
+def _say_still_rebuilt(reports: Reports, failed: int, log: Callable[[str], None]) -> None:
+    """A run ends with no record rebuilt from history.csv left, or says which are left and why: no source of this
+    run provided them (a source that failed keeps its records until it answers)."""
+    left = sorted(name for name, rec in load_latest(reports).items() if rec.get("rebuilt"))
+    if left:
+        why = f"{failed} source(s) failed this run (named above)" if failed else "no source of this run provides them"
+        log(f"rebuilt   {len(left)} record(s) still as rebuilt from history.csv: {', '.join(left)}: {why}")
 
 
 def merge_parts(
