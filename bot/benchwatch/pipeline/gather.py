@@ -38,6 +38,7 @@ from benchwatch.pipeline.run_state import (
 )
 from benchwatch.pipeline.workers import AUDIT_ERRORS, Executor, ForkedExecutor
 from benchwatch.progress import Progress
+from benchwatch.record import as_record
 from benchwatch.rules import RuleBook
 from benchwatch.sources import SourceTable
 from benchwatch.store import content_revision, diff_snapshots, snapshot_bytes, validate_aggregates, validate_responses
@@ -264,7 +265,7 @@ def _keep_unchanged(run: RunState, name: str, ctx: SourceContext) -> str | None:
     mine = [r for r in run.previous.values() if r.get("source_name") == name and not r.get("gone_since")]
     if run.force or not mine or status.get("status") != "ok" or status.get("rules") != run.rules.fingerprint():
         return None
-    if any(r.get("rebuilt") and not r.get("source_name") for r in run.previous.values()):
+    if any((typed := as_record(r)).rebuilt and not typed.source_name for r in run.previous.values()):
         return None  # a record rebuilt from history.csv names no source: every source is read, so its own refits it
     if status.get("skipped") or any("notice" in rec for rec in mine):  # held or skipped data: the rules decide
         return None

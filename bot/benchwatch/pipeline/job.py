@@ -20,6 +20,7 @@ from benchwatch.pipeline.apply import JobResult, apply_delta
 from benchwatch.pipeline.gather import gather
 from benchwatch.pipeline.heal import heal
 from benchwatch.pipeline.run_state import DEFAULT_RULES
+from benchwatch.record import as_record
 from benchwatch.rules import RuleBook
 from benchwatch.sources import SourceTable
 from benchwatch.store import slug_collisions
@@ -117,7 +118,7 @@ def run_job(
 def _say_still_rebuilt(reports: Reports, failed: int, log: Callable[[str], None]) -> None:
     """A run ends with no record rebuilt from history.csv left, or says which are left and why: no source of this
     run provided them (a source that failed keeps its records until it answers)."""
-    left = sorted(name for name, rec in load_latest(reports).items() if rec.get("rebuilt"))
+    left = sorted(name for name, rec in load_latest(reports).items() if as_record(rec).rebuilt)
     if left:
         why = f"{failed} source(s) failed this run (named above)" if failed else "no source of this run provides them"
         log(f"rebuilt   {len(left)} record(s) still as rebuilt from history.csv: {', '.join(left)}: {why}")

@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime
 from email.utils import format_datetime
 
+from benchwatch.record import as_record
 from benchwatch.site.escape import printable
 from benchwatch.site.names import alert_anchor, alert_title
 from benchwatch.site.verdict import verdict_text
@@ -71,7 +72,7 @@ def rss_feed(
         ET.SubElement(item, "link").text = f"{base}{ALERTS_PAGE}#{alert_anchor(alert)}"
         figures = figures_sentence(alert.get("figures") or {})
         rec = records.get(alert["benchmark"])
-        now = f"Now: {verdict_text(rec)}" if rec is not None and rec.get("state") else ""  # the answer first
+        now = f"Now: {verdict_text(rec)}" if rec is not None and as_record(rec).state else ""  # the answer first
         ET.SubElement(item, "description").text = printable(
             " ".join(p for p in (f"{shown.rstrip('.')}.", now, figures) if p)
         )

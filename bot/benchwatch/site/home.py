@@ -7,6 +7,7 @@ format the cells (every upstream string escaped), the templates lay out the Mark
 
 from __future__ import annotations
 
+from benchwatch.record import as_record
 from benchwatch.site.cells import (
     WITHHELD_CELL,
     bounds_withheld,
@@ -54,7 +55,7 @@ def summary_points(records: dict[str, dict]) -> list[dict]:
         {
             "name": shown_name(rec),  # the name every page shows (issue 40)
             "url": "../" + page_of(rec).removesuffix(".md") + "/",
-            "top_tier_size": rec.get("top_tier_size"),
+            "top_tier_size": as_record(rec).top_tier_size,
             "ddm": None if bounds_withheld(rec) else rec.get("ddm"),  # withheld: on the strip of no coverage figure
             "state": rec["state"],
         }
@@ -93,7 +94,7 @@ def _home_gap(rec: dict) -> str:
     if bounds_withheld(rec):
         return WITHHELD_CELL
     if rec.get("detection_limit") is not None:
-        bound = as_bound(rec["detection_limit"])
+        bound = as_bound(as_record(rec).detection_limit)
         return f'<span title="{NO_BOUND}">no bound</span>' if bound is None else f"≤ {fmt(bound)}"
     return fmt(rec.get("max_gap"))
 
