@@ -1,4 +1,4 @@
-"""The marginal abilities' EM with and without squared extrapolation (``benchwatch.irt.accelerate``), on the pools
+"""The marginal abilities' EM with and without squared extrapolation (``benchwatch.irt.fits.accelerate``), on the pools
 the history by date refits: the first 2, 4, 8, 16 and all models of each benchmark of the bundled sample.
 
 Prints the steps and seconds of each, and how far each stops from the fixed point (the plain iteration run
@@ -17,8 +17,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bot"))
 
 from benchwatch.irt import encode_responses, fit_map
-from benchwatch.irt.cells import cell_patterns
-from benchwatch.irt.marginal import marginal_abilities_patterns
+from benchwatch.irt.fits.cells import cell_patterns
+from benchwatch.irt.fits.marginal import marginal_abilities_patterns
 from benchwatch.irt.responses import arrays_from_dense
 from benchwatch.sources.local import SAMPLE_FILE
 from benchwatch.store.responses import validate_responses

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-import benchwatch.irt.cells as cells
+import benchwatch.irt.fits.cells as cells
 import benchwatch.metrics.axis as axis
 import benchwatch.metrics.resolution as resolution
 import benchwatch.sources.local as local

@@ -36,7 +36,7 @@ def test_the_source_locator_comes_right_after_numba_cache_dirs_once():
 
 
 def test_the_kernels_are_cached_by_the_source_locator():
-    from benchwatch.irt import npmle_solver
+    from benchwatch.irt.difficulty import npmle_solver
 
     assert isinstance(npmle_solver._loglik._cache._impl.locator, SourceLocator)
 
@@ -59,7 +59,7 @@ def test_the_stamp_is_the_sources_content_not_its_mtime(tmp_path, monkeypatch):
     source = tmp_path / "kernels.py"
     source.write_text("def f():\n    return 1\n")
     monkeypatch.setattr(kernel_cache, "PACKAGE", tmp_path)
-    from benchwatch.irt.npmle_solver import _dot
+    from benchwatch.irt.difficulty.npmle_solver import _dot
 
     locator = SourceLocator.from_function(_dot.py_func, str(source))
     stamp = locator.get_source_stamp()
@@ -71,10 +71,11 @@ def test_the_stamp_is_the_sources_content_not_its_mtime(tmp_path, monkeypatch):
 
 
 def test_a_function_outside_the_package_is_left_to_numbas_locators():
-    from benchwatch.irt.npmle_solver import _dot
+    from benchwatch.irt.difficulty.npmle_solver import _dot
 
     assert SourceLocator.from_function(_dot.py_func, __file__) is None
-    assert SourceLocator.from_function(_dot.py_func, str(PACKAGE / "irt" / "npmle_solver.py")) is not None
+    solver = PACKAGE / "irt" / "difficulty" / "npmle_solver.py"
+    assert SourceLocator.from_function(_dot.py_func, str(solver)) is not None
 
 
 COUNT = """

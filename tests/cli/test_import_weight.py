@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-FORBIDDEN = ("numba", "benchwatch.pipeline", "benchwatch.metrics.bounds", "benchwatch.irt.rasch_map")
+FORBIDDEN = ("numba", "benchwatch.pipeline", "benchwatch.metrics.bounds", "benchwatch.irt.fits.rasch_map")
 WATCHED = (*FORBIDDEN, "scipy", "pandas", "benchwatch.metrics.frames", "benchwatch.history.check")
 
 BOARD = "benchmark,model,score,n_items,date\n" + "".join(

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from benchwatch.irt.accelerate import squarem
+from benchwatch.irt.fits.accelerate import squarem
 
 
 def _plain(update, x, tol, max_steps):

@@ -34,7 +34,7 @@ PROBE = """
 import os
 os.getloadavg = lambda: (0.0, 0.0, 0.0)  # the suite's other workers may be busy
 from benchwatch.irt import ahead
-from benchwatch.irt.npmle_solver import _solve
+from benchwatch.irt.difficulty.npmle_solver import _solve
 assert ahead.compile_ahead()
 assert ahead._helper.is_alive()
 ahead.wait()

@@ -1,4 +1,4 @@
-"""The compiled counting passes that order a benchmark's cells (``benchwatch.irt.cell_kernels``, issue 42: less
+"""The compiled counting passes that order a benchmark's cells (``benchwatch.irt.fits.cell_kernels``, issue 42: less
 memory at 38 million cells) give exactly what the sorts they replace give: NumPy's stable argsort by item, and the
 patterns' cells gathered by a stable sort by pattern (the construction ``cell_patterns`` had before, written here
 as the reference); the bounds' likelihood from the cells' share equals the one from their successes."""

@@ -108,7 +108,7 @@ def _dense_floored_abilities(trials, successes, floor, theta, grid_size=200, sd_
     fixed point)."""
     from scipy.special import expit
 
-    from benchwatch.irt.accelerate import squarem
+    from benchwatch.irt.fits.accelerate import squarem
 
     theta = np.asarray(theta, float)
     anchor, m = theta.mean(), theta.size

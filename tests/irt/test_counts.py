@@ -1,5 +1,5 @@
-"""The counts' likelihood of items with chance floors (``benchwatch.irt.counts``) against brute force: every answer
-vector enumerated, and the items' own likelihood summed over the vectors with their count."""
+"""The counts' likelihood of items with chance floors (``benchwatch.irt.item_model.counts``) against brute force: every
+answer vector enumerated, and the items' own likelihood summed over the vectors with their count."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from scipy.special import expit
 
 from benchwatch.irt import count_loglik, count_rows
-from benchwatch.irt.scale import difficulty_b, uncertain_abilities
+from benchwatch.irt.difficulty.scale import difficulty_b, uncertain_abilities
 from benchwatch.metrics import axis_grid, likelihood_from_cells
 
 
@@ -61,7 +61,7 @@ def test_the_grid_shared_among_threads_gives_the_same_table_to_the_bit(monkeypat
     """The grid's points are independent: shared out among the cores they give the table of one pass, bit for bit
     (including the counts that read -inf), and so does the walk over only the counts of non-zero probability (the
     table of 3,000 equal models is the binomial's above)."""
-    from benchwatch.irt import counts
+    from benchwatch.irt.item_model import counts
 
     rng = np.random.default_rng(3)
     theta, grid = rng.normal(0, 2.0, 700), np.linspace(-10, 10, 9)

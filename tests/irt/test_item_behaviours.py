@@ -15,9 +15,9 @@ from benchwatch.irt import (
     fit_item_model,
     fit_map,
 )
-from benchwatch.irt.design import blanks_where_failures
-from benchwatch.irt.fit_check import check_fit, refit, statistics
-from benchwatch.irt.floors import FLOOR_STEP, NARROW, FloorEstimate, marginal_loglik
+from benchwatch.irt.item_model.design import blanks_where_failures
+from benchwatch.irt.item_model.fit_check import check_fit, refit, statistics
+from benchwatch.irt.item_model.floors import FLOOR_STEP, NARROW, FloorEstimate, marginal_loglik
 from tests.irt.em_oracle import em_reference
 from tests.metrics.test_resolution import _calibration
 
@@ -66,7 +66,7 @@ def test_the_marginal_likelihood_is_the_mixing_maximum_found_by_plain_em(floored
     sub = encode_responses(_benchmark("floor 0.4 x nominal 0.25", 30, seed=4, items=60)[2])
     theta = fit_map(sub, floor=0.1 * sub.chance).theta
     got = marginal_loglik(sub, theta, 0.1 * sub.chance)
-    from benchwatch.irt.floors import b_grid
+    from benchwatch.irt.item_model.floors import b_grid
 
     rows = cell_loglik(
         sub.model_idx, sub.item_idx, sub.weight, sub.weight * sub.y, theta, b_grid(theta), 60, floor=0.1 * sub.chance
@@ -274,7 +274,7 @@ def test_models_tied_at_the_weakest_fifth_are_all_in_it_whatever_the_rounding():
     fit check's weakest fifth (and hardest fifth) takes all of a tie at its quantile or none, so the statistic does
     not move with the last bits of the abilities (Epoch's FrontierMath: p moved from 0.075 to 0.05 with them)."""
     from benchwatch.irt import ResponseArrays
-    from benchwatch.irt.fit_check import at_or_below
+    from benchwatch.irt.item_model.fit_check import at_or_below
 
     rng = np.random.default_rng(4)
     theta = np.array([-2.8, -2.8, -2.8, -2.0, -1.0, 0.0, 1.0, 2.0])  # the 20% quantile falls among the three ties

@@ -109,7 +109,7 @@ def test_difficulty_b_inverts_difficulty_z(scale):
 
 
 def test_pattern_mass_matches_the_log_space_sums_even_where_the_prior_underflows():
-    from benchwatch.irt.item_posterior import _pattern_mass
+    from benchwatch.irt.difficulty.item_posterior import _pattern_mass
 
     rng = np.random.default_rng(3)
     grid = np.linspace(-12, 12, 200)
@@ -166,9 +166,9 @@ def test_a_new_model_calibrated_by_moments_equals_the_grid_iteration():
 
 
 def test_the_priors_em_reaches_the_fixed_point_of_the_plain_iteration():
-    """``_marginal_ml`` extrapolates its EM (``benchwatch.irt.accelerate``); the plain EM, run here to its fixed
+    """``_marginal_ml`` extrapolates its EM (``benchwatch.irt.fits.accelerate``); the plain EM, run here to its fixed
     point, gives the same prior."""
-    from benchwatch.irt.item_posterior import _marginal_ml, _pattern_mass
+    from benchwatch.irt.difficulty.item_posterior import _marginal_ml, _pattern_mass
 
     theta, _, w, s = _simulate(6, 400, seed=4)  # few models: broad posteriors, the slow case
     grid = np.linspace(theta.min() - 8.0, theta.max() + 8.0, 200)

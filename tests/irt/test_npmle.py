@@ -8,7 +8,7 @@ from scipy.optimize import minimize
 from scipy.special import log_expit
 
 from benchwatch.irt import linear_range, mixture_loglik
-from benchwatch.irt.npmle import solve_mixing as solve
+from benchwatch.irt.difficulty.npmle import solve_mixing as solve
 from tests.irt.em_oracle import em_reference
 
 
@@ -43,7 +43,7 @@ def test_unrestricted_maximum_equals_a_long_em_run(seed):
 def test_on_many_points_the_sparse_start_reaches_the_same_maximum(n_models):
     """On more than SPARSE_FROM points a fit without a start begins on SPARSE_POINTS of them: the maximum is the
     long EM run's and the uniform start's, broad items (8 models) or sharp (200), with a stretch left out too."""
-    from benchwatch.irt.npmle import SPARSE_FROM
+    from benchwatch.irt.difficulty.npmle import SPARSE_FROM
 
     like, counts = _likelihood(4, n_models=n_models, grid=200)
     assert like.shape[1] > SPARSE_FROM

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from benchwatch.irt import encode_responses, fit_nuts, fit_rasch
-from benchwatch.irt.rasch_nuts import check_sampler
+from benchwatch.irt.fits.rasch_nuts import check_sampler
 from tests.irt.test_rasch_map import simulate
 
 

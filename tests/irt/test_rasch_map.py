@@ -195,7 +195,7 @@ def test_sparse_newton_reaches_the_dense_newton_optimum(n_models, n_items, missi
 def test_the_dense_schur_steps_of_a_large_pool_reach_the_same_optimum(monkeypatch, floor):
     """From ``DENSE_CELLS`` cells (1,000,000; here every fit) the Newton steps form S by BLAS and solve it by
     Cholesky instead of running CG over the cells: the same mode, and no CG iteration."""
-    from benchwatch.irt import rasch_curvature
+    from benchwatch.irt.fits import rasch_curvature
 
     df, _, _ = simulate(60, 400, seed=8, missing=0.3)
     data = encode_responses(df)
@@ -280,7 +280,7 @@ def test_a_fit_whose_value_cannot_show_the_last_gain_stops_at_the_mode(monkeypat
     """The log posterior is a sum over the cells that rounds at eps |value| (4e-9 at 4,500 x 12,000, where the
     last Newton decrements were 1e-8): there every line search failed, 27 passes each, up to 100 iterations. Here
     the value is rounded to 1e-4 to make that happen on a small pool: the fit stops, converged, at the mode."""
-    from benchwatch.irt import rasch_map
+    from benchwatch.irt.fits import rasch_map
 
     df, _, _ = simulate(30, 200, seed=6, missing=0.2)
     data = encode_responses(df)
@@ -311,7 +311,8 @@ def test_a_fit_whose_value_cannot_show_the_last_gain_stops_at_the_mode(monkeypat
 def test_the_dense_schur_complement_split_over_threads_is_the_one_product_to_rounding(monkeypatch):
     """``C C'`` as two products over halves of C's columns on two threads: the one product to rounding, the same
     bits whatever the threads, and a fit on it reaches the same mode."""
-    from benchwatch.irt import kernels, rasch_curvature
+    from benchwatch.irt import kernels
+    from benchwatch.irt.fits import rasch_curvature
 
     cross = np.random.default_rng(3).random((80, 3001))
     whole = cross @ cross.T
@@ -338,7 +339,7 @@ def test_floored_newton_steps_on_the_observed_information_reach_fisher_scorings_
     """With floors, where the steps are solved densely, every step after the first is Newton's on the observed
     information (checked positive definite by its Cholesky factor): the mode and the SDs (the Fisher information's)
     of Fisher scoring, in fewer steps; the observed information of a cell against a numerical second derivative."""
-    from benchwatch.irt import rasch_curvature, rasch_map
+    from benchwatch.irt.fits import rasch_curvature, rasch_map
 
     df, _, _ = simulate(60, 400, seed=9, missing=0.2)
     data = encode_responses(df)

@@ -19,11 +19,11 @@ from benchwatch.irt import (
     fit_map,
     spread_rows,
 )
-from benchwatch.irt import spread as spread_module
-from benchwatch.irt import spread_kernels as sk
-from benchwatch.irt.fit_check import FitCheck, Statistics
-from benchwatch.irt.item_model import withheld_reason
-from benchwatch.irt.spread import draw_log_a, mixture
+from benchwatch.irt.item_model import spread as spread_module
+from benchwatch.irt.item_model import spread_kernels as sk
+from benchwatch.irt.item_model.fit_check import FitCheck, Statistics
+from benchwatch.irt.item_model.model import withheld_reason
+from benchwatch.irt.item_model.spread import draw_log_a, mixture
 
 
 def _two_pl(models: int, items: int, sd: float, seed: int, *, floor: float = 0.0, own: bool = True):
@@ -238,8 +238,8 @@ def test_the_spread_interval_is_the_profile_s_read_on_a_fine_grid():
     likelihood, brute force): the maximum within the search's resolution, each end outside the profile's own
     crossing by at most one resolution step (the search reads the coarse spreads in order and stops once the
     profile lies below any level its top can set: those beyond, the dearest, are never read)."""
-    from benchwatch.irt.profile import npmle_loglik
-    from benchwatch.irt.spread import B_POINTS, CRIT, LARGEST, TOL
+    from benchwatch.irt.item_model.profile import npmle_loglik
+    from benchwatch.irt.item_model.spread import B_POINTS, CRIT, LARGEST, TOL
 
     data, _ = _two_pl(40, 150, 0.4, seed=31)
     theta = fit_map(data).theta

@@ -71,7 +71,7 @@ _AUDIT_COMPILES = r"""
 import json, os, tempfile
 from benchwatch.irt import compiled_kernels as irt_kernels
 from benchwatch.metrics import compiled_kernels as metrics_kernels
-import benchwatch.irt.kernels, benchwatch.irt.npmle_solver, benchwatch.metrics.kernels
+import benchwatch.irt.kernels, benchwatch.irt.difficulty.npmle_solver, benchwatch.metrics.kernels
 from numba.core.registry import CPUDispatcher
 from benchwatch.pipeline import workers
 
@@ -80,7 +80,7 @@ for kernel, types, _ in listed:
     kernel.compile(types)
 def compiled():
     out = {}
-    for mod in (benchwatch.irt.kernels, benchwatch.irt.npmle_solver, benchwatch.metrics.kernels):
+    for mod in (benchwatch.irt.kernels, benchwatch.irt.difficulty.npmle_solver, benchwatch.metrics.kernels):
         for name, obj in vars(mod).items():
             if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == mod.__name__:
                 out[mod.__name__ + "." + name] = sorted(str(tuple(s)) for s in obj.signatures)

@@ -42,8 +42,8 @@ def compile_ahead(*later: Callable[[], list[tuple]]) -> bool:
 
 
 def _solver_kernels() -> list[tuple]:
+    from benchwatch.irt.difficulty.npmle_solver import _loglik, _solve
     from benchwatch.irt.kernels import compiled_kernels
-    from benchwatch.irt.npmle_solver import _loglik, _solve
 
     return [(k, types) for k, types, _ in compiled_kernels() if k in (_solve, _loglik)]
 

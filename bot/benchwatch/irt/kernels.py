@@ -249,9 +249,13 @@ def compiled_kernels() -> list[tuple]:
     """(kernel, argument types, seconds its first compile took on a 2-core machine) for every kernel as the
     pipeline calls it, so that a run's workers can share the compiling of a first run after install
     (``benchwatch.pipeline.workers``); a test checks that the sample's run compiles nothing else."""
-    from benchwatch.irt.cell_kernels import by_item, by_pattern, hash_items, pattern_starts
-    from benchwatch.irt.check_kernels import check_sums, refit_sweeps  # the fit check's, every benchmark's
-    from benchwatch.irt.npmle_solver import _best_moved, _loglik, _solve  # the items' mixing distribution's solver
+    from benchwatch.irt.difficulty.npmle_solver import (  # the items' mixing distribution's solver
+        _best_moved,
+        _loglik,
+        _solve,
+    )
+    from benchwatch.irt.fits.cell_kernels import by_item, by_pattern, hash_items, pattern_starts
+    from benchwatch.irt.item_model.check_kernels import check_sums, refit_sweeps  # the fit check's, every benchmark's
 
     return [
         (evaluate, (_F, _F, _I4, _I4, _F, _F, _F, _N, _N), 0.6),
@@ -283,8 +287,8 @@ def item_model_kernels() -> list[tuple]:
     """``compiled_kernels``' list for the item models' kernels (chance floors, the spread of discriminations),
     which a run compiles only when a benchmark has floors or per-item answers: the wheel's build compiles them too
     (``benchwatch.kernel_cache``)."""
-    from benchwatch.irt.counts import count_table
-    from benchwatch.irt.spread_kernels import integrate, tables
+    from benchwatch.irt.item_model.counts import count_table
+    from benchwatch.irt.item_model.spread_kernels import integrate, tables
 
     _F3 = nt.float64[:, :, ::1]
     return [

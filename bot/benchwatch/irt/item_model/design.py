@@ -34,7 +34,7 @@ def observer_keys(data: ResponseArrays) -> np.ndarray:
 
 def model_set_keys(item_idx: np.ndarray, model_idx: np.ndarray, n_models: int, n_items: int) -> np.ndarray:
     """``observer_keys`` from the cells' codes alone (the items' sets of models; no trials or answers read)."""
-    from benchwatch.irt.cell_kernels import hash_items
+    from benchwatch.irt.fits.cell_kernels import hash_items
 
     rng = np.random.default_rng(20261203)
     r1 = rng.integers(1, 2**63, size=n_models, dtype=np.uint64) | np.uint64(1)

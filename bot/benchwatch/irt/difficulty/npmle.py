@@ -14,7 +14,7 @@ The solver is the constrained Newton method of Wang (2007, "On fast computation 
 maximum likelihood estimate of a mixing distribution"): each step maximises the quadratic expansion of the
 objective over the simplex (an active-set method on the normal equations, the tilt entering their right-hand
 side exactly) over the current support and the grid points of steepest ascent, then a backtracking line
-search; compiled with numba (``benchwatch.irt.npmle_solver``), it releases the GIL. Every iterate is a
+search; compiled with numba (``benchwatch.irt.difficulty.npmle_solver``), it releases the GIL. Every iterate is a
 distribution, so its value is a certified lower bound of the maximum, and the Frank-Wolfe gap (the largest
 first-order gain over the simplex) a certified upper bound on what is left: a caller that only needs to know
 on which side of a level the maximum lies stops as soon as it knows.
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchwatch.irt import ahead
-from benchwatch.irt.npmle_solver import _best_moved, _loglik, _solve
+from benchwatch.irt.difficulty.npmle_solver import _best_moved, _loglik, _solve
 
 TOL = 1e-7  # stop when the certified gap to the maximum is below this (log-likelihood units)
 MAX_ITER = 200

@@ -1,4 +1,4 @@
-"""The compiled passes that put a benchmark's cells in order (``benchwatch.irt.cells``): each item's fingerprint,
+"""The compiled passes that put a benchmark's cells in order (``benchwatch.irt.fits.cells``): each item's fingerprint,
 its cells gathered by response pattern or by item, by counting (no sort, no array of positions); numba, cached on
 disk (``benchwatch.kernel_cache``), listed in ``benchwatch.irt.kernels.compiled_kernels``."""
 

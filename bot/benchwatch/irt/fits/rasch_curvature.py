@@ -1,5 +1,5 @@
-"""The parts of ``benchwatch.irt.rasch_map``'s Newton steps: the observed cells, one pass over them (the negative log
-posterior, its gradient and curvature), and the Hessian at a point solved through the Schur complement over the
+"""The parts of ``benchwatch.irt.fits.rasch_map``'s Newton steps: the observed cells, one pass over them (the negative
+log posterior, its gradient and curvature), and the Hessian at a point solved through the Schur complement over the
 smaller block, S = D_u - C D_v^-1 C': by preconditioned conjugate gradients (each product with S one pass over
 the cells), or, for a large pool whose cross block C fits in memory, by forming S with one BLAS product and
 factorising it (``DENSE_CELLS``, ``DENSE_ENTRIES``, ``DENSE_FLOPS``)."""

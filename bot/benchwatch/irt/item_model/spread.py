@@ -11,9 +11,9 @@ at any pool size:
     l(s) = max over the items' distribution G of sum_i log integral P(answers of item i | b, s) dG(b)
 
 the marginal likelihood of s with every item's discrimination AND location integrated out (its discrimination
-by the trapezoid rule on nodes fine enough for 1e-6, ``benchwatch.irt.spread_kernels``; its location over every
-distribution of difficulty, the nonparametric maximum likelihood of ``benchwatch.irt.npmle``, one per design
-group), at the abilities of the fit (a 1PL's abilities order the models as a 2PL's do, and s = 0 is the 1PL).
+by the trapezoid rule on nodes fine enough for 1e-6, ``benchwatch.irt.item_model.spread_kernels``; its location over
+every distribution of difficulty, the nonparametric maximum likelihood of ``benchwatch.irt.difficulty.npmle``, one per
+design group), at the abilities of the fit (a 1PL's abilities order the models as a 2PL's do, and s = 0 is the 1PL).
 Its 95% interval is the profile likelihood interval at chi2_2's level (l(s) >= max l - 3.0), as the floor's:
 the abilities enter at their fitted values. Where the pool cannot place s (a dozen models), the interval is wide, up to
 [0, ``LARGEST``], and the bounds computed over it are wide too; they never take s = 0 because a check could not
@@ -96,11 +96,11 @@ def spread_rows(
     mean_log_a: float = 0.0,
 ) -> np.ndarray:
     """Each item's log likelihood at the points ``grid`` of b (items x G), its discrimination integrated out over
-    log a from the spread's mixture around ``mean_log_a`` (``benchwatch.irt.spread_kernels``: matrix products of
-    the items' successes and trials with each model's terms at every node); the 1PL's at a spread under ``ZERO``.
+    log a from the spread's mixture around ``mean_log_a`` (``benchwatch.irt.item_model.spread_kernels``: matrix products
+    of the items' successes and trials with each model's terms at every node); the 1PL's at a spread under ``ZERO``.
     ``slope``: each model's logit multiplier (its ability's own error); ``floor``: each item's floor. Each set of
     alike items once; blocks of items on both cores at once."""
-    from benchwatch.irt.cells import cell_loglik
+    from benchwatch.irt.fits.cells import cell_loglik
 
     theta = np.ascontiguousarray(theta, dtype=float)
     grid = np.ascontiguousarray(grid, dtype=float)
@@ -177,11 +177,11 @@ class _Cells:
 def _integrated_rows(
     cells: _Cells, theta: np.ndarray, slope: np.ndarray, grid: np.ndarray, spread: float, mu: float
 ) -> np.ndarray:
-    """``spread_rows``' rows of the distinct items (see ``benchwatch.irt.spread_kernels``): for each block of
+    """``spread_rows``' rows of the distinct items (see ``benchwatch.irt.item_model.spread_kernels``): for each block of
     points of b, each model's terms at every node and point, then blocks of items' log likelihoods by two matrix
     products (the trials' one once per design where the designs are few), integrated over the nodes."""
+    from benchwatch.irt.item_model.spread_kernels import integrate, nodes, tables
     from benchwatch.irt.kernels import THREADS, thread_pool
-    from benchwatch.irt.spread_kernels import integrate, nodes, tables
 
     n, models = cells.n, theta.size
     out = np.empty((n, grid.size))
@@ -276,7 +276,7 @@ def estimate_spread(
 ) -> SpreadEstimate:
     """The spread s in [0, ``LARGEST``] that maximises the marginal likelihood (see the module), and its 95% profile
     interval, at the abilities ``theta`` and each item's ``floor``."""
-    from benchwatch.irt.profile import crossing, kept_items, npmle_loglik, restrict
+    from benchwatch.irt.item_model.profile import crossing, kept_items, npmle_loglik, restrict
 
     per_item = data.model_idx.size / max(1, data.n_items)
     keep = kept_items(data.n_items, int(min(max_items, max(MIN_ITEMS, PROFILE_CELLS // max(per_item, 1.0)))), seed)

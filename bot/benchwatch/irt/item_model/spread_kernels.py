@@ -1,6 +1,6 @@
 """Each item's likelihood on a grid of difficulty with its discrimination integrated out: matrix products.
 
-The item model with a spread of discriminations (``benchwatch.irt.spread``): P = c + (1 - c) sigmoid(eta),
+The item model with a spread of discriminations (``benchwatch.irt.item_model.spread``): P = c + (1 - c) sigmoid(eta),
 eta = a slope_j (theta_j - b), log a = u from a mixture of normals around mu. Since c + (1 - c) sigmoid(eta) =
 (c + e^eta) / (1 + e^eta), an item's log likelihood at (u, b) splits into a part of its successes and a part of
 every trial it was given:

@@ -13,9 +13,9 @@ chose a discrimination for every benchmark and a guessing parameter for HellaSwa
   expected) / its standard error.
 
 On an open-ended benchmark whose lower-asymptote statistic is above ``FLOOR_PRESCREEN`` the floor is also profiled
-(``benchwatch.irt.floors``, the nominal floor taken as 1 on every item): a likelihood ratio of no floor against the best
-beyond ``FLOOR_LR`` is a floor found, the test's most powerful reading of every answer (the statistic's fifths miss
-a floor of 0.1 under an empty top in 2 of 10 benchmarks of 1,000 models; the profile in none of 5).
+(``benchwatch.irt.item_model.floors``, the nominal floor taken as 1 on every item): a likelihood ratio of no floor
+against the best beyond ``FLOOR_LR`` is a floor found, the test's most powerful reading of every answer (the statistic's
+fifths miss a floor of 0.1 under an empty top in 2 of 10 benchmarks of 1,000 models; the profile in none of 5).
 
 The test statistic is the larger of |floor| and discrimination; its null distribution is that of the same
 statistic on ``REPLICATES`` benchmarks simulated from the fitted model on the same observed cells (the same
@@ -169,8 +169,8 @@ def at_or_below(x: np.ndarray, share: float) -> np.ndarray:
 
 def statistics(data: ResponseArrays, theta: np.ndarray, b: np.ndarray, floor: np.ndarray | None) -> Statistics:
     """The fit statistics of ``data`` at the fitted abilities, difficulties and floors (see the module); the
-    sums over the cells in two compiled passes (``benchwatch.irt.check_kernels.check_sums``)."""
-    from benchwatch.irt.check_kernels import check_sums
+    sums over the cells in two compiled passes (``benchwatch.irt.item_model.check_kernels.check_sums``)."""
+    from benchwatch.irt.item_model.check_kernels import check_sums
 
     theta, b = np.ascontiguousarray(theta, dtype=float), np.ascontiguousarray(b, dtype=float)
     weak, hard = at_or_below(theta, WEAK_SHARE), at_or_below(-b, HARD_SHARE)
@@ -192,9 +192,9 @@ def refit(data: ResponseArrays, theta: np.ndarray, b: np.ndarray, floor: np.ndar
     """The fit of a replicate simulated from (theta, b), from there: alternating Fisher steps of every item's b
     (the abilities held) and every model's theta (the difficulties held), each a pass over the cells; the
     replicate's mode lies within its sampling error of the start, where a few such sweeps reach it to second
-    order (the MAP fit's priors, sd 3, kept; ``benchwatch.irt.check_kernels.refit_sweeps``)."""
-    from benchwatch.irt.check_kernels import refit_sweeps
-    from benchwatch.irt.rasch_map import PRIOR_SD_B, PRIOR_SD_THETA
+    order (the MAP fit's priors, sd 3, kept; ``benchwatch.irt.item_model.check_kernels.refit_sweeps``)."""
+    from benchwatch.irt.fits.rasch_map import PRIOR_SD_B, PRIOR_SD_THETA
+    from benchwatch.irt.item_model.check_kernels import refit_sweeps
 
     theta, b = np.ascontiguousarray(theta, dtype=float), np.ascontiguousarray(b, dtype=float)
     return refit_sweeps(
@@ -216,10 +216,10 @@ def check_fit(
     """The fit check of a fitted benchmark (``theta``, ``b`` and the items' ``floor`` of its fit), calibrated on the
     widened item model: its replicates are drawn with each item's log discrimination from N(0, ``spread``^2) (a new
     draw each replicate) and, where cells hold several samples, beta-binomial cells of intra-cell correlation
-    ``rho`` (``benchwatch.irt.samples``: the data and the replicates read as their effective trials at rho). At
-    spread 0 and rho 0 it is the 1PL's check, draw for draw."""
-    from benchwatch.irt.samples import effective
-    from benchwatch.irt.spread import draw_log_a
+    ``rho`` (``benchwatch.irt.item_model.samples``: the data and the replicates read as their effective trials at rho).
+    At spread 0 and rho 0 it is the 1PL's check, draw for draw."""
+    from benchwatch.irt.item_model.samples import effective
+    from benchwatch.irt.item_model.spread import draw_log_a
 
     used = effective(data, rho)
     observed = statistics(used, theta, b, floor)

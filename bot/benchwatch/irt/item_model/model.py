@@ -6,16 +6,18 @@ nuisance estimated from the data with its 95% interval, at any pool size, and ev
 them (``benchwatch.metrics.union_bounds``): wide where a small pool cannot place them ("cannot tell with these
 models"), as narrow as a large pool has earned. ``fit_item_model`` runs, in order:
 
-1. the design groups (``benchwatch.irt.design``): items grouped by the models that answered them;
+1. the design groups (``benchwatch.irt.item_model.design``): items grouped by the models that answered them;
 2. where items have nominal chance floors (their number of options, a ``chance`` column or configuration),
-   the effective floor (``benchwatch.irt.floors``): one share f of the nominal floors with its interval;
+   the effective floor (``benchwatch.irt.item_model.floors``): one share f of the nominal floors with its interval;
 3. the 1PL fit at the effective floor: MAP, whose positions and abilities are published; with ``method="nuts"``
    NUTS samples the same posterior beside it, as a check (``ItemModel.nuts``);
-4. where cells hold several samples, their intra-cell correlation rho (``benchwatch.irt.samples``) with its
+4. where cells hold several samples, their intra-cell correlation rho (``benchwatch.irt.item_model.samples``) with its
    interval, and the fit again with each cell counted as its effective trials at rho;
-5. the spread s of log discrimination (``benchwatch.irt.spread``) with its interval, each item's discrimination
+5. the spread s of log discrimination (``benchwatch.irt.item_model.spread``) with its interval, each item's
+discrimination
    integrated out;
-6. the fit check (``benchwatch.irt.fit_check``) calibrated on that widened model (its replicates drawn with the
+6. the fit check (``benchwatch.irt.item_model.fit_check``) calibrated on that widened model (its replicates drawn with
+the
    fitted s and rho), on the same items as the floor's profile (fewer with very many models: ``check_items``);
 7. the path the bounds take: **1PL** where s's interval is [0, 0]; **2PL** (each item's discrimination integrated
    out over s's interval) otherwise; **withheld** only where the widened model is rejected or blanks stand for
@@ -34,13 +36,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchwatch.irt.design import blanks_where_failures, design_groups, group_summary
-from benchwatch.irt.fit_check import FLOOR_PRESCREEN, FitCheck, check_fit
-from benchwatch.irt.floors import MAX_ITEMS, FloorEstimate, estimate_floor, kept_items, restrict
-from benchwatch.irt.rasch_map import RaschFit
+from benchwatch.irt.fits.rasch_map import RaschFit
+from benchwatch.irt.item_model.design import blanks_where_failures, design_groups, group_summary
+from benchwatch.irt.item_model.fit_check import FLOOR_PRESCREEN, FitCheck, check_fit
+from benchwatch.irt.item_model.floors import MAX_ITEMS, FloorEstimate, estimate_floor, kept_items, restrict
+from benchwatch.irt.item_model.samples import RhoEstimate, effective, estimate_rho, several
+from benchwatch.irt.item_model.spread import ZERO, SpreadEstimate, estimate_spread
 from benchwatch.irt.responses import ResponseArrays
-from benchwatch.irt.samples import RhoEstimate, effective, estimate_rho, several
-from benchwatch.irt.spread import ZERO, SpreadEstimate, estimate_spread
 
 PATHS = ("1PL", "2PL", "withheld")
 UNDECLARED_LARGEST = 0.5  # an undeclared floor is searched in [0, 0.5]
@@ -109,7 +111,7 @@ class ItemModel:
 
     def cells(self, data: ResponseArrays, rho: float | None = None) -> ResponseArrays:
         """The cells as the item model reads them: each counted as its effective trials at ``rho`` (default: its
-        estimate; ``benchwatch.irt.samples.effective``)."""
+        estimate; ``benchwatch.irt.item_model.samples.effective``)."""
         return effective(data, self.rho_hat if rho is None else rho)
 
     def words(self) -> str:
@@ -261,7 +263,7 @@ def fit_item_model(
     (see the module). ``check`` off skips the nuisances and the fit check (the 1PL path, as before they existed).
     ``method="nuts"``: the fit is still the MAP's (the model-based figures' calibrated path reads it); the NUTS
     fit is the item model's ``nuts``, a check."""
-    from benchwatch.irt.fit import fit_rasch
+    from benchwatch.irt.fits.fit import fit_rasch
 
     groups = design_groups(data)
     nominal = data.chance if data.chance is not None and np.any(data.chance > 0) else None
@@ -318,8 +320,8 @@ def _at_floor(
 ) -> tuple[RaschFit, ItemModel]:
     """The floor estimated with the items' discriminations integrated out at the model's spread, the fit at it,
     and the spread again at that floor (on the profile's item budget, ``spread.MAX_ITEMS``)."""
-    from benchwatch.irt.fit import fit_rasch
-    from benchwatch.irt.spread import MAX_ITEMS as SPREAD_ITEMS
+    from benchwatch.irt.fits.fit import fit_rasch
+    from benchwatch.irt.item_model.spread import MAX_ITEMS as SPREAD_ITEMS
 
     cells = model.cells(data)
     floor = estimate_floor(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from benchwatch.irt.rasch_map import PRIOR_SD_B, PRIOR_SD_THETA
+from benchwatch.irt.fits.rasch_map import PRIOR_SD_B, PRIOR_SD_THETA
 from benchwatch.irt.responses import ResponseArrays
 
 

@@ -1,4 +1,4 @@
-"""The compiled solver of ``benchwatch.irt.npmle``: the constrained Newton method for the maximum of
+"""The compiled solver of ``benchwatch.irt.difficulty.npmle``: the constrained Newton method for the maximum of
 l(w) + t . w over the distributions on some of the grid points, with its small dense linear algebra (the normal
 equations, the quadratic programme over the simplex), compiled with numba (cached on disk) and free of the GIL.
 
@@ -214,12 +214,11 @@ def _solve(
     """Maximise l(w) + tilt . w over distributions on the free points, from w (a distribution with l(w) finite),
     in place; stops early at ``above`` or ``below`` (see ``solve_mixing``), once the objective is known to lie
     between ``band_lo`` and ``band_hi``, or once an iterate has tilt . w >= ``reach`` with l(w) >= ``level``.
-    Returns (objective, gap, iterations)."""
+    Returns (objective, gap, iterations). Each iteration: the gradient and the Frank-Wolfe gap, a Newton proposal
+    on a few candidate points (``_newton_proposal``), and a line search toward it (``_ascend``)."""
     n_grid, n_pat = table.shape
-    total = 0.0
     root = np.empty(n_pat)
     for i in range(n_pat):
-        total += counts[i]
         root[i] = np.sqrt(counts[i])
     value = _loglik(table, counts, w) + _dot(tilt, w)
     gap = np.inf
@@ -243,79 +242,104 @@ def _solve(
         tilted = _dot(tilt, w)
         if tilted >= reach and value - tilted >= level:
             break
-        keep = np.zeros(n_grid, np.bool_)
-        for k in range(n_grid):
-            keep[k] = w[k] > 0.0
-        taken = np.zeros(n_grid, np.bool_)  # the CANDIDATES free points of steepest ascent (no sort)
-        for _ in range(min(CANDIDATES, n_grid)):
-            pick = -1
-            for k in range(n_grid):
-                if free[k] and not taken[k] and (pick < 0 or grad[k] > grad[pick]):
-                    pick = k
-            if pick < 0:
-                break
-            taken[pick] = True
-            keep[pick] = True
-        size = 0
-        for k in range(n_grid):
-            size += keep[k]
-        cand = np.empty(size, np.int64)
-        size = 0
-        for k in range(n_grid):
-            if keep[k]:
-                cand[size] = k
-                size += 1
-        system = np.empty((n_pat, cand.size))
-        target = np.empty(n_pat)
-        for i in range(n_pat):
-            ratio[i] = root[i] / mix[i]
-            target[i] = 2.0 * root[i]
-        for c in range(cand.size):  # capped: a pattern far from the current mixture must not overflow
-            row = table[cand[c]]
-            for i in range(n_pat):
-                system[i, c] = min(ratio[i] * row[i], 1e100)
-        rhs = _tmatvec(system, target)
-        for c in range(cand.size):
-            rhs[c] += tilt[cand[c]]  # the tilt's linear term, exactly
-        x = np.empty(cand.size)
-        for c in range(cand.size):
-            x[c] = w[cand[c]]  # feasible: the current distribution, whose support is among the candidates
-        x = _simplex_qp(_gram(system), rhs, x, 10 * cand.size + 10)
-        mass = 0.0
-        for c in range(cand.size):
-            mass += x[c]
-        if mass <= 0.0:
+        found, proposal = _newton_proposal(table, root, mix, tilt, w, _candidates(w, grad, free))
+        if not found:
             break
-        proposal = np.zeros(n_grid)
-        for c in range(cand.size):
-            proposal[cand[c]] = x[c] / mass
-        moved = False
-        for attempt in range(2):  # the Newton proposal; failing it, a Frank-Wolfe step to the steepest vertex
-            if attempt == 1:
-                pick = -1
-                for k in range(n_grid):
-                    if free[k] and (pick < 0 or grad[k] > grad[pick]):
-                        pick = k
-                for k in range(n_grid):
-                    proposal[k] = 0.0
-                proposal[pick] = 1.0
-            alpha = 1.0
-            for _ in range(50):
-                for k in range(n_grid):
-                    trial[k] = w[k] + alpha * (proposal[k] - w[k])
-                now = _loglik(table, counts, trial) + _dot(tilt, trial)
-                if now > value + 1e-13 * (1.0 + abs(value)):  # a gain below rounding is no gain: stalled
-                    for k in range(n_grid):
-                        w[k] = trial[k]
-                    value = now
-                    moved = True
-                    break
-                alpha *= 0.5
-            if moved:
-                break
+        moved, value = _ascend(table, counts, tilt, w, proposal, grad, free, value, trial)
         if not moved:  # no ascent left at machine precision
             break
     return value, gap, iterations
+
+
+@njit(cache=True, nogil=True)
+def _candidates(w, grad, free):  # pragma: no cover (compiled)
+    """The points a Newton step may place mass on: the current support and the ``CANDIDATES`` free points of
+    steepest ascent (picked one at a time: no sort)."""
+    n_grid = w.size
+    keep = np.zeros(n_grid, np.bool_)
+    for k in range(n_grid):
+        keep[k] = w[k] > 0.0
+    taken = np.zeros(n_grid, np.bool_)
+    for _ in range(min(CANDIDATES, n_grid)):
+        pick = -1
+        for k in range(n_grid):
+            if free[k] and not taken[k] and (pick < 0 or grad[k] > grad[pick]):
+                pick = k
+        if pick < 0:
+            break
+        taken[pick] = True
+        keep[pick] = True
+    size = 0
+    for k in range(n_grid):
+        size += keep[k]
+    cand = np.empty(size, np.int64)
+    size = 0
+    for k in range(n_grid):
+        if keep[k]:
+            cand[size] = k
+            size += 1
+    return cand
+
+
+@njit(cache=True, nogil=True)
+def _newton_proposal(table, root, mix, tilt, w, cand):  # pragma: no cover (compiled)
+    """The Newton step's distribution on the candidate points: the quadratic model of the objective around the
+    current mixture, maximised over the simplex of ``cand`` from the current distribution (whose support is among
+    them). (False, _) when it puts no mass anywhere."""
+    n_grid, n_pat = table.shape
+    system = np.empty((n_pat, cand.size))
+    target = np.empty(n_pat)
+    ratio = np.empty(n_pat)
+    for i in range(n_pat):
+        ratio[i] = root[i] / mix[i]
+        target[i] = 2.0 * root[i]
+    for c in range(cand.size):  # capped: a pattern far from the current mixture must not overflow
+        row = table[cand[c]]
+        for i in range(n_pat):
+            system[i, c] = min(ratio[i] * row[i], 1e100)
+    rhs = _tmatvec(system, target)
+    for c in range(cand.size):
+        rhs[c] += tilt[cand[c]]  # the tilt's linear term, exactly
+    x = np.empty(cand.size)
+    for c in range(cand.size):
+        x[c] = w[cand[c]]  # feasible: the current distribution, whose support is among the candidates
+    x = _simplex_qp(_gram(system), rhs, x, 10 * cand.size + 10)
+    mass = 0.0
+    for c in range(cand.size):
+        mass += x[c]
+    proposal = np.zeros(n_grid)
+    if mass <= 0.0:
+        return False, proposal
+    for c in range(cand.size):
+        proposal[cand[c]] = x[c] / mass
+    return True, proposal
+
+
+@njit(cache=True, nogil=True)
+def _ascend(table, counts, tilt, w, proposal, grad, free, value, trial):  # pragma: no cover (compiled)
+    """A backtracking line search from w toward the proposal (in place); failing it, one toward the steepest free
+    vertex (a Frank-Wolfe step). (whether w moved, the objective there); a gain below rounding is no gain."""
+    n_grid = w.size
+    for attempt in range(2):
+        if attempt == 1:
+            pick = -1
+            for k in range(n_grid):
+                if free[k] and (pick < 0 or grad[k] > grad[pick]):
+                    pick = k
+            for k in range(n_grid):
+                proposal[k] = 0.0
+            proposal[pick] = 1.0
+        alpha = 1.0
+        for _ in range(50):
+            for k in range(n_grid):
+                trial[k] = w[k] + alpha * (proposal[k] - w[k])
+            now = _loglik(table, counts, trial) + _dot(tilt, trial)
+            if now > value + 1e-13 * (1.0 + abs(value)):  # a gain below rounding is no gain: stalled
+                for k in range(n_grid):
+                    w[k] = trial[k]
+                return True, now
+            alpha *= 0.5
+    return False, value
 
 
 @njit(cache=True, nogil=True)

@@ -1,15 +1,15 @@
 """Abilities by marginal MAP over a set of observed cells (``marginal_abilities_cells``): the models with cells
 here fitted against everything held fixed, the items' prior held or re-estimated, with or without chance
-floors. The EM's shared pieces are ``benchwatch.irt.em_steps``."""
+floors. The EM's shared pieces are ``benchwatch.irt.fits.em_steps``."""
 
 from __future__ import annotations
 
 import numpy as np
 from scipy.special import expit
 
-from benchwatch.irt.accelerate import iterate
-from benchwatch.irt.cells import cell_loglik
-from benchwatch.irt.em_steps import expected_score, floor_parts, normalised, prior_moments, rasch_score
+from benchwatch.irt.fits.accelerate import iterate
+from benchwatch.irt.fits.cells import cell_loglik
+from benchwatch.irt.fits.em_steps import expected_score, floor_parts, normalised, prior_moments, rasch_score
 
 
 def marginal_abilities_cells(
@@ -80,21 +80,33 @@ def marginal_abilities_cells(
         theta[models] = th
         loglik = cell_loglik(m_local, i_local, trials, successes, th, grid, items.size)
         return theta, items, loglik, float(mu), float(sigma)
-    for _ in range(max_iter):  # the items' prior held: each model's exact second derivative (Newton, not EM)
-        post = normalised(fixed + cell_loglik(m_local, i_local, trials, successes, th, grid, items.size))
+    th = _held_prior_newton(
+        fixed, m_local, i_local, trials, successes, observed, th, grid, anchor, tol, max_iter, sd_theta
+    )
+    theta[models] = th
+    return theta, items, cell_loglik(m_local, i_local, trials, successes, th, grid, items.size), float(mu), float(sigma)
+
+
+def _held_prior_newton(
+    fixed, m_local, i_local, trials, successes, observed, th, grid, anchor, tol, max_iter, sd_theta
+) -> np.ndarray:
+    """The fitted models' abilities with the items' prior held: Newton steps on each model's exact second
+    derivative (not EM), each step at most one logit, until every step is under ``tol``."""
+    n_items, n_models = fixed.shape[0], th.size
+    for _ in range(max_iter):
+        post = normalised(fixed + cell_loglik(m_local, i_local, trials, successes, th, grid, n_items))
         gradient, curvature, p = rasch_score(th, post, m_local, i_local, trials, observed, grid, anchor, sd_theta)
         cell_post, cell_p = post[i_local], p[m_local]
         expected = np.einsum("kg,kg->k", cell_post, cell_p)  # per cell: E[p] under the item's posterior
         cell_p *= cell_p
         second = np.einsum("kg,kg->k", cell_post, cell_p) - expected**2
-        curvature -= np.bincount(m_local, trials**2 * second, minlength=models.size)
+        curvature -= np.bincount(m_local, trials**2 * second, minlength=n_models)
         curvature = np.maximum(curvature, 1 / sd_theta**2)
         step = np.clip(gradient / curvature, -1.0, 1.0)
         th = th + step
         if np.max(np.abs(step)) < tol:
             break
-    theta[models] = th
-    return theta, items, cell_loglik(m_local, i_local, trials, successes, th, grid, items.size), float(mu), float(sigma)
+    return th
 
 
 def _cells_setup(model_idx, item_idx, trials, successes, theta, grid, base, prior, anchor) -> tuple:
@@ -118,7 +130,7 @@ def _floor_cells(
     model_idx, item_idx, trials, successes, theta, grid, floor, base, prior, anchor, tol, max_iter, sd_theta
 ):
     """``marginal_abilities_cells`` with chance floors: the same EM (items' prior free) or Fisher scoring (held),
-    each model's step from its answers' expected score (``benchwatch.irt.em_steps.expected_score``)."""
+    each model's step from its answers' expected score (``benchwatch.irt.fits.em_steps.expected_score``)."""
     theta, models, m_local, items, i_local, trials, successes, fixed, th, anchor, mu, sigma = _cells_setup(
         model_idx, item_idx, trials, successes, theta, grid, base, prior, anchor
     )

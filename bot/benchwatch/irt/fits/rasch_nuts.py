@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from benchwatch.irt.choices import SAMPLERS
-from benchwatch.irt.rasch_map import PRIOR_SD_B, PRIOR_SD_THETA, RaschFit
+from benchwatch.irt.fits.rasch_map import PRIOR_SD_B, PRIOR_SD_THETA, RaschFit
 from benchwatch.irt.responses import ResponseArrays
 
 MAX_RHAT = 1.01
@@ -167,7 +167,7 @@ def exchangeable_items(data: ResponseArrays, floor: np.ndarray | None = None) ->
     (``fit_nuts``' posterior means differ between such items by the Monte Carlo error only)."""
     from dataclasses import replace
 
-    from benchwatch.irt.cells import cell_patterns
+    from benchwatch.irt.fits.cells import cell_patterns
 
     if floor is not None and np.any(np.asarray(floor) > 0):
         return cell_patterns(data, floor).pattern

@@ -1,16 +1,16 @@
 """Abilities by marginal MAP, the items' difficulties integrated out on a grid: over collapsed response patterns
 (``marginal_abilities_patterns``, with design groups and chance floors where given) and from model x item
 matrices (``marginal_abilities``). The EM's shared pieces (the items' prior from the posterior mass, the
-abilities' scoring step) are ``benchwatch.irt.em_steps``."""
+abilities' scoring step) are ``benchwatch.irt.fits.em_steps``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from benchwatch.irt.accelerate import iterate
-from benchwatch.irt.cells import CellPatterns, cell_patterns, pattern_loglik
-from benchwatch.irt.em_steps import expected_score, floor_parts, normalised, prior_moments, rasch_score
-from benchwatch.irt.item_posterior import GRID_SIZE
+from benchwatch.irt.difficulty.item_posterior import GRID_SIZE
+from benchwatch.irt.fits.accelerate import iterate
+from benchwatch.irt.fits.cells import CellPatterns, cell_patterns, pattern_loglik
+from benchwatch.irt.fits.em_steps import expected_score, floor_parts, normalised, prior_moments, rasch_score
 
 
 def marginal_abilities_patterns(
@@ -25,8 +25,8 @@ def marginal_abilities_patterns(
     groups: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int]:
     """Abilities by marginal MAP, the items' difficulties integrated out (EM on the grid, extrapolated by
-    ``benchwatch.irt.accelerate``; ``extrapolate`` off: the plain EM), over the cells of collapsed patterns (never a
-    models x items array).
+    ``benchwatch.irt.fits.accelerate``; ``extrapolate`` off: the plain EM), over the cells of collapsed patterns (never
+    a models x items array).
 
     The joint MAP stretches the logit scale when there are few models (every item's b is fitted from a
     handful of responses, the abilities follow); integrating the items out removes that stretch. The
@@ -34,8 +34,8 @@ def marginal_abilities_patterns(
     finite. Starts from ``theta``, keeps its mean (the location is free), stops when no ability and neither
     of the items' prior (mu, sigma) moved by ``tol`` in a step, returns (abilities, iterations).
 
-    ``groups`` (each pattern's design group, ``benchwatch.irt.design``) gives each group of items its own prior
-    N(mu_g, sigma_g^2), so that items answered by the strong models only are not pulled towards the others;
+    ``groups`` (each pattern's design group, ``benchwatch.irt.item_model.design``) gives each group of items its own
+    prior N(mu_g, sigma_g^2), so that items answered by the strong models only are not pulled towards the others;
     with chance floors (``cp.floor``) each answer's probability has its item's floor. Either takes
     ``_marginal_abilities_general``; without them the step is the plain Rasch EM below."""
     if cp.floor is not None or groups is not None:
@@ -81,7 +81,7 @@ def _marginal_abilities_general(
 ) -> tuple[np.ndarray, int]:
     """``marginal_abilities_patterns`` with a prior per design group and chance floors: EM on the grid of (the
     abilities, each group's mu and sigma). The abilities' step is a scoring step: per model, the expected
-    gradient and information (``benchwatch.irt.em_steps.expected_score``) of its answers under each pattern's
+    gradient and information (``benchwatch.irt.fits.em_steps.expected_score``) of its answers under each pattern's
     posterior, from one pass over the cells per distinct floor (a table of the answer's derivatives on the
     models x grid)."""
     theta = np.asarray(theta, float).copy()

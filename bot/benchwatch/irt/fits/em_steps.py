@@ -1,7 +1,7 @@
-"""The steps that the grid EMs of the abilities share (``benchwatch.irt.marginal``, ``benchwatch.irt.marginal_cells``)
-and the items' prior's own EM (``benchwatch.irt.item_posterior``): given each item's (or pattern's) posterior on the
-grid, the normal prior that matches its mass, and each model's score and information for a Fisher scoring step of
-its ability.
+"""The steps that the grid EMs of the abilities share (``benchwatch.irt.fits.marginal``,
+``benchwatch.irt.fits.marginal_cells``) and the items' prior's own EM (``benchwatch.irt.difficulty.item_posterior``):
+given each item's (or pattern's) posterior on the grid, the normal prior that matches its mass, and each model's score
+and information for a Fisher scoring step of its ability.
 
 The abilities' step has two forms that are one update in exact arithmetic but not in floating point: without
 chance floors the gradient is the observed successes less the expected ones (``rasch_score``); with floors it is

@@ -1,4 +1,4 @@
-"""The fit check's compiled passes over the cells (``benchwatch.irt.fit_check``): a replicate's refit and its
+"""The fit check's compiled passes over the cells (``benchwatch.irt.item_model.fit_check``): a replicate's refit and its
 statistics, each in one or two passes with no array per cell.
 
 The check refits and measures 39 simulated benchmarks of up to ``CHECK_CELLS`` cells each; in numpy every pass
@@ -63,7 +63,7 @@ def refit_sweeps(theta, b, m, i, s, w, c, prior_b, prior_theta, sweeps):  # prag
 
 @njit(cache=True, nogil=True)
 def check_sums(theta, b, m, i, s, w, c, weak, hard):  # pragma: no cover (compiled)
-    """The fit statistics' sums (``benchwatch.irt.fit_check.statistics``): per item, the discrimination score
+    """The fit statistics' sums (``benchwatch.irt.item_model.fit_check.statistics``): per item, the discrimination score
     test's u = sum g d and v = sum I d^2, d the logit less the item's information-weighted mean logit; over the
     weak models' cells on the hard items, their trials, right answers, expected right answers and its variance."""
     n = b.size

@@ -1,5 +1,5 @@
-"""What the nuisances' profiles share (the chance floor's, ``benchwatch.irt.floors``; the spread's,
-``benchwatch.irt.spread``): the fixed subset of items a large benchmark's profile reads, the items' marginal
+"""What the nuisances' profiles share (the chance floor's, ``benchwatch.irt.item_model.floors``; the spread's,
+``benchwatch.irt.item_model.spread``): the fixed subset of items a large benchmark's profile reads, the items' marginal
 likelihood maximised over their distribution of difficulty, and the search of a profile's maximum and of where it
 crosses its interval's level."""
 
@@ -43,7 +43,7 @@ def npmle_loglik(rows: np.ndarray, groups: np.ndarray | None = None, warm: dict 
     """log prod_i integral exp(rows_i(b)) dG(b), maximised over G (per design group) on the columns of ``rows``
     (items x points of b: each item's log likelihood there), by the nonparametric maximum likelihood. ``warm``: each
     group's distribution to start from, replaced by this one's."""
-    from benchwatch.irt.npmle import solve_mixing
+    from benchwatch.irt.difficulty.npmle import solve_mixing
 
     top = rows.max(axis=1)
     like = np.exp(rows - top[:, None])

@@ -8,7 +8,7 @@ S = D_u - C D_v^-1 C', by preconditioned conjugate gradients: every product with
 the observed cells (``benchwatch.irt.kernels``), so the cost of an iteration is linear in the cells and no
 model x item array is formed (but the one below). The steps are exact Newton steps (CG to a relative residual of
 1e-10) with the same convergence test as before, so the optimum is the same. A large pool whose cross block
-is small enough to hold (``benchwatch.irt.rasch_curvature``: 500 models x 5,000 items, say)
+is small enough to hold (``benchwatch.irt.fits.rasch_curvature``: 500 models x 5,000 items, say)
 forms C and S densely instead, S by one BLAS product, and solves by Cholesky: one pass over the cells per
 step in place of two per CG iteration (the same Newton steps, solved exactly; half the fit's time at 500 x 5,000,
 measured by ``benchmarks/irt_speed.py``). Smaller fits keep CG, bit for bit.
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from benchwatch.irt.rasch_curvature import (
+from benchwatch.irt.fits.rasch_curvature import (
     CG_RTOL,
     Cells,
     Curvature,
@@ -180,11 +180,11 @@ def fit_map(
 
     ``exact_sd``: True forces the exact Laplace SDs, False the diagonal approximation; None (default)
     chooses exact where the dense Schur complement is affordable. Draws always use the exact factor.
-    ``floor``: each item's chance floor c, P = c + (1 - c) sigmoid(theta - b) (``benchwatch.irt.floors``); with a
-    floor the SDs are the Fisher information's, and so is the steps' curvature (Fisher scoring, to the same mode)
+    ``floor``: each item's chance floor c, P = c + (1 - c) sigmoid(theta - b) (``benchwatch.irt.item_model.floors``);
+    with a floor the SDs are the Fisher information's, and so is the steps' curvature (Fisher scoring, to the same mode)
     but where they are solved densely: there, after the first, the observed information's (see ``_newton``).
     ``dense_from``: the cells from which the steps may solve through the dense Schur complement (where its
-    cross block is small enough; None: ``benchwatch.irt.rasch_curvature.DENSE_CELLS``); below, by conjugate
+    cross block is small enough; None: ``benchwatch.irt.fits.rasch_curvature.DENSE_CELLS``); below, by conjugate
     gradients.
     """
     cells = cells_of(data, floor)

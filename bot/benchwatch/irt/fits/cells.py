@@ -1,6 +1,6 @@
 """The observed cells of one benchmark collapsed into response patterns, and each item's log likelihood on a grid of
-difficulty from its cells alone (never a models x items array): what ``benchwatch.irt.item_posterior`` and the
-marginal ability fits (``benchwatch.irt.marginal``, ``benchwatch.irt.marginal_cells``) read."""
+difficulty from its cells alone (never a models x items array): what ``benchwatch.irt.difficulty.item_posterior`` and
+the marginal ability fits (``benchwatch.irt.fits.marginal``, ``benchwatch.irt.fits.marginal_cells``) read."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def cell_patterns(data: ResponseArrays, floor: np.ndarray | None = None) -> Cell
     are made one at a time, each source column let go once read: a caller that passes response arrays it holds
     nowhere else (``cell_patterns(encode_responses(...))``) never holds both whole (at 38 million cells, 32 bytes
     a cell at most instead of 48)."""
-    from benchwatch.irt.cell_kernels import by_pattern, hash_items, pattern_starts
+    from benchwatch.irt.fits.cell_kernels import by_pattern, hash_items, pattern_starts
 
     rng = np.random.default_rng(20261201)
     r1 = rng.integers(1, 2**63, size=data.n_models, dtype=np.uint64) | np.uint64(1)
@@ -84,7 +84,7 @@ def cells_by_item(item_idx: np.ndarray, n_items: int) -> np.ndarray:
     """The cells' positions ordered by item and, within one, as they come: ``np.argsort(item_idx, kind="stable")``,
     by counting into 4 bytes a cell (compiled) for the response arrays' int32 codes (at 38 million cells the sort
     took 0.3 GB of positions and as much again of its buffer)."""
-    from benchwatch.irt.cell_kernels import by_item
+    from benchwatch.irt.fits.cell_kernels import by_item
 
     item_idx = np.asarray(item_idx)
     if item_idx.dtype != np.int32 or item_idx.size >= 2**31:
@@ -119,9 +119,10 @@ def cell_loglik(
 ) -> np.ndarray:
     """Each item's log likelihood on the grid (items x G) from the observed cells alone (no model x item
     array): the sum over its cells of s log sigmoid(theta - g) + (w - s) log sigmoid(g - theta), each model's
-    logit times its ``slope`` where given (an ability's own error, ``benchwatch.irt.scale.uncertain_abilities``). With
-    ``floor`` (each item's chance floor c, indexed as ``item_idx``) an answer is right with probability
-    P = c + (1 - c) sigmoid(...), and the likelihood is s log P + (w - s) log(1 - P)."""
+    logit times its ``slope`` where given (an ability's own error,
+    ``benchwatch.irt.difficulty.scale.uncertain_abilities``). With ``floor`` (each item's chance floor c, indexed as
+    ``item_idx``) an answer is right with probability P = c + (1 - c) sigmoid(...), and the likelihood is s log P + (w -
+    s) log(1 - P)."""
     from benchwatch.irt.kernels import rows_add
 
     theta = np.asarray(theta, float)

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_expit
 
-from benchwatch.irt.accelerate import iterate
-from benchwatch.irt.cells import CellPatterns, cell_patterns, pattern_loglik
-from benchwatch.irt.em_steps import prior_moments
+from benchwatch.irt.fits.accelerate import iterate
+from benchwatch.irt.fits.cells import CellPatterns, cell_patterns, pattern_loglik
+from benchwatch.irt.fits.em_steps import prior_moments
 from benchwatch.irt.responses import ResponseArrays
 
 GRID_SIZE = 200

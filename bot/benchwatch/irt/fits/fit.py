@@ -7,8 +7,8 @@ import dataclasses
 import numpy as np
 
 from benchwatch.irt.choices import METHODS
-from benchwatch.irt.rasch_map import RaschFit, fit_map
-from benchwatch.irt.rasch_nuts import fit_nuts
+from benchwatch.irt.fits.rasch_map import RaschFit, fit_map
+from benchwatch.irt.fits.rasch_nuts import fit_nuts
 from benchwatch.irt.responses import ResponseArrays
 
 
@@ -24,7 +24,7 @@ def fit_rasch(
 ) -> RaschFit:
     """Fit by ``map`` (Newton; ``n_draws`` Laplace draws) or ``nuts`` (PyMC, with ``sampler``: nutpie, PyMC's
     own, or a JAX sampler, numpyro or blackjax, for a GPU); ``init`` warm-starts ``map``. ``floor``: each item's
-    chance floor (``benchwatch.irt.floors``), None for none."""
+    chance floor (``benchwatch.irt.item_model.floors``), None for none."""
     if method == "map":
         return fit_map(data, init=init, n_draws=n_draws, seed=seed, floor=floor)
     if method == "nuts":

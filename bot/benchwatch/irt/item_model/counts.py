@@ -107,7 +107,7 @@ def count_rows(
     """(items, rows): the items that read their counts (see the module) and their counts' log likelihood on the
     grid (one row each). ``right``: each cell's successes (one trial each for the items that qualify); ``floor``:
     each item's chance floor."""
-    from benchwatch.irt.design import model_set_keys
+    from benchwatch.irt.item_model.design import model_set_keys
 
     model_idx = np.asarray(model_idx)
     item_idx = np.asarray(item_idx)

@@ -16,7 +16,7 @@ at 1,000 models the estimates of f varied 1.2 times as much as the chi2_1 interv
 true f in 61 of 75 simulated benchmarks). Where the pool cannot place f (few weak models on hard items), the
 interval is wide, up to [0, 1], and the bounds are computed over it (they hold whichever f it is). The same
 estimate with a nominal floor of 1 on every item is the common floor c of an open-ended benchmark whose weak
-models answer hard items right more often than the 1PL allows (``benchwatch.irt.fit_check``).
+models answer hard items right more often than the 1PL allows (``benchwatch.irt.item_model.fit_check``).
 
 The profile is evaluated on at most ``MAX_ITEMS`` items (a fixed random subset of a larger benchmark: f is one
 number, and a thousand items place it), with the abilities refitted on a coarse grid of f and interpolated
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchwatch.irt.profile import MAX_ITEMS, crossing, kept_items, maximise, npmle_loglik, restrict
+from benchwatch.irt.item_model.profile import MAX_ITEMS, crossing, kept_items, maximise, npmle_loglik, restrict
 from benchwatch.irt.responses import ResponseArrays
 
 __all__ = ["MAX_ITEMS", "FloorEstimate", "b_grid", "estimate_floor", "kept_items", "marginal_loglik", "restrict"]
@@ -107,10 +107,10 @@ def marginal_loglik(
 ) -> float:
     """log prod_i integral P(item i's answers | b) dG(b), maximised over G (per design group): the items'
     likelihood at the points of ``b_grid``, integrated out by their nonparametric maximum likelihood
-    (``benchwatch.irt.npmle``: certified to within 1e-7 of the maximum, wherever it starts). ``warm``: each group's
-    distribution to start from (a neighbouring f's), replaced by this one's. ``spread``: each item's discrimination
-    integrated out over a spread of that sd (``benchwatch.irt.spread``; 0: the 1PL)."""
-    from benchwatch.irt.spread import spread_rows
+    (``benchwatch.irt.difficulty.npmle``: certified to within 1e-7 of the maximum, wherever it starts). ``warm``: each
+    group's distribution to start from (a neighbouring f's), replaced by this one's. ``spread``: each item's
+    discrimination integrated out over a spread of that sd (``benchwatch.irt.item_model.spread``; 0: the 1PL)."""
+    from benchwatch.irt.item_model.spread import spread_rows
 
     grid = b_grid(theta, SPREAD_POINTS if spread > 0 else B_POINTS)
     return npmle_loglik(spread_rows(data, theta, grid, spread, floor=floor), groups, warm)
@@ -128,9 +128,9 @@ def estimate_floor(
 ) -> FloorEstimate:
     """The share f in [0, ``largest``] of ``nominal`` (each item's nominal floor) that maximises the marginal
     likelihood (see the module), and its 95% profile interval. ``spread``: the items' discriminations integrated
-    out over a spread of that sd (``benchwatch.irt.spread``): hard items of low discrimination otherwise pass for
-    a floor (a true share of 0.6 under a spread of 0.6 read as 0.75-1.0 by the 1PL's profile)."""
-    from benchwatch.irt.rasch_map import fit_map
+    out over a spread of that sd (``benchwatch.irt.item_model.spread``): hard items of low discrimination otherwise pass
+    for a floor (a true share of 0.6 under a spread of 0.6 read as 0.75-1.0 by the 1PL's profile)."""
+    from benchwatch.irt.fits.rasch_map import fit_map
 
     nominal = np.asarray(nominal, float)
     keep = kept_items(data.n_items, max_items, seed)
