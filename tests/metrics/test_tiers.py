@@ -214,8 +214,7 @@ def test_every_real_record_has_one_procedure_and_one_score_interval(shared_data)
     top models) and Wilson's, computed here with SciPy from the model's own items."""
     from scipy.stats import binomtest
 
-    from benchwatch.metrics import saturation
-    from benchwatch.pipeline.audit import model_scores, paired_figures, tiers_of
+    from benchwatch.metrics import model_scores, paired_figures, saturation, tiers_of
 
     seen = 0
     for name, rows in _real_records(shared_data):

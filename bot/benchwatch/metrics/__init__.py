@@ -28,10 +28,14 @@ __all__ = exports(
             "leaderboard_figures",
             "leaderboard_saturation",
             "model_notes",
+            "model_scores",
+            "paired_figures",
             "published_gap_interval",
             "split_uninformative",
+            "state_from_paired",
             "tiers_of",
             "tiers_of_board",
+            "with_tiers",
         ),
         ".resolution": (
             "Cache",
@@ -106,10 +110,14 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.metrics.frames import leaderboard_figures as leaderboard_figures
     from benchwatch.metrics.frames import leaderboard_saturation as leaderboard_saturation
     from benchwatch.metrics.frames import model_notes as model_notes
+    from benchwatch.metrics.frames import model_scores as model_scores
+    from benchwatch.metrics.frames import paired_figures as paired_figures
     from benchwatch.metrics.frames import published_gap_interval as published_gap_interval
     from benchwatch.metrics.frames import split_uninformative as split_uninformative
+    from benchwatch.metrics.frames import state_from_paired as state_from_paired
     from benchwatch.metrics.frames import tiers_of as tiers_of
     from benchwatch.metrics.frames import tiers_of_board as tiers_of_board
+    from benchwatch.metrics.frames import with_tiers as with_tiers
     from benchwatch.metrics.kernels import compiled_kernels as compiled_kernels
     from benchwatch.metrics.resolution import Cache as Cache
     from benchwatch.metrics.resolution import PosteriorFigures as PosteriorFigures

@@ -25,7 +25,8 @@ class AxisLikelihood:
     z: np.ndarray
     like: np.ndarray
     counts: np.ndarray
-    group: np.ndarray | None = None  # each pattern's design group (``benchwatch.irt.design``); None: one group
+    # each pattern's design group (``benchwatch.irt.item_model.design``); None: one group
+    group: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
@@ -68,12 +69,12 @@ def likelihood_from_cells(
 ) -> AxisLikelihood:
     """Every item's likelihood on the z grid from its observed cells alone (z on the pool's ``scale``), never
     a models x items array. With ``theta_sd`` (each ability's standard error) the abilities' own error enters
-    (``benchwatch.irt.scale.uncertain_abilities``): each answer's probability averaged over its model's ability, and the
-    scale read from the population's spread, not from the noisier spread of the estimates. Without it the
-    abilities are held fixed at ``theta``. ``floor``: each item's chance floor (``benchwatch.irt.cell_loglik``);
-    ``groups``: each item's design group (``benchwatch.irt.design``), one distribution of difficulty per group.
-    ``successes`` None and ``share`` (each cell's share of its trials answered right, as response arrays hold it):
-    the successes trials x share are formed a block of cells at a time, never for all the cells at once. With
+    (``benchwatch.irt.difficulty.scale.uncertain_abilities``): each answer's probability averaged over its model's
+    ability, and the scale read from the population's spread, not from the noisier spread of the estimates. Without it
+    the abilities are held fixed at ``theta``. ``floor``: each item's chance floor (``benchwatch.irt.cell_loglik``);
+    ``groups``: each item's design group (``benchwatch.irt.item_model.design``), one distribution of difficulty per
+    group. ``successes`` None and ``share`` (each cell's share of its trials answered right, as response arrays hold
+    it): the successes trials x share are formed a block of cells at a time, never for all the cells at once. With
     floors, the items answered by the same models read their counts' likelihood where they outnumber the counts
     (``benchwatch.irt.count_rows``): they collapse into patterns as items without a floor do."""
     from benchwatch.irt import cell_loglik, cells_by_item, count_rows, difficulty_b, uncertain_abilities
@@ -105,7 +106,7 @@ def likelihood_from_cells(
 
     floors = floor is not None and bool(np.any(np.asarray(floor) > 0))  # (a block of open items: the same formula)
     counted = np.empty(0, np.int64)
-    if floors:  # the items that read their counts of right answers (``benchwatch.irt.counts``)
+    if floors:  # the items that read their counts of right answers (``benchwatch.irt.item_model.counts``)
         counted, by_count = count_rows(
             model_idx, item_idx, trials, right, abilities.theta, abilities.slope, grid, n_items, np.asarray(floor)
         )

@@ -6,7 +6,7 @@ is broad (about 0.45 logits at z = 0.5 with 24 binary models), so some stretches
 resolved at all; an estimate under a smooth prior fills them in and looks precise. The bounds here assume
 nothing about the shape of the items' distribution G: each is the inversion of a likelihood-ratio test of
 one restriction on G against the nonparametric maximum likelihood over every distribution on the grid
-(``benchwatch.irt.npmle``):
+(``benchwatch.irt.difficulty.npmle``):
 
 - **Detection limit** (an upper bound of Max Gap): a stretch [a, c] is *ruled out as empty* when G([a, c]) = 0
   is rejected, 2 (l_max - l_empty) > 5.991, the 5% point of chi2_2. Where the items are placed loosely the
@@ -31,7 +31,7 @@ Items are collapsed by likelihood: under the 1PL model an item's likelihood depe
 through its observed cells, their trials and its total successes, so a complete binary pool of m models
 has at most m + 1 patterns, whatever the number of items. With chance floors the items answered by the same
 models read the likelihood of their count of right answers where they outnumber the counts
-(``benchwatch.irt.counts``), so that they collapse as well.
+(``benchwatch.irt.item_model.counts``), so that they collapse as well.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """The figures of a validated table that need no fit: a leaderboard's saturation index and the tiers of its
-models, the tiers of per-item results and why a model's tier deserves a word. Light to import (numpy, pandas
+models, the tiers of per-item results and why a model's tier deserves a word, and what an audit reads of its
+responses' scores (each model's score, the paired comparison of the top models that decides the state, the models
+table with its tiers). Light to import (numpy, pandas
 and the closed-form formulas): ``benchwatch saturation`` and ``benchwatch tiers`` load no fit, no bound and no
 compiled kernel; the audit uses the same functions (``benchwatch.pipeline`` re-exports them)."""
 
@@ -12,7 +14,16 @@ import numpy as np
 import pandas as pd
 
 from benchwatch.irt import encode_responses
-from benchwatch.metrics.saturation import binomial_gap_interval, decided_by_tiers, index_interval, saturation
+from benchwatch.metrics.saturation import (
+    Saturation,
+    band,
+    binomial_gap_interval,
+    decided_by_tiers,
+    index_interval,
+    paired_difference,
+    paired_saturation_index,
+    saturation,
+)
 from benchwatch.metrics.tiers import TIERED_MODELS, Tiers, score_intervals, tiers_from_items, tiers_from_scores
 
 
@@ -152,3 +163,62 @@ def tiers_of_board(rows: pd.DataFrame) -> Tiers:
     else:
         how = f"the binomial error of the test-set size ({n:,} items): the source publishes no standard errors"
     return tiers_from_scores(rows["model"].astype(str).to_numpy(), scores, given, how, n_items=n)
+
+
+def model_scores(responses: pd.DataFrame) -> pd.DataFrame:
+    out = responses.groupby("model", sort=True, observed=True).agg(
+        score=("score", "mean"), n_answered=("score", "size"), date=("date", "min")
+    )
+    out.index = out.index.astype(str)  # the models table's names as text (the responses may hold them as categories)
+    return out
+
+
+def with_tiers(models: pd.DataFrame, tiers: Tiers) -> pd.DataFrame:
+    """A models table with each model's score interval, tier, 95% interval of rank and note (empty beyond the
+    tiered ones)."""
+    table = (
+        pd.DataFrame(tiers.table()).drop(columns="score")
+        if tiers.models
+        else pd.DataFrame(columns=["model", "score_lo", "score_hi", "tier", "rank_lo", "rank_hi", "note"])
+    )
+    table = table.astype({"tier": "Int64", "rank_lo": "Int64", "rank_hi": "Int64"})
+    out = models.assign(model=models["model"].astype(str)).merge(table, on="model", how="left")
+    return out
+
+
+def _score_interval(y: np.ndarray) -> tuple[float, float]:
+    """A model's 95% score interval from its item scores: ``score_intervals``, the tiers' own."""
+    lo, hi = score_intervals(float(np.mean(y)), y.size)
+    return float(lo), float(hi)
+
+
+def paired_figures(responses: pd.DataFrame, sat: Saturation) -> tuple[dict, dict]:
+    """The index with the paired item-level SE of top-1 minus top-5, and each top model's 95% interval."""
+    names = [m for m, _ in sat.top_models]
+    if not names:
+        return {}, {}
+    wide = responses[responses["model"].isin(names)].pivot(index="item_id", columns="model", values="score")
+    intervals = {m: _score_interval(wide[m].dropna().to_numpy()) for m in names}
+    if len(names) < 5:
+        return {}, intervals
+    both = wide[[names[0], names[4]]].dropna()
+    if len(both) < 2:
+        return {}, intervals
+    diff = paired_difference(both[names[0]].to_numpy(), both[names[4]].to_numpy())
+    index = paired_saturation_index(diff["difference"], diff["se"])
+    return {
+        "saturation_index_paired": index,
+        "band_paired": band(index),
+        "top_gap_se_paired": diff["se"],
+        "top_gap_lo": diff["lo"],
+        "top_gap_hi": diff["hi"],
+        "shared_items_top1_top5": diff["n"],
+    }, intervals
+
+
+def state_from_paired(sat: Saturation, paired: dict) -> Saturation:
+    """The saturation with its state decided by the paired item-level comparison of top-1 and top-5 where the
+    items allow one (``paired_figures``), the better measure of the noise than the paper's sqrt(n) index."""
+    if "top_gap_lo" not in paired:
+        return sat
+    return sat.decided_by("paired", paired["top_gap_lo"], paired["top_gap_hi"], paired["saturation_index_paired"])

@@ -1,8 +1,8 @@
 """Model-based coverage estimates, what a finite benchmark shows by chance, and what pool would decide.
 
 - **Model-based estimates**: the posterior median of DDM, Max Gap or a gap sum over joint draws of every
-  item's difficulty (``benchwatch.irt.item_posterior``: exact per item given the pool's abilities, under a normal
-  prior on b fitted to the items: a smooth difficulty distribution is assumed), and the equal-tailed 95%
+  item's difficulty (``benchwatch.irt.difficulty.item_posterior``: exact per item given the pool's abilities, under a
+  normal prior on b fitted to the items: a smooth difficulty distribution is assumed), and the equal-tailed 95%
   interval of the same draws. Where the items leave a stretch of the axis empty, the prior fills it: these
   intervals cover the truth only where the assumption holds (their coverage per shape is measured by
   ``benchmarks/calibration.py``). The bounds that assume nothing are ``benchwatch.metrics.bounds``.
@@ -102,8 +102,8 @@ def posterior_z_draws(
 
     Each of ``hyper`` rounds (``HYPER_DRAWS``; 1 holds the prior at its estimate, enough for medians) takes
     one draw of the prior's (mu, log sigma) from the curvature of its marginal likelihood, then draws every
-    item's b from its exact posterior given it (``post``, from ``benchwatch.irt.item_posterior``, which keeps each
-    pattern's likelihood for the other priors). The abilities are held at their fitted values.
+    item's b from its exact posterior given it (``post``, from ``benchwatch.irt.difficulty.item_posterior``, which keeps
+    each pattern's likelihood for the other priors). The abilities are held at their fitted values.
     """
     if hyper <= 1:  # the prior at its estimate: one posterior serves every draw
         b = post.draws(n_draws, rng)
@@ -199,7 +199,7 @@ def matched_likelihood(
     is all a complete 1PL pool's likelihood depends on; on a grid of ``grid`` points of z. With a chance
     ``floor`` (every item's) an answer is right with probability c + (1 - c) sigmoid, and the items read the
     likelihood of their counts where the audit's would (one answer each, more items than counts:
-    ``benchwatch.irt.counts``), else each its own from its successes at each ability.
+    ``benchwatch.irt.item_model.counts``), else each its own from its successes at each ability.
 
     The pool's abilities are taken to ``ABILITY_STEP`` logits (far inside any ability's own error), so that
     models of one ability answer as one binomial of all their trials: exact for that pool, and a pool of
@@ -215,8 +215,8 @@ def matched_likelihood(
         eta = levels[:, None] - b_grid[None, :]
         log_right = np.logaddexp(np.log(floor), np.log1p(-floor) - np.logaddexp(0.0, -eta))  # levels x grid
         log_wrong = np.log1p(-floor) - np.logaddexp(0.0, eta)
-        # as the audit reads them (``benchwatch.irt.counts``): one answer each and more items than counts, the
-        # items read their counts' likelihood; else each its own from its successes at each ability
+        # as the audit reads them (``benchwatch.irt.item_model.counts``): one answer each and more items than counts,
+        # the items read their counts' likelihood; else each its own from its successes at each ability
         counted = trials == 1 and n_items > int(counts.sum()) + 1
         table = count_loglik(np.repeat(levels, counts), np.ones(int(counts.sum())), b_grid, floor) if counted else None
         rows = np.empty((n_items, z_grid.size))
