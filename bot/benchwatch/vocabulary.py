@@ -153,6 +153,22 @@ FIGURES: dict[str, Figure] = {
     )
 }
 
+# Every figure a record holds, by kind, each a field of the record (the stages list them from here, never by hand):
+# the coverage figures (each with its _lo, _hi and _plugin variants; those of ``FIGURES`` have a verdict too) and the
+# saturation figures of the scores.
+COVERAGE_FIGURES = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum")
+SATURATION_FIGURES = ("saturation_index", "top1", "top5", "top5_mean")
+BOUND_FIELDS = (  # the record's fields of the bounds the verdicts read, and where the stretches behind them lie
+    "detection_limit",
+    "detection_stretch",
+    "top5_gap_sum_bound_hi",
+    "thin_stretches",
+    "thin_width",
+    "thin_top5",
+    "ddm_bound_lo",
+    "ddm_bound_hi",
+)
+
 NO_BOUND = "no bound with these models"  # a null upper bound: it would cover the whole axis
 GAP_BOUNDS = ("detection_limit", "top5_gap_sum_bound_hi")  # the records' upper bounds on gaps (``as_bound``)
 NO_BOUND_FROM = 0.95  # an upper bound on a gap this wide or wider spans (nearly) the whole axis: it bounds nothing

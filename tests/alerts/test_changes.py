@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from benchwatch.alerts import diff_alerts
+from benchwatch.record import BenchmarkRecord, as_record
 
 
-def record(state="discriminating", flags=(), revision="r1", **extra) -> dict:
+def record(state="discriminating", flags=(), revision="r1", **extra) -> BenchmarkRecord:
     base = {
         "benchmark": "bench",
         "revision": revision,
@@ -19,7 +20,7 @@ def record(state="discriminating", flags=(), revision="r1", **extra) -> dict:
         "top5": 0.96,
         "top5_mean": 0.965,
     }
-    return {**base, **extra}
+    return as_record({**base, **extra})
 
 
 def test_a_new_benchmark_announces_its_state_and_flags():
@@ -45,7 +46,7 @@ def test_raised_and_cleared_flags_and_stable_ids():
 
 
 def test_a_changed_verdict_is_one_alert_with_its_words():
-    def with_verdicts(revision: str, **verdicts: str) -> dict:
+    def with_verdicts(revision: str, **verdicts: str) -> BenchmarkRecord:
         return record(revision=revision, verdicts={k: {"verdict": v} for k, v in verdicts.items()})
 
     old = with_verdicts("r1", ddm="clear", max_gap="cannot tell", top5_gap_sum="cannot tell")

@@ -11,6 +11,7 @@ from benchwatch.fill import Benchmark, check_candidates, fill_plan, place
 from benchwatch.fill.check import OUTSIDE, PLACED
 from benchwatch.irt import difficulty_b, difficulty_z
 from benchwatch.metrics import coverage
+from benchwatch.record import as_record
 
 N_MODELS = 24
 GAP = (0.45, 0.70)
@@ -38,7 +39,7 @@ def planted() -> Benchmark:
     }
     items = pd.DataFrame({"item_id": [f"i{k}" for k in range(z.size)], "b": b, "b_sd": 0.002, "z": z})
     models = pd.DataFrame({"model": [f"m{k:02d}" for k in range(N_MODELS)], "theta": theta})
-    return Benchmark(record, items, models)
+    return Benchmark(as_record(record), items, models)
 
 
 def test_a_model_that_answered_everything_right_leaves_the_plan_its_numbers(planted):
@@ -92,7 +93,7 @@ def test_candidates_land_where_they_belong_with_nominal_coverage_and_max_gap_fal
             where[f"{kind}-{k}"] = kind
     # 24 models x 40 samples each: an interval of about +-0.05 on z, narrow enough to place in a 0.25 gap
     result = check_candidates(planted, _answers(planted, true_b, trials=40), draws=60)
-    rows = pd.DataFrame(result["candidates"]).assign(kind=lambda d: d["item_id"].map(where))
+    rows = pd.DataFrame(result.candidates).assign(kind=lambda d: d["item_id"].map(where))
     rows["true_b"] = rows["item_id"].map(true_b)
     covered = (rows["b_lo"] <= rows["true_b"]) & (rows["true_b"] <= rows["b_hi"])
     assert 0.92 <= covered.mean() <= 0.98, covered.mean()  # 360 intervals: nominal 0.95 within 3 SE
@@ -105,9 +106,9 @@ def test_candidates_land_where_they_belong_with_nominal_coverage_and_max_gap_fal
     assert share.loc["edge"].get("inside", 0.0) <= 0.1 and share.loc["edge"].get("may be inside", 0.0) >= 0.85
     edge = rows.loc[rows["kind"] == "edge", "p_inside"]
     assert 0.3 <= edge.median() <= 0.7, edge.median()
-    assert set(rows.loc[rows["status"] == "inside", "item_id"]) == set(result["accepted"])
+    assert set(rows.loc[rows["status"] == "inside", "item_id"]) == set(result.accepted)
     # the number expected in the stretch is the sum of the probabilities: the 120 inside and about half the edge
-    assert 120 + 0.3 * 120 <= result["expected_inside"][0] <= 120 + 0.7 * 120
+    assert 120 + 0.3 * 120 <= result.expected_inside[0] <= 120 + 0.7 * 120
 
 
 def test_adding_the_inside_ones_brings_max_gap_down_as_computed(planted):
@@ -118,28 +119,28 @@ def test_adding_the_inside_ones_brings_max_gap_down_as_computed(planted):
     spots = {"c1": 0.5125, "c2": 0.575, "c3": 0.6375}
     true_b = {k: float(difficulty_b(np.array([z]), theta, "ability-quantile")[0]) for k, z in spots.items()}
     result = check_candidates(planted, _answers(planted, true_b, trials=10_000), draws=200)
-    assert sorted(result["accepted"]) == ["c1", "c2", "c3"]
-    placed = {c["item_id"]: c["z"] for c in result["candidates"]}
+    assert sorted(result.accepted) == ["c1", "c2", "c3"]
+    placed = {c["item_id"]: c["z"] for c in result.candidates}
     assert all(abs(placed[k] - spots[k]) < 0.01 for k in spots)
     z_after = np.sort(np.concatenate([planted.items["z"].to_numpy(), list(placed.values())]))
     brute = max(np.diff(np.concatenate([[0.0], z_after, [1.0]])))  # spacings with the ends, by hand
     assert brute == pytest.approx(0.0625, abs=0.01)
-    assert result["after"]["max_gap"]["value"] == pytest.approx(brute, abs=0.002)
-    assert result["before"]["max_gap"]["value"] == pytest.approx(GAP[1] - GAP[0], abs=0.01)
-    assert result["after"]["max_gap"]["hi"] < result["before"]["max_gap"]["lo"]
-    assert result["after"]["ddm"]["value"] < result["before"]["ddm"]["value"]
+    assert result.after["max_gap"]["value"] == pytest.approx(brute, abs=0.002)
+    assert result.before["max_gap"]["value"] == pytest.approx(GAP[1] - GAP[0], abs=0.01)
+    assert result.after["max_gap"]["hi"] < result.before["max_gap"]["lo"]
+    assert result.after["ddm"]["value"] < result.before["ddm"]["value"]
 
 
 def test_answered_by_3_of_24_models_these_models_cannot_tell_whether_it_fills_the_gap(planted):
     theta = planted.theta.to_numpy()
     b = float(difficulty_b(np.array([0.575]), theta, "ability-quantile")[0])
     result = check_candidates(planted, _answers(planted, {f"c{k}": b for k in range(20)}, models=3, trials=1), draws=20)
-    assert {c["models"] for c in result["candidates"]} == {3}
-    assert {c["status"] for c in result["candidates"]} == {"may be inside"}
-    assert all(OUTSIDE <= c["p_inside"] < PLACED for c in result["candidates"])
-    assert all(c["message"].startswith("may lie in the stretch 0.450-0.700") for c in result["candidates"])
-    assert all("these models cannot tell; evaluate on more models" in c["message"] for c in result["candidates"])
-    assert result["accepted"] == []
+    assert {c["models"] for c in result.candidates} == {3}
+    assert {c["status"] for c in result.candidates} == {"may be inside"}
+    assert all(OUTSIDE <= c["p_inside"] < PLACED for c in result.candidates)
+    assert all(c["message"].startswith("may lie in the stretch 0.450-0.700") for c in result.candidates)
+    assert all("these models cannot tell; evaluate on more models" in c["message"] for c in result.candidates)
+    assert result.accepted == []
 
 
 STRETCHES = [{"lo": 0.45, "hi": 0.70, "width": 0.25}, {"lo": 0.85, "hi": 1.0, "width": 0.15}]

@@ -12,8 +12,9 @@ from scipy.special import expit
 
 from benchwatch.cli import main
 from benchwatch.fill import check_candidates, load_benchmark
-from benchwatch.history import Reports, load_latest
+from benchwatch.history import Reports, load_latest, written
 from benchwatch.irt import difficulty_b
+from benchwatch.pipeline import repeat_audit
 from tests.metrics.test_resolution import _calibration
 
 FIGURES = ("ddm", "max_gap", "top5_gap_sum")
@@ -31,7 +32,7 @@ def audited(tmp_path_factory):
     reports = root / "reports"
     argv = ["run", "--input", str(csv), "--reports", str(reports), "--cache", str(root / "c"), "--no-site"]
     assert main(argv) == 0
-    return pool, load_benchmark(reports, "sim"), load_latest(Reports(reports))["sim"]
+    return pool, load_benchmark(reports, "sim"), written(load_latest(Reports(reports))["sim"])  # as published
 
 
 def _candidates(theta: np.ndarray, z: np.ndarray, seed: int) -> pd.DataFrame:
@@ -47,15 +48,15 @@ def _verdicts(bounds: dict) -> dict:
 
 def test_before_is_the_published_record(audited):
     pool, bench, rec = audited
-    result = check_candidates(bench, _candidates(pool.theta, np.linspace(0.3, 0.6, 10), seed=2))
-    assert result["before"] == {k: {"lo": rec[f"{k}_lo"], "value": rec[k], "hi": rec[f"{k}_hi"]} for k in FIGURES}
-    before = result["bounds_before"]
+    result = check_candidates(bench, _candidates(pool.theta, np.linspace(0.3, 0.6, 10), seed=2), repeat=repeat_audit)
+    assert result.before == {k: {"lo": rec[f"{k}_lo"], "value": rec[k], "hi": rec[f"{k}_hi"]} for k in FIGURES}
+    before = result.bounds_before
     assert _verdicts(before) == {k: v["verdict"] for k, v in rec["verdicts"].items()}
     for key in ("detection_limit", "detection_stretch", "thin_stretches", "thin_width", "ddm_bound_lo", "ddm_bound_hi"):
         assert before[key] == rec[key], key
     # and the audit's computation, repeated without the candidates, gives it again (the after's footing)
-    again = result["recomputed"]
-    assert result["reproduced"] is True
+    again = result.recomputed
+    assert result.reproduced is True
     assert again["bounds"]["detection_limit"] == pytest.approx(rec["detection_limit"], abs=1e-9)
     assert again["bounds"]["thin_width"] == pytest.approx(rec["thin_width"], abs=1e-9)
     for k in FIGURES:
@@ -70,24 +71,24 @@ def test_candidates_spread_over_the_empty_top_close_it_and_ten_outside_change_no
     assert rec["detection_stretch"][1] == 1.0
     top = (0.8, 1.0)
     z = top[0] + (top[1] - top[0]) * (np.arange(40) + 0.5) / 40
-    result = check_candidates(bench, _candidates(pool.theta, z, seed=1))
-    after = result["bounds_after"]
+    result = check_candidates(bench, _candidates(pool.theta, z, seed=1), repeat=repeat_audit)
+    after = result.bounds_after
     assert after["n_items"] == 340
-    assert _verdicts(result["bounds_before"])["max_gap"] == "found"
+    assert _verdicts(result.bounds_before)["max_gap"] == "found"
     assert _verdicts(after)["max_gap"] != "found" and _verdicts(after).get("top5_gap_sum") != "found"
     assert all(hi <= top[0] for lo, hi in after["thin_stretches"])  # nothing at the top shown thin any more
     assert after["detection_stretch"][1] < 1.0  # and the top is ruled out as empty
-    assert result["after"]["max_gap"]["value"] < result["before"]["max_gap"]["value"]
+    assert result.after["max_gap"]["value"] < result.before["max_gap"]["value"]
     # each candidate placed by its posterior mass: the expected number in the stretch near the true one
-    stretch = result["stretches"][0]
+    stretch = result.stretches[0]
     truly = int(np.sum((z >= stretch["lo"]) & (z <= stretch["hi"])))
-    assert abs(result["expected_inside"][0] - truly) <= 6, (result["expected_inside"], truly)
-    assert set(result["accepted"]) <= {f"new-{i:02d}" for i in np.flatnonzero(z >= stretch["lo"] - 0.02)}
+    assert abs(result.expected_inside[0] - truly) <= 6, (result.expected_inside, truly)
+    assert set(result.accepted) <= {f"new-{i:02d}" for i in np.flatnonzero(z >= stretch["lo"] - 0.02)}
 
     # ten candidates outside every stretch: each placed in none, and no verdict changes
-    outside = check_candidates(bench, _candidates(pool.theta, np.linspace(0.3, 0.6, 10), seed=2))
-    assert {c["status"] for c in outside["candidates"]} == {"none"}
-    assert _verdicts(outside["bounds_after"]) == _verdicts(outside["bounds_before"])
+    outside = check_candidates(bench, _candidates(pool.theta, np.linspace(0.3, 0.6, 10), seed=2), repeat=repeat_audit)
+    assert {c["status"] for c in outside.candidates} == {"none"}
+    assert _verdicts(outside.bounds_after) == _verdicts(outside.bounds_before)
 
 
 def test_candidates_none_placed_alone_still_change_the_after(audited):
@@ -96,11 +97,11 @@ def test_candidates_none_placed_alone_still_change_the_after(audited):
     longer found."""
     pool, bench, _ = audited
     answers = _candidates(pool.theta, np.full(10, 0.9), seed=3)
-    first = check_candidates(bench, answers)
-    unplaced = [c["item_id"] for c in first["candidates"] if c["status"] != "inside"]
+    first = check_candidates(bench, answers, repeat=repeat_audit)
+    unplaced = [c["item_id"] for c in first.candidates if c["status"] != "inside"]
     assert len(unplaced) >= 6
-    result = check_candidates(bench, answers[answers["item_id"].isin(unplaced)])
-    assert result["accepted"] == [] and {c["status"] for c in result["candidates"]} == {"may be inside"}
-    assert _verdicts(result["bounds_before"])["max_gap"] == "found"
-    assert _verdicts(result["bounds_after"])["max_gap"] != "found"
-    assert result["bounds_after"]["thin_width"] < result["bounds_before"]["thin_width"]
+    result = check_candidates(bench, answers[answers["item_id"].isin(unplaced)], repeat=repeat_audit)
+    assert result.accepted == [] and {c["status"] for c in result.candidates} == {"may be inside"}
+    assert _verdicts(result.bounds_before)["max_gap"] == "found"
+    assert _verdicts(result.bounds_after)["max_gap"] != "found"
+    assert result.bounds_after["thin_width"] < result.bounds_before["thin_width"]

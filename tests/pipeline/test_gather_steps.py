@@ -10,11 +10,12 @@ import os
 import pandas as pd
 import pytest
 
-from benchwatch.history import Reports
+from benchwatch.history import Reports, without
 from benchwatch.pipeline import gather as gather_module
 from benchwatch.pipeline.gather import gather, source_steps
 from benchwatch.pipeline.run_state import DEFAULT_RULES, FIGURES_VERSION, Batch, RunState
 from benchwatch.pipeline.workers import ForkedExecutor, SerialExecutor
+from benchwatch.record import BenchmarkRecord
 from benchwatch.sources import SourceTable
 from tests.irt.test_rasch_map import simulate
 
@@ -66,8 +67,8 @@ def test_gather_on_the_serial_executor_publishes_every_source_in_this_process(tm
     assert delta.ok == 2 and delta.failed == 0
     assert set(delta.records) == {"alpha", "board"}
     alpha = delta.records["alpha"]
-    assert alpha["kind"] == "items" and alpha["source_name"] == "items" and alpha["figures_version"] == FIGURES_VERSION
-    assert delta.records["board"]["kind"] == "aggregate"
+    assert alpha.kind == "items" and alpha.source_name == "items" and alpha.figures_version == FIGURES_VERSION
+    assert delta.records["board"].kind == "aggregate"
     assert {r["benchmark"] for r in delta.new_rows} == {"alpha", "board"}  # one history row each
     assert delta.statuses["items"]["status"] == "ok" and delta.statuses["boards"]["status"] == "ok"
     assert {"models/alpha.csv", "items/alpha.csv", "models/board.csv"} <= set(delta.files)
@@ -122,7 +123,7 @@ def test_a_sources_steps_read_in_order_and_yield_once_where_its_audits_run(tmp_p
     assert done.value.value is True and set(run.records) == {"alpha"} and run.pending_names == set()
 
 
-def _judged(tmp_path) -> dict:
+def _judged(tmp_path) -> BenchmarkRecord:
     delta, _ = gather(_sources()[:1], Reports(tmp_path / "r"), now=NOW, cache=tmp_path / "c", executor=SerialExecutor())
     return delta.records["alpha"]
 
@@ -131,30 +132,31 @@ def test_record_judges_a_new_revision_and_keeps_a_repeated_one_quiet(tmp_path, n
     """RunState.record, alone: a new revision gets its flags, verdicts and reasons from the rules, a history row
     and its snapshot time; the same revision again keeps its snapshot time and adds no row."""
     fig = _judged(tmp_path)
-    bare = {k: v for k, v in fig.items() if k not in ("flags", "verdicts", "why", "retirement", "snapshot_at")}
+    bare = without(fig, "flags", "verdicts", "why", "retirement", "snapshot_at")
     run = RunState(Reports(tmp_path / "r2"), {}, {}, "2026-12-02T00:00:00Z", False, DEFAULT_RULES)
     batch = Batch()
-    run.record(batch, dict(bare), "items", None, None)
+    run.record(batch, bare, "items", None, None)
     new = batch.records["alpha"]
-    assert new["flags"] == fig["flags"] and new["verdicts"] == fig["verdicts"] and new["why"] == fig["why"]
-    assert new["snapshot_at"] == "2026-12-02T00:00:00Z" and len(batch.new_rows) == 1
+    assert new.flags == fig.flags and new.verdicts == fig.verdicts and new.why == fig.why
+    assert new.snapshot_at == "2026-12-02T00:00:00Z" and len(batch.new_rows) == 1
+    assert "flags" not in bare.model_fields_set  # the record judged is derived, never changed
     again = RunState(Reports(tmp_path / "r2"), {"alpha": new}, {}, "2026-12-03T00:00:00Z", False, DEFAULT_RULES)
     batch = Batch()
-    again.record(batch, dict(bare), "items", None, None)
-    assert batch.records["alpha"]["snapshot_at"] == "2026-12-02T00:00:00Z" and batch.new_rows == []
+    again.record(batch, bare, "items", None, None)
+    assert batch.records["alpha"].snapshot_at == "2026-12-02T00:00:00Z" and batch.new_rows == []
 
 
 def test_record_raises_an_alert_when_the_state_changes(tmp_path, no_fork):
     fig = _judged(tmp_path)
-    bare = {k: v for k, v in fig.items() if k not in ("flags", "verdicts", "why", "retirement", "snapshot_at")}
-    other = "saturated" if fig["state"] != "saturated" else "discriminating"
-    before = {**fig, "state": other, "revision": "older"}
+    bare = without(fig, "flags", "verdicts", "why", "retirement", "snapshot_at")
+    other = "saturated" if fig.state != "saturated" else "discriminating"
+    before = fig.model_copy(update={"state": other, "revision": "older"})
     run = RunState(Reports(tmp_path / "r2"), {"alpha": before}, {}, NOW, False, DEFAULT_RULES)
     batch = Batch()
-    run.record(batch, dict(bare), "items", None, None)
+    run.record(batch, bare, "items", None, None)
     kinds = [a["kind"] for a in batch.new_alerts]
     assert "state" in kinds, batch.new_alerts
-    assert batch.records["alpha"]["prior_state"] == other
+    assert batch.records["alpha"].prior_state == other
 
 
 def test_the_run_log_names_each_benchmark_as_its_page_does(tmp_path):

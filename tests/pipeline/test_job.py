@@ -6,8 +6,9 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from benchwatch.pipeline import run_job
+from benchwatch.pipeline import merge_parts, run_job
 from benchwatch.sources import SourceTable
 from tests.irt.test_rasch_map import simulate
 
@@ -206,3 +207,13 @@ def test_a_call_that_raises_raises_where_its_result_is_read():
                 pool.result(bad)
         finally:
             pool.close()
+
+
+def test_a_site_to_build_without_the_build_is_refused_before_any_work(tmp_path):
+    """The job imports no site: its caller hands it the build (``benchwatch.site.build_site``) with the folder."""
+    folders = {"reports_dir": tmp_path / "r", "site_out": tmp_path / "s"}
+    with pytest.raises(ValueError, match="build_site"):
+        run_job([("sim", lambda: pytest.fail("fetched"))], cache_dir=tmp_path / "c", **folders)
+    with pytest.raises(ValueError, match="build_site"):
+        merge_parts([tmp_path / "part"], **folders)
+    assert not (tmp_path / "r").exists() and not (tmp_path / "c").exists()

@@ -128,6 +128,7 @@ def test_a_source_starts_every_audit_at_once_even_two_of_one_page(tmp_path):
     )
     # A pools C's rows of the first run and C A's (B's unchanged: carried); both start before either is judged
     assert pool.events == [("start", "A"), ("start", "C"), ("judge", "A"), ("judge", "C")]
-    assert delta.records["C"]["joint_pool"] == {"with": [{"benchmark": "A", "models": 10, "items": 40}], "models": 10}
-    assert delta.records["A"]["joint_pool"] == {"with": [{"benchmark": "C", "models": 12, "items": 40}], "models": 12}
-    assert delta.records["C"]["pool"]["fitted_models"] == 22 and "B" not in delta.records  # carried
+    assert delta.records["C"].joint_pool == {"with": [{"benchmark": "A", "models": 10, "items": 40}], "models": 10}
+    assert delta.records["A"].joint_pool == {"with": [{"benchmark": "C", "models": 12, "items": 40}], "models": 12}
+    pool = delta.records["C"].pool
+    assert pool is not None and pool["fitted_models"] == 22 and "B" not in delta.records  # carried

@@ -29,6 +29,7 @@ SCRIPT = textwrap.dedent(
     import pandas as pd
     import benchwatch.pipeline.job as job
     import benchwatch.pipeline.phases as phases
+    from benchwatch.site import build_site
     from benchwatch.sources import SourceTable
     kill_at = {kill_at!r}
     def phase(name):
@@ -42,7 +43,7 @@ SCRIPT = textwrap.dedent(
         ("board", lambda: SourceTable("board", "board", df.iloc[0:0], aggregates=board)),
     ]
     job.run_job(sources, reports_dir={reports!r}, site_out={site!r}, cache_dir={cache!r}, now={now!r},
-                log=lambda s: None)
+                build_site=build_site, log=lambda s: None)
     """
 )
 

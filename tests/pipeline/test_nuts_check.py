@@ -13,7 +13,7 @@ import pytest
 
 from benchwatch.irt import cell_patterns, encode_responses, exchangeable_items
 from benchwatch.pipeline import audit_benchmark
-from benchwatch.pipeline.audit_record import FIGURE_KEYS
+from benchwatch.vocabulary import COVERAGE_FIGURES
 from tests.irt.test_rasch_map import simulate
 
 N_MODELS, N_ITEMS = 12, 40
@@ -37,12 +37,12 @@ def test_items_the_posterior_cannot_tell_apart_are_those_of_one_total_or_with_fl
 
 @pytest.fixture(scope="module")
 def audits():
-    import benchwatch.irt.fit
+    import benchwatch.irt.fits.fit
 
     df = _benchmark()
-    small = functools.partial(benchwatch.irt.fit.fit_nuts, draws=200, tune=200, chains=2)
+    small = functools.partial(benchwatch.irt.fits.fit.fit_nuts, draws=200, tune=200, chains=2)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(benchwatch.irt.fit, "fit_nuts", small)  # a small check: 2 chains of 200 draws
+        patch.setattr(benchwatch.irt.fits.fit, "fit_nuts", small)  # a small check: 2 chains of 200 draws
         nuts = audit_benchmark(df, source="sim.csv", method="nuts")
     return audit_benchmark(df, source="sim.csv", method="map"), nuts
 
@@ -62,7 +62,7 @@ def test_nuts_publishes_the_maps_figures_says_so_and_records_its_check(audits):
     # the check's own numbers: its diagnostics, and each figure from its draws beside the published one
     assert (check["sampler"], check["chains"], check["draws"], check["kept_draws"]) == ("nutpie", 2, 200, 200)
     assert rec["max_rhat"] == check["max_rhat"] < 1.1 and check["min_ess_bulk"] > 50
-    for k in FIGURE_KEYS:
+    for k in COVERAGE_FIGURES:
         assert check[f"{k}_published"] == rec_map[k]
         assert check[f"{k}_lo"] <= check[k] <= check[f"{k}_hi"]
     assert check["ddm"] != rec_map["ddm"]  # its own posterior: what NUTS changes is recorded, not published
@@ -77,18 +77,19 @@ def test_nuts_publishes_the_maps_figures_says_so_and_records_its_check(audits):
 @pytest.mark.slow
 def test_the_page_and_the_command_say_the_figures_are_the_maps_and_show_the_check(audits):
     from benchwatch.cli.audit import _text
+    from benchwatch.record import as_record
     from benchwatch.site.fit_notes import nuts_check_lines
 
     by_map, by_nuts = audits
     rec = by_nuts.figures()
-    lines = nuts_check_lines(rec)
+    lines = nuts_check_lines(as_record(rec))
     check = rec["nuts_check"]
     assert lines["said"].startswith("The positions, abilities and figures on this page come from the map fit")
     pooled = f"take {check['distinct_z']} distinct positions ({check['distinct_z_unpooled']} before pooling"
     assert pooled in lines["said"]
     ddm = lines["rows"][0]
     assert ddm[0] == "DDM" and ddm[1] != ddm[2]  # the published (MAP) value beside the NUTS one
-    assert nuts_check_lines(by_map.figures()) == {}
-    text = _text(rec)
+    assert nuts_check_lines(as_record(by_map.figures())) == {}
+    text = _text(as_record(rec))
     assert text.startswith("sim: 12 models x 40 items (nuts: figures from map, converged;")
     assert "  nuts, run as a check (the figures are the map fit's): " in text

@@ -6,11 +6,12 @@ from __future__ import annotations
 import pandas as pd
 
 from benchwatch.pipeline.pages import compare_pages
+from benchwatch.record import BenchmarkRecord, as_record
 
 
 def test_a_board_is_compared_with_the_fit_that_shares_the_most_models():
-    def rec(name: str, kind: str, n: int) -> dict:
-        return {"benchmark": name, "page": "HumanEval+", "kind": kind, "n_items": 164, "n_models": n}
+    def rec(name: str, kind: str, n: int) -> BenchmarkRecord:
+        return as_record({"benchmark": name, "page": "HumanEval+", "kind": kind, "n_items": 164, "n_models": n})
 
     records = {
         "human_eval_plus (T=0.7)": rec("human_eval_plus (T=0.7)", "items", 3),  # sorts first: other models
@@ -23,6 +24,7 @@ def test_a_board_is_compared_with_the_fit_that_shares_the_most_models():
         "EvalPlus humaneval+": pd.DataFrame({"model": ["A", "b", "c", "e"], "score": [0.5, 0.6, 0.9, 0.3]}),
     }
     compare_pages(records, tables.get)
-    board = records["EvalPlus humaneval+"]["comparison"]
+    board = records["EvalPlus humaneval+"].comparison
+    assert board is not None
     assert board["with"] == "humaneval+" and board["both"] == 3 and board["disagreements"] == 1
-    assert "comparison" not in records["humaneval+"]
+    assert "comparison" not in records["humaneval+"].model_fields_set

@@ -15,6 +15,7 @@ import pytest
 
 from benchwatch.history.check import check_reports
 from benchwatch.pipeline import run_job
+from benchwatch.site import build_site
 from benchwatch.sources import SourceTable
 from tests.irt.test_rasch_map import simulate
 
@@ -46,6 +47,7 @@ def _run(root, when: int, flip: bool = False, site: bool = False, log=None):
         sources,
         reports_dir=root / "r",
         site_out=root / "site" if site else None,
+        build_site=build_site,
         cache_dir=root / "c",
         now=TIMES[when],
         strict=False,

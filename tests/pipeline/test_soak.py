@@ -218,7 +218,7 @@ def test_steps_of_faults_kills_damage_and_overlaps_leave_a_sound_record(fixture_
             assert all(c in changes_after for c in changes_before), harmed[-1]
         assert status in (0, 1), capsys.readouterr().err  # every run ends; all sources failing is 1
         for name, rec in load_latest(Reports(reports)).items():
-            published.setdefault(name, []).append(rec["revision"])
+            published.setdefault(name, []).append(rec.revision)
         if step == "damage":
             damaged.append(_damage(rng, reports))
             assert main(["check", "--reports", str(reports)]) == 1, damaged[-1]

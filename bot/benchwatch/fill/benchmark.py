@@ -10,13 +10,14 @@ import pandas as pd
 
 from benchwatch.errors import InputError
 from benchwatch.history import Reports, load_latest, load_snapshot, load_table
+from benchwatch.record import BenchmarkRecord
 
 
 @dataclass(frozen=True)
 class Benchmark:
     """A per-item benchmark as its last audit left it."""
 
-    record: dict  # its figures (latest.json)
+    record: BenchmarkRecord  # its figures (latest.json)
     items: pd.DataFrame  # item_id, b, b_sd, z
     models: pd.DataFrame  # model, theta, theta_sd, ..., theta_axis (the abilities behind the bounds)
     responses: pd.DataFrame | None = None  # the snapshot the audit read (None where the reports lack it)
@@ -40,7 +41,7 @@ def load_benchmark(reports_dir: str | Path, name: str) -> Benchmark:
     if rec is None:
         near = sorted(records, key=lambda n: (name.lower() not in n.lower(), n))[:5]
         raise InputError(str(reports.root), f"no benchmark {name!r}; some there are: {', '.join(near)}")
-    if rec.get("kind") == "aggregate" or rec.get("method") is None:
+    if rec.kind == "aggregate" or rec.method is None:
         raise InputError(str(reports.root), f"{name!r} has no per-item data: there are no difficulties to fill")
     items, models = load_table(reports.items(name)), load_table(reports.models(name))
     if items is None or models is None or "theta" not in models.columns:

@@ -16,17 +16,17 @@ never the width of the interval. Its difficulty b on the benchmark's logit scale
 from its exact grid posterior given the fitted abilities, under a weak normal prior centred on the benchmark's
 items with twice their spread.
 
-"Before" is the published record: the benchmark's bounds, verdicts and model-based figures as its audit
-recorded them. "After" is the audit's own computation (``benchwatch.pipeline.audit_bounds``: its ``item_bounds`` on
-the item model's path, with the benchmark's floors, design groups and abilities; its item posteriors and joint draws)
-on the audit's responses with EVERY candidate's added, whether or not each one can be placed on its own: ten
-candidates that no single one places still narrow what the pool cannot see. The same computation without the
-candidates is made too (``recomputed``), and ``reproduced`` says whether it gives the published verdicts: an
-"after" is read against the "before" only where it does. No bounds after where the audit published none
-(withheld), nor where the reports cannot repeat its computation: a benchmark fitted in a joint pool (its other
-sources' abilities are not kept); its model-based figures after are then from joint draws, as below. The item
-model's nuisances (the floor, the spread of discriminations, agreeing samples) are held at the record's, intervals
-and all.
+"Before" is the published record: the benchmark's bounds, verdicts and model-based figures as its audit recorded
+them. "After" is the audit's own computation, handed in as ``repeat`` (``benchwatch.pipeline.repeat_audit``: its
+``item_bounds`` on the item model's path, with the benchmark's floors, design groups and abilities; its item
+posteriors and joint draws) on the audit's responses with EVERY candidate's added, whether or not each one can be
+placed on its own: ten candidates that no single one places still narrow what the pool cannot see. The same
+computation without the candidates is made too (``recomputed``), and ``reproduced`` says whether it gives the
+published verdicts: an "after" is read against the "before" only where it does. No bounds after where the audit
+published none (withheld), nor where the reports cannot repeat its computation: a benchmark fitted in a joint pool
+(its other sources' abilities are not kept); its model-based figures after are then from joint draws, as below. The
+item model's nuisances (the floor, the spread of discriminations, agreeing samples) are held at the record's,
+intervals and all.
 
 Reports without the audit's snapshot or abilities: the model-based figures from joint draws instead (every
 item's b from its Laplace normal, every candidate's from its grid posterior), and no bounds.
@@ -34,22 +34,38 @@ item's b from its Laplace normal, every candidate's from its grid posterior), an
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
 from benchwatch.fill.benchmark import Benchmark
+from benchwatch.fill.check_result import CheckResult
 from benchwatch.fill.plan import plan_stretches, target_of
 from benchwatch.irt import cell_loglik, difficulty_b, difficulty_z, uncertain_abilities
 from benchwatch.metrics import coverage
-from benchwatch.pipeline import BOUND_KEYS  # the record's bounds, as the audit repeated here writes them
+from benchwatch.record import BenchmarkRecord, as_record
+from benchwatch.vocabulary import BOUND_FIELDS, FIGURES
 
 CHECK_DRAWS = 400
 GRID = np.linspace(-12.0, 12.0, 2401)
 AXIS = (np.arange(2000) + 0.5) / 2000  # the axis for placing candidates: ten times the bounds' grid
 QUANTILES = (0.025, 0.5, 0.975)
-FIGURES = ("ddm", "max_gap", "top5_gap_sum")
 PLACED = 0.95  # a candidate is inside a stretch with at least this posterior probability
 OUTSIDE = 0.05  # and in none below this in every stretch
+REPEATED = "the audit's own computation on its responses with every candidate's"  # where the figures after come from
+JOINT_DRAWS = "joint draws (each item's b from its audit's normal, each candidate's from its posterior)"
+
+
+class _After(NamedTuple):
+    """The audit's computation repeated (``_audit_after``): the figures and bounds with every candidate, where they
+    come from, and the computation without them (its ``bounds`` and ``figures``)."""
+
+    after: dict
+    after_from: str
+    bounds_after: dict | None
+    recomputed: dict
 
 
 def place(masses: list[float], gaps: list[dict]) -> tuple[str, dict | None, float]:
@@ -82,14 +98,14 @@ def message(status: str, gap: dict | None, p: float, planned: bool = True) -> st
     return f"in no stretch of the fill plan (probability {p:.2f} at most)"
 
 
-def item_floors(rec: dict, rows: pd.DataFrame, items: pd.Index, share: float | None) -> np.ndarray | None:
+def item_floors(rec: BenchmarkRecord, rows: pd.DataFrame, items: pd.Index, share: float | None) -> np.ndarray | None:
     """Each item's chance floor as the audit took it: ``share`` (the benchmark's effective share of its nominal
     floors) times the item's nominal floor (its rows' ``chance``; a candidate without one takes the benchmark's
     mean nominal floor); None for a benchmark without floors."""
-    if share is None or rec.get("chance_nominal") is None:
+    if share is None or rec.chance_nominal is None:
         return None
     given = rows["chance"] if "chance" in rows.columns else pd.Series(np.nan, index=rows.index)
-    nominal = pd.Series(given.astype(float).fillna(float(rec["chance_nominal"])).to_numpy(), index=rows["item_id"])
+    nominal = pd.Series(given.astype(float).fillna(float(rec.chance_nominal)).to_numpy(), index=rows["item_id"])
     return share * nominal.groupby(level=0).max().reindex(items).fillna(0.0).to_numpy(float)
 
 
@@ -106,7 +122,7 @@ def _posteriors(bench: Benchmark, responses: pd.DataFrame, ids: list[str]) -> np
     where it has them, at their effective share)."""
     theta = bench.theta
     model_idx, item_idx, trials, successes = _cells(responses, ids, pd.Index(theta.index))
-    floor = item_floors(bench.record, responses, pd.Index(ids), bench.record.get("floor_share"))
+    floor = item_floors(bench.record, responses, pd.Index(ids), bench.record.floor_share)
     loglik = cell_loglik(model_idx, item_idx, trials, successes, theta.to_numpy(float), GRID, len(ids), floor=floor)
     b = bench.items["b"].to_numpy(float)
     centre, spread = float(b.mean()), 2.0 * float(max(b.std(), 0.5))
@@ -132,10 +148,10 @@ def _axis_posteriors(bench: Benchmark, responses: pd.DataFrame, ids: list[str]) 
     prior."""
     theta, sd = _axis_abilities(bench)
     abilities = uncertain_abilities(theta.to_numpy(), sd)
-    scale = bench.record.get("scale") or "ability-quantile"
+    scale = bench.record.scale or "ability-quantile"
     model_idx, item_idx, trials, successes = _cells(responses, ids, pd.Index(theta.index))
     keep = model_idx >= 0
-    floor = item_floors(bench.record, responses, pd.Index(ids), bench.record.get("floor_share"))
+    floor = item_floors(bench.record, responses, pd.Index(ids), bench.record.floor_share)
     rows = cell_loglik(
         model_idx[keep],
         item_idx[keep],
@@ -162,28 +178,43 @@ def _quantile(cdf: np.ndarray, q: np.ndarray, grid: np.ndarray = GRID) -> np.nda
     return np.interp(q, cdf, grid)
 
 
-def _published(rec: dict) -> dict | None:
+def _published(rec: BenchmarkRecord) -> dict | None:
     """The model-based figures as the audit published them ({figure: lo, value, hi}); None where it has none."""
-    if any(rec.get(k) is None for k in FIGURES):
+    values = {k: getattr(rec, k) for k in FIGURES}  # the vocabulary's figures, each a field of the record
+    if any(v is None for v in values.values()):
         return None
-    return {k: {"lo": rec.get(f"{k}_lo", rec[k]), "value": rec[k], "hi": rec.get(f"{k}_hi", rec[k])} for k in FIGURES}
+    return {k: {"lo": _end(rec, f"{k}_lo", v), "value": v, "hi": _end(rec, f"{k}_hi", v)} for k, v in values.items()}
 
 
-def _published_bounds(rec: dict) -> dict | None:
+def _end(rec: BenchmarkRecord, field: str, value: float) -> float | None:
+    """An end of a figure's interval as the audit published it: the figure's own value where the record has no
+    such field (a fit without a posterior)."""
+    return getattr(rec, field) if field in rec.model_fields_set else value
+
+
+def _published_bounds(rec: BenchmarkRecord) -> dict | None:
     """The bounds and verdicts as the audit published them; None where it published no bounds."""
-    if rec.get("detection_limit") is None:
+    if rec.detection_limit is None:
         return None
     return {
-        "n_items": rec.get("n_items"),
-        **{k: rec.get(k) for k in BOUND_KEYS},
-        "verdicts": {k: v["verdict"] for k, v in (rec.get("verdicts") or {}).items()},
+        "n_items": rec.n_items,
+        **{k: getattr(rec, k) for k in BOUND_FIELDS},
+        "verdicts": {k: v["verdict"] for k, v in (rec.verdicts or {}).items()},
     }
 
 
-def check_candidates(bench: Benchmark, responses: pd.DataFrame, *, draws: int = CHECK_DRAWS, seed: int = 0) -> dict:
+def check_candidates(
+    bench: Benchmark,
+    responses: pd.DataFrame,
+    *,
+    repeat: Callable[..., dict] | None = None,
+    draws: int = CHECK_DRAWS,
+    seed: int = 0,
+) -> CheckResult:
     """Place candidates (validated long rows: model, item_id, score[, trials][, chance] from the pool's models)
     on the benchmark's axis, and give its figures as published and after adding every candidate (see the
-    module)."""
+    module). ``repeat``: the audit's own computation (``benchwatch.pipeline.repeat_audit``, handed in by the caller:
+    a stage imports nothing of the job); without it the figures after are from joint draws, with no bounds after."""
     rec = bench.record
     if "trials" not in responses.columns:
         responses = responses.assign(trials=pd.array([pd.NA] * len(responses), dtype="Int64"))
@@ -220,37 +251,39 @@ def check_candidates(bench: Benchmark, responses: pd.DataFrame, *, draws: int = 
                 "message": message(status, gap, p, planned=bool(gaps)),
             }
         )
-    published = _published(rec)
-    out = {
-        "benchmark": rec["benchmark"],
-        "pool": int(bench.theta.size),
-        "stretches": gaps,
-        "candidates": rows,
-        "accepted": [r["item_id"] for r in rows if r["status"] == "inside"],
-        "expected_inside": mass.sum(axis=0).tolist() if gaps else [],
-        "left_out_models": left_out,
-        "published": {k: rec.get(k) for k in FIGURES},
-        "withheld": rec.get("withheld") if rec.get("item_model") == "withheld" else None,
-        "bounds_before": _published_bounds(rec),
-    }
-    audit = _audit_after(bench, responses, ids, cdf, seed=seed)
-    out.update(audit or {"after": None, "bounds_after": None, "recomputed": None})
-    recomputed = out["recomputed"] or {}
-    out["reproduced"] = _same_verdicts(out["bounds_before"], recomputed.get("bounds"))
-    out["before"] = published or recomputed.get("figures")
-    if out["after"] is None or out["before"] is None:  # joint draws of the published items and every candidate
-        before, after = _draws(bench, cdf, draws=draws, seed=seed)
-        out["before"] = out["before"] or before
-        out["after"] = out["after"] or after
-        out["after_from"] = "joint draws (each item's b from its audit's normal, each candidate's from its posterior)"
-    return out
+    audit = None if repeat is None else _audit_after(repeat, bench, responses, ids, cdf, seed=seed)
+    bounds_before = _published_bounds(rec)
+    recomputed = None if audit is None else audit.recomputed
+    before = _published(rec) or (recomputed or {}).get("figures")
+    after, after_from = (None, JOINT_DRAWS) if audit is None else (audit.after, audit.after_from)
+    if after is None or before is None:  # joint draws of the published items and every candidate
+        drawn_before, drawn_after = _draws(bench, cdf, draws=draws, seed=seed)
+        before, after, after_from = before or drawn_before, after or drawn_after, JOINT_DRAWS
+    return CheckResult(
+        benchmark=rec.benchmark,
+        pool=int(bench.theta.size),
+        stretches=gaps,
+        candidates=rows,
+        accepted=[r["item_id"] for r in rows if r["status"] == "inside"],
+        expected_inside=mass.sum(axis=0).tolist() if gaps else [],
+        left_out_models=left_out,
+        published={k: getattr(rec, k) for k in FIGURES},
+        withheld=rec.withheld if rec.item_model == "withheld" else None,
+        bounds_before=bounds_before,
+        after=after,
+        after_from=after_from,
+        bounds_after=None if audit is None else audit.bounds_after,
+        recomputed=recomputed,
+        reproduced=_same_verdicts(bounds_before, (recomputed or {}).get("bounds")),
+        before=before,
+    )
 
 
 def _draws(bench: Benchmark, cdf: np.ndarray, *, draws: int, seed: int) -> tuple[dict, dict]:
     """The model-based figures from joint draws, without and with every candidate: each item's b from its audit's
     Laplace normal (at its fitted value where it has no error), each candidate's from its grid posterior."""
     rec = bench.record
-    scale = rec.get("scale") or "ability-quantile"
+    scale = rec.scale or "ability-quantile"
     rng = np.random.default_rng(seed)
     th = bench.theta.to_numpy(float)
     b_items = bench.items["b"].to_numpy(float)
@@ -265,12 +298,13 @@ def _draws(bench: Benchmark, cdf: np.ndarray, *, draws: int, seed: int) -> tuple
 
 
 def _same_verdicts(published: dict | None, recomputed: dict | None) -> bool | None:
+    """Whether the bounds recomputed give the published verdicts (None where either has no bounds)."""
     if published is None or recomputed is None:
         return None
-    return published["verdicts"] == recomputed["verdicts"]
+    return as_record(published).verdicts == as_record(recomputed).verdicts
 
 
-def _figures(z_draws: list[np.ndarray], rec: dict) -> dict:
+def _figures(z_draws: list[np.ndarray], rec: BenchmarkRecord) -> dict:
     target = target_of(rec)
     values: dict[str, list[float]] = {k: [] for k in FIGURES}
     for z in z_draws:
@@ -282,29 +316,30 @@ def _figures(z_draws: list[np.ndarray], rec: dict) -> dict:
     }
 
 
-def _audit_after(bench: Benchmark, responses: pd.DataFrame, ids: list[str], cdf: np.ndarray, *, seed: int):
-    """The audit's bounds, verdicts and model-based figures (``benchwatch.pipeline.repeat_audit``) on its own responses
+def _audit_after(
+    repeat_audit: Callable[..., dict],
+    bench: Benchmark,
+    responses: pd.DataFrame,
+    ids: list[str],
+    cdf: np.ndarray,
+    *,
+    seed: int,
+) -> _After | None:
+    """The audit's bounds, verdicts and model-based figures (``repeat_audit``) on its own responses
     (``recomputed``) and on them with every candidate's added (``bounds_after``, ``after``); None where the
     reports keep no snapshot or no abilities of the bounds, or the benchmark was fitted in a joint pool (its
     other sources' abilities are not kept)."""
-    from benchwatch.pipeline import repeat_audit
-
     rec = bench.record
-    if bench.responses is None or "theta_axis" not in bench.models.columns or rec.get("joint_pool"):
+    if bench.responses is None or "theta_axis" not in bench.models.columns or rec.joint_pool:
         return None
     extra = responses.assign(item_id="candidate " + responses["item_id"].astype(str))
-    if rec.get("chance_nominal") is not None:  # a candidate without a floor of its own: the benchmark's mean one
+    if rec.chance_nominal is not None:  # a candidate without a floor of its own: the benchmark's mean one
         given = extra["chance"] if "chance" in extra.columns else pd.Series(np.nan, index=extra.index)
-        extra = extra.assign(chance=given.astype(float).fillna(float(rec["chance_nominal"])))
+        extra = extra.assign(chance=given.astype(float).fillna(float(rec.chance_nominal)))
     extra_b = pd.Series([_quantile(row, np.array([0.5]))[0] for row in cdf], index=["candidate " + str(i) for i in ids])
     target = target_of(rec)
     before = repeat_audit(bench.responses, rec, bench.models, bench.items, target, seed=seed)
     after = repeat_audit(
         bench.responses, rec, bench.models, bench.items, target, extra=extra, extra_b=extra_b, seed=seed
     )
-    return {
-        "after": after["figures"],
-        "after_from": "the audit's own computation on its responses with every candidate's",
-        "bounds_after": after["bounds"],
-        "recomputed": before,
-    }
+    return _After(after["figures"], REPEATED, after["bounds"], before)

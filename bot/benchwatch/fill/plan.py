@@ -8,32 +8,35 @@ the threshold, and there is nothing to fill.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy.special import expit
 
 from benchwatch.fill.benchmark import Benchmark
 from benchwatch.irt import difficulty_b
 from benchwatch.metrics import UNIFORM, Target
+from benchwatch.record import BenchmarkRecord
 
 SEEDS = 2  # items on each side of a gap
 GAP_FIGURES = ("max_gap", "top5_gap_sum")
 
 
-def target_of(record: dict) -> Target:
+def target_of(record: BenchmarkRecord) -> Target:
     """The benchmark's target distribution on z, from its record."""
-    spec = record.get("target_spec") or {}
+    spec = record.target_spec or {}
     return Target.beta(spec["a"], spec["b"]) if spec.get("kind") == "beta" else UNIFORM
 
 
-def plan_stretches(record: dict) -> list[dict]:
+def plan_stretches(record: BenchmarkRecord) -> list[dict]:
     """The stretches a plan fills: those shown thin (verdict ``found``), then, where a gap verdict is ``cannot
     tell``, the widest stretch the data cannot rule out as empty (unless it overlaps one already listed)."""
-    verdicts = {k: (v or {}).get("verdict") for k, v in (record.get("verdicts") or {}).items()}
-    out = [
+    verdicts = {k: (v or {}).get("verdict") for k, v in (record.verdicts or {}).items()}
+    out: list[dict[str, Any]] = [
         {"lo": lo, "hi": hi, "width": hi - lo, "verdict": "found", "why": "shown to hold too few items"}
-        for lo, hi in record.get("thin_stretches") or []
+        for lo, hi in record.thin_stretches or []
     ]
-    stretch = record.get("detection_stretch")
+    stretch = record.detection_stretch
     if stretch and any(verdicts.get(k) == "cannot tell" for k in GAP_FIGURES):
         lo, hi = stretch
         if all(hi <= s["lo"] or lo >= s["hi"] for s in out):
@@ -58,7 +61,7 @@ def fill_plan(bench: Benchmark) -> list[dict]:
     out = []
     for gap in plan_stretches(rec):
         mid = (gap["lo"] + gap["hi"]) / 2
-        b = float(difficulty_b(np.array([mid]), theta.to_numpy(), rec.get("scale") or "ability-quantile")[0])
+        b = float(difficulty_b(np.array([mid]), theta.to_numpy(), rec.scale or "ability-quantile")[0])
         below = items[z <= gap["lo"] + 1e-12].tail(SEEDS)
         above = items[z >= gap["hi"] - 1e-12].head(SEEDS)
         solve = expit(theta.to_numpy() - b)

@@ -18,12 +18,15 @@ __all__ = exports(
             "BenchmarkRecord",
             "Change",
             "SourceStatus",
+            "as_typed",
             "documented_fields",
             "field_name",
             "field_types",
             "file_schema",
             "schema_of",
             "typed",
+            "without",
+            "written",
         ),
         ".folder": ("Reports", "recover"),
         ".formats": ("csv_text", "published_csv", "rounded", "to_json"),
@@ -69,12 +72,15 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.history.records import BenchmarkRecord as BenchmarkRecord
     from benchwatch.history.records import Change as Change
     from benchwatch.history.records import SourceStatus as SourceStatus
+    from benchwatch.history.records import as_typed as as_typed
     from benchwatch.history.records import documented_fields as documented_fields
     from benchwatch.history.records import field_name as field_name
     from benchwatch.history.records import field_types as field_types
     from benchwatch.history.records import file_schema as file_schema
     from benchwatch.history.records import schema_of as schema_of
     from benchwatch.history.records import typed as typed
+    from benchwatch.history.records import without as without
+    from benchwatch.history.records import written as written
     from benchwatch.history.repair import repair_reports as repair_reports
     from benchwatch.history.reports import HISTORY_COLUMNS as HISTORY_COLUMNS
     from benchwatch.history.reports import append_changelog as append_changelog

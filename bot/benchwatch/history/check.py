@@ -14,7 +14,7 @@ from benchwatch.errors import InputError
 from benchwatch.history.folder import COMMIT, STAGING, Reports
 from benchwatch.history.formats import damaged
 from benchwatch.history.ledger import entry_key, lacking, read_ledger
-from benchwatch.history.records import FILES, file_schema, upgrade
+from benchwatch.history.records import FILES, BenchmarkRecord, file_schema, upgrade
 from benchwatch.history.reports import (
     load_alerts,
     load_changelog,
@@ -26,6 +26,7 @@ from benchwatch.history.reports import (
     read_table,
 )
 from benchwatch.store import safe_slug, slug_collisions
+from benchwatch.vocabulary import COVERAGE_FIGURES, SATURATION_FIGURES
 
 BACKUP = ".repair-backup"
 TABLES = ("items", "models", "by_date")
@@ -131,16 +132,16 @@ def schema_problems(path: Path) -> list[str]:
     return out
 
 
-def implied_files(reports: Reports, rec: dict) -> list[Path]:
+def implied_files(reports: Reports, rec: BenchmarkRecord) -> list[Path]:
     """The files a published record implies: its models table and last good data, and the items table of a
     benchmark whose items were placed. None for a record waiting for its refit (``rebuilt``, ``refit``)."""
-    if rec.get("rebuilt") or rec.get("refit"):
+    if rec.rebuilt or rec.refit:
         return []
-    name = rec["benchmark"]
-    if rec.get("kind") == "aggregate":  # per-item data published as scores only keeps its responses
-        return [reports.models(name), reports.snapshot(name, "responses" if rec.get("per_item") else "aggregates")]
+    name = rec.benchmark
+    if rec.kind == "aggregate":  # per-item data published as scores only keeps its responses
+        return [reports.models(name), reports.snapshot(name, "responses" if rec.per_item else "aggregates")]
     files = [reports.models(name), reports.snapshot(name, "responses")]
-    if rec.get("max_gap") is not None:
+    if rec.max_gap is not None:
         files.append(reports.items(name))
     return files
 
@@ -179,8 +180,8 @@ def check_reports(
             problems.append(f"{reports.history}: missing while latest.json lists {len(latest)} benchmark(s)")
         have = set(zip(history["benchmark"], history["revision"], strict=True))
         for name, rec in sorted(latest.items()):
-            if reports.history.exists() and (name, rec.get("revision")) not in have:
-                problems.append(f"{reports.history}: no row for {name!r} at revision {rec.get('revision')!r}")
+            if reports.history.exists() and (name, rec.revision) not in have:
+                problems.append(f"{reports.history}: no row for {name!r} at revision {rec.revision!r}")
         for name in lost_from_latest(reports) if reports.latest not in broken else []:
             problems.append(f"{reports.latest}: {name!r} is in history.csv but not here (lost)")
         for name, column, value in history_cell_problems(history):
@@ -204,7 +205,7 @@ def check_reports(
         problems += [
             f"{reports.latest}: {name!r} is as rebuilt from history.csv, not refitted (the next run refits it)"
             for name, rec in sorted(latest.items())
-            if rec.get("rebuilt")
+            if rec.rebuilt
         ]
     if site is not None:
         out = Path(site).resolve()
@@ -215,12 +216,12 @@ def check_reports(
     return problems
 
 
-def _pageless(site: Path, latest: dict[str, dict]) -> list[str]:
+def _pageless(site: Path, latest: dict[str, BenchmarkRecord]) -> list[str]:
     """Every published benchmark without its page in the built site."""
     out = []
     for name, rec in sorted(latest.items()):
-        page = site / "benchmarks" / safe_slug(str(rec.get("page") or name)) / "index.html"
-        if not rec.get("gone_since") and not page.is_file():
+        page = site / "benchmarks" / safe_slug(str(rec.page or name)) / "index.html"
+        if not rec.gone_since and not page.is_file():
             out.append(f"{page}: missing, while latest.json publishes {name!r}")
     return out
 
@@ -249,7 +250,7 @@ def ledger_problems(reports: Reports, broken: set[Path]) -> list[str]:
     return out
 
 
-FIGURE_COLUMNS = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "saturation_index", "top1", "top5", "top5_mean")
+FIGURE_COLUMNS = (*COVERAGE_FIGURES, *SATURATION_FIGURES)
 
 
 NOT_A_NUMBER = object()

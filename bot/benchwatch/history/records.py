@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import types
 import typing
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -38,6 +39,7 @@ from benchwatch.record import BenchmarkRecord as BenchmarkRecord
 
 SCHEMA_VERSION = 2  # 0: the files before they carried a version; 1: variants matched by a pattern (same fields)
 SCHEMA_BASE = "https://benchwatch.github.io/benchwatch/schema/"
+RecordT = TypeVar("RecordT", bound=_Record)  # a record of reports/, whichever its class
 
 
 class Alert(_Record):
@@ -222,8 +224,26 @@ def typed(cls: type[BaseModel], body: dict, where: str) -> Any:
         raise InputError(where, f"field {field!r} = {shown[:80]}: {err.get('msg', 'invalid')}") from None
 
 
-def record_name(body: dict) -> str:
-    return str(body.get("benchmark") or body.get("id") or "?")
+def written(rec: _Record) -> dict[str, Any]:
+    """A record as its file holds it: its fields as the files name them (``from``), a field never set left out (a
+    key absent from the file stays absent), each value as the record holds it."""
+    return rec.model_dump(exclude_unset=True, by_alias=True)
+
+
+def without(rec: RecordT, *names: str) -> RecordT:
+    """The record with the fields ``names`` absent (left out of its file, as a deleted key was): a derived record
+    sets fields (``model_copy``), this unsets them."""
+    kept = rec.model_fields_set - set(names)
+    return type(rec).model_construct(_fields_set=kept, **{name: getattr(rec, name) for name in kept})
+
+
+def as_typed(cls: type[RecordT], entry: RecordT | Mapping[str, Any]) -> RecordT:
+    """An entry of a file of ``reports/`` (an alert, a change, a source's status) as its typed record ``cls``, to read
+    by attribute (as ``as_record`` makes a benchmark's): a record as it is; a mapping unvalidated (its loader checked
+    it, or the stage that made it), its fields set, the others None, keys that are not fields left out."""
+    if not isinstance(entry, Mapping):
+        return entry
+    return cls.model_construct(**entry)
 
 
 def upgrade(name: str, body: dict) -> dict:

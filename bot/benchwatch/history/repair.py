@@ -27,6 +27,7 @@ from benchwatch.history.check import (
 from benchwatch.history.folder import Reports, recover
 from benchwatch.history.formats import csv_text, is_merge_marker, parse_csv, to_json, versioned
 from benchwatch.history.ledger import lacking, ledger_text, read_ledger, union
+from benchwatch.history.records import BenchmarkRecord, written
 from benchwatch.history.reports import (
     HISTORY_COLUMNS,
     RUN_COLUMNS,
@@ -36,6 +37,7 @@ from benchwatch.history.reports import (
     load_history,
     load_latest,
 )
+from benchwatch.vocabulary import FIGURES, SATURATION_FIGURES
 
 
 def _salvage_csv(path: Path, columns: list[str]) -> tuple[pd.DataFrame, int]:
@@ -62,16 +64,18 @@ def _salvage_csv(path: Path, columns: list[str]) -> tuple[pd.DataFrame, int]:
 def _replay_alerts(history: pd.DataFrame) -> list[dict]:
     """The alerts of every change of state and flag in the history (the notices of held or gone data cannot be)."""
     from benchwatch.alerts import diff_alerts
+    from benchwatch.record import as_record
 
-    before: dict[str, dict]
+    before: dict[str, BenchmarkRecord]
     alerts, before = [], {}
     for row in history.to_dict(orient="records"):
         fig = {**row, "flags": str(row.get("flags") or "").split()}
-        for k in ("ddm", "max_gap", "top5_gap_sum", "saturation_index", "top1", "top5", "top5_mean"):
+        for k in (*FIGURES, *SATURATION_FIGURES):  # the figures the alerts read
             fig[k] = pd.to_numeric(fig.get(k), errors="coerce")
             fig[k] = None if pd.isna(fig[k]) else float(fig[k])
-        alerts += diff_alerts(before.get(row["benchmark"]), fig, row["snapshot_at"])
-        before[row["benchmark"]] = fig
+        rec = as_record(fig)
+        alerts += diff_alerts(before.get(rec.benchmark), rec, rec.snapshot_at)
+        before[rec.benchmark] = rec
     seen, unique = set(), []
     for a in alerts:
         if a["id"] not in seen:
@@ -171,26 +175,16 @@ def _is_alert(entry: dict) -> bool:
     return True
 
 
-def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list[str]:
-    """Fix what ``check_reports`` finds from the folder's other files; every file
-    replaced is first copied to ``.repair-backup/<time>/``. Returns what was done, one line each."""
-    reports = Reports(Path(root))
-    done: list[str] = []
-    recovered = recover(reports.root)
-    if recovered is not None:
-        done.append(recovered.text)
-    backup = reports.root / BACKUP / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-
-    def replace(path: Path, text: str | bytes, how: str) -> None:
-        kept = backup / path.relative_to(reports.root)
-        if path.exists() and not kept.exists():  # the file as it was before the repair, not a step of it
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, kept)
-        reports.write_bytes(path, text if isinstance(text, bytes) else text.encode("utf-8"))
-        done.append(f"{path}: {how}" + (f" (the old file is in {backup})" if backup.exists() else ""))
-
-    loaders = file_loaders(reports)
-    refit: set[Path] = set()  # tables and snapshots moved aside
+def _fix_damaged(
+    reports: Reports,
+    loaders: dict[Path, Callable[[], object]],
+    backup: Path,
+    replace: Callable[[Path, str, str], None],
+) -> set[Path]:
+    """Each damaged file of ``loaders`` fixed from itself: history.csv and runs.csv keep their good rows, sources.json
+    is reset, a table or a snapshot is moved to ``backup`` (returned: its benchmark is refitted from its data on the
+    next run); latest.json, alerts.json and changelog.json are left to the steps after."""
+    refit: set[Path] = set()
     for path, load in loaders.items():
         if problem_of(load) is None:
             continue
@@ -210,6 +204,29 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
             (backup / path.relative_to(reports.root)).parent.mkdir(parents=True, exist_ok=True)
             shutil.move(path, backup / path.relative_to(reports.root))
             refit.add(path)
+    return refit
+
+
+def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list[str]:
+    """Fix what ``check_reports`` finds from the folder's other files; every file
+    replaced is first copied to ``.repair-backup/<time>/``. Returns what was done, one line each."""
+    reports = Reports(Path(root))
+    done: list[str] = []
+    recovered = recover(reports.root)
+    if recovered is not None:
+        done.append(recovered.text)
+    backup = reports.root / BACKUP / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+    def replace(path: Path, text: str | bytes, how: str) -> None:
+        kept = backup / path.relative_to(reports.root)
+        if path.exists() and not kept.exists():  # the file as it was before the repair, not a step of it
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, kept)
+        reports.write_bytes(path, text if isinstance(text, bytes) else text.encode("utf-8"))
+        done.append(f"{path}: {how}" + (f" (the old file is in {backup})" if backup.exists() else ""))
+
+    loaders = file_loaders(reports)
+    refit = _fix_damaged(reports, loaders, backup, replace)  # tables and snapshots moved aside
     for path in (reports.alerts, reports.changelog):
         _restore_pair(reports, path, problem_of(loaders[path]) is not None, replace)
     if problem_of(lambda: load_latest(reports)) is not None or (
@@ -222,7 +239,8 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
     lost_names = lost_from_latest(reports)
     if lost_names:
         rebuilt = _latest_from_history(load_history(reports))["benchmarks"]
-        records = {**load_latest(reports), **{r["benchmark"]: r for r in rebuilt if r["benchmark"] in lost_names}}
+        records = {k: written(r) for k, r in load_latest(reports).items()}
+        records.update({r["benchmark"]: r for r in rebuilt if r["benchmark"] in lost_names})
         body = versioned("benchmarks", [records[k] for k in sorted(records)])
         replace(
             reports.latest,
@@ -233,22 +251,23 @@ def repair_reports(root: str | Path, log: Callable[[str], None] = print) -> list
     for name, rec in sorted(latest_now.items()):  # a published benchmark whose files are damaged or gone
         gone = {p for p in implied_files(reports, rec) if not p.exists()} | (refit & _own_files(reports, name))
         if gone:
-            rec["refit"] = "its files were damaged or missing: " + ", ".join(sorted({p.name for p in gone}))
+            why = "its files were damaged or missing: " + ", ".join(sorted({p.name for p in gone}))
+            latest_now[name] = rec.model_copy(update={"refit": why})
             for p in sorted(gone):
                 how = "moved to the backup" if p in refit else "missing"
                 done.append(f"{p}: {how}; {name!r} is refitted from its data on the next run, which writes it again")
-    if any(rec.get("refit") for rec in latest_now.values()):
-        marked = versioned("benchmarks", [latest_now[k] for k in sorted(latest_now)])
+    if any(rec.refit for rec in latest_now.values()):
+        marked = versioned("benchmarks", [written(latest_now[k]) for k in sorted(latest_now)])
         replace(reports.latest, to_json(marked), "refits marked")
     for path in sorted(refit - {p for n in latest_now for p in _own_files(reports, n)}):
         done.append(f"{path}: moved to the backup (no published benchmark has it)")
-    latest = {k: r for k, r in load_latest(reports).items() if not r.get("rebuilt")}
+    latest = {k: r for k, r in load_latest(reports).items() if not r.rebuilt}
     history = load_history(reports)
     have = set(zip(history["benchmark"], history["revision"], strict=True))
     missing = [  # records whose snapshot the history lost
-        {**r, "flags": " ".join(r.get("flags", []))}
+        {**written(r), "flags": " ".join(r.flags or [])}
         for r in latest.values()
-        if (r["benchmark"], r.get("revision")) not in have
+        if (r.benchmark, r.revision) not in have
     ]
     if missing:
         rows = pd.concat([history, history_rows(missing)], ignore_index=True) if len(history) else history_rows(missing)

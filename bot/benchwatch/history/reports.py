@@ -4,8 +4,10 @@ and written through the folder's ``Reports`` (``benchwatch.history.folder``) in 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -14,6 +16,9 @@ from benchwatch.history.folder import Reports
 from benchwatch.history.formats import csv_text, damaged, parse_csv, parse_json, rounded, to_json, versioned
 from benchwatch.history.ledger import ledger_text
 from benchwatch.store import parse_snapshot, snapshot_bytes
+
+if TYPE_CHECKING:  # pydantic loads where a record is read or written, not with the history's tables
+    from benchwatch.record import BenchmarkRecord
 
 HISTORY_COLUMNS = [
     "snapshot_at",
@@ -38,9 +43,11 @@ HISTORY_COLUMNS = [
 RUN_COLUMNS = ["started_at", "seconds", "benchmarks", "new_snapshots", "alerts", "status", "sources"]
 
 
-def load_latest(reports: Reports, validate: bool = True) -> dict[str, dict]:
+def load_latest(reports: Reports, validate: bool = True) -> dict[str, BenchmarkRecord]:
     """The latest record of every benchmark, by name (empty if there is none yet), each validated as the typed
-    record (``validate`` off: the file's shape only, for ``check``, which names every field's problem)."""
+    record (``validate`` off: the file's shape only, for ``check``, which names every field's problem). Each holds
+    its fields as the file does (a field absent there is unset, a number as it was written: written back, the same
+    bytes)."""
     text = reports.read(reports.latest)
     if text is None:
         return {}
@@ -49,7 +56,10 @@ def load_latest(reports: Reports, validate: bool = True) -> dict[str, dict]:
         raise damaged(reports.latest, "a record without a benchmark name")
     if validate:
         _validated(reports.latest, "BenchmarkRecord", records, "benchmark")
-    return {rec["benchmark"]: rec for rec in records}
+    from benchwatch.record import as_record
+
+    loaded = [as_record(rec) for rec in records]
+    return {rec.benchmark: rec for rec in loaded}
 
 
 def _validated(path: Path, model: str, records: list, key: str) -> None:
@@ -66,20 +76,20 @@ def _validated(path: Path, model: str, records: list, key: str) -> None:
             raise damaged(path, f"record {exc}") from None
 
 
-def page_groups(records: dict[str, dict]) -> dict[str, list[dict]]:
+def page_groups(records: Mapping[str, BenchmarkRecord]) -> dict[str, list[BenchmarkRecord]]:
     """Benchmark id -> its records, per-item fits first (the one named as the page first of them), then boards,
     each by name."""
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[BenchmarkRecord]] = {}
     for rec in records.values():
-        groups.setdefault(rec.get("page") or rec["benchmark"], []).append(rec)
+        groups.setdefault(rec.page or rec.benchmark, []).append(rec)
     for pid, recs in groups.items():
         recs.sort(key=partial(_page_order, pid))
     return groups
 
 
-def _page_order(pid: str, rec: dict) -> tuple[bool, bool, str]:
+def _page_order(pid: str, rec: BenchmarkRecord) -> tuple[bool, bool, str]:
     """A record's place on its page's list: per-item fits first, the one named as the page first of them, by name."""
-    return (rec.get("kind") == "aggregate", rec["benchmark"] != pid, rec["benchmark"])
+    return (rec.kind == "aggregate", rec.benchmark != pid, rec.benchmark)
 
 
 def load_alerts(reports: Reports, validate: bool = True) -> list[dict]:
@@ -115,15 +125,16 @@ def _write_if_changed(reports: Reports, path: Path, text: str) -> None:
     reports.write(path, text)
 
 
-def write_latest(reports: Reports, records: dict[str, dict]) -> None:
-    """Rewrite latest.json with one record per benchmark, sorted by name, each validated as the typed record
-    (``benchwatch.record.BenchmarkRecord``: an undeclared or mistyped field stops the write, naming it)."""
-    from benchwatch.history.records import BenchmarkRecord, typed
+def write_latest(reports: Reports, records: Mapping[str, BenchmarkRecord]) -> None:
+    """Rewrite latest.json with one record per benchmark, sorted by name, each as its file holds it (``written``)
+    and validated as the typed record (``benchwatch.record.BenchmarkRecord``: a mistyped or missing field stops
+    the write, naming it)."""
+    from benchwatch.history.records import BenchmarkRecord, typed, written
 
-    for name in sorted(records):
-        typed(BenchmarkRecord, records[name], f"{reports.latest.name}: {name}")
-    body = versioned("benchmarks", [records[k] for k in sorted(records)])
-    _write_if_changed(reports, reports.latest, to_json(body))
+    bodies = [written(records[name]) for name in sorted(records)]
+    for name, body in zip(sorted(records), bodies, strict=True):
+        typed(BenchmarkRecord, body, f"{reports.latest.name}: {name}")
+    _write_if_changed(reports, reports.latest, to_json(versioned("benchmarks", bodies)))
 
 
 def write_alerts(reports: Reports, alerts: list[dict]) -> None:

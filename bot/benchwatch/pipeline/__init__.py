@@ -8,9 +8,10 @@ __all__ = exports(
     __name__,
     {
         ".audit": ("BenchmarkAudit", "audit_benchmark", "measure", "tiers_of", "tiers_of_board"),
-        ".files": ("audit_responses", "coverage_only", "leaderboard_saturation"),
+        ".audit_record": ("benchmark_record",),
+        ".files": ("audit_responses", "coverage_only"),
         ".job": ("BusyError", "JobResult", "merge_parts", "run_job"),
-        ".repeat": ("BOUND_KEYS", "repeat_audit"),
+        ".repeat": ("repeat_audit",),
         ".schedule": ("DEFAULT_CRON", "JOB_OPTIONS", "add_job", "run_schedule"),
     },
 )
@@ -21,14 +22,13 @@ if TYPE_CHECKING:  # the names as mypy sees them; at run time each is imported o
     from benchwatch.pipeline.audit import measure as measure
     from benchwatch.pipeline.audit import tiers_of as tiers_of
     from benchwatch.pipeline.audit import tiers_of_board as tiers_of_board
+    from benchwatch.pipeline.audit_record import benchmark_record as benchmark_record
     from benchwatch.pipeline.files import audit_responses as audit_responses
     from benchwatch.pipeline.files import coverage_only as coverage_only
-    from benchwatch.pipeline.files import leaderboard_saturation as leaderboard_saturation
     from benchwatch.pipeline.job import BusyError as BusyError
     from benchwatch.pipeline.job import JobResult as JobResult
     from benchwatch.pipeline.job import merge_parts as merge_parts
     from benchwatch.pipeline.job import run_job as run_job
-    from benchwatch.pipeline.repeat import BOUND_KEYS as BOUND_KEYS
     from benchwatch.pipeline.repeat import repeat_audit as repeat_audit
     from benchwatch.pipeline.schedule import DEFAULT_CRON as DEFAULT_CRON
     from benchwatch.pipeline.schedule import JOB_OPTIONS as JOB_OPTIONS

@@ -7,10 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchwatch.history import (
+    Alert,
     Reports,
     append_changelog,
     append_history,
     append_run,
+    as_typed,
     load_alerts,
     load_latest,
     load_sources,
@@ -21,7 +23,7 @@ from benchwatch.history import (
 )
 from benchwatch.pipeline import phases
 from benchwatch.pipeline.pages import compare_pages
-from benchwatch.record import as_record
+from benchwatch.record import BenchmarkRecord
 from benchwatch.words import count
 
 
@@ -44,7 +46,7 @@ class Delta:
     reports/, and what a fan-out part carries from its runner to the merge."""
 
     sources: list[str]
-    records: dict[str, dict]  # the benchmarks whose record these sources set (new, changed, carried, gone)
+    records: dict[str, BenchmarkRecord]  # the benchmarks whose record these sources set (new, changed, carried, gone)
     new_rows: list[dict]
     new_alerts: list[dict]
     changes: list[dict]
@@ -55,10 +57,9 @@ class Delta:
     failed: int
 
 
-def _shown(records: dict[str, dict]) -> dict[str, tuple]:
+def _shown(records: dict[str, BenchmarkRecord]) -> dict[str, tuple]:
     """What the pages' comparisons read of each record: its data's revision, its page, its kind, whether it is gone."""
-    typed = {name: as_record(rec) for name, rec in records.items()}
-    return {name: (r.revision, r.page, r.kind, bool(r.gone_since)) for name, r in typed.items()}
+    return {name: (r.revision, r.page, r.kind, bool(r.gone_since)) for name, r in records.items()}
 
 
 def apply_delta(reports: Reports, delta: Delta, *, now: str, started: float, log: Callable[[str], None]) -> JobResult:
@@ -77,8 +78,8 @@ def apply_delta(reports: Reports, delta: Delta, *, now: str, started: float, log
         write_latest(reports, records)
         appended = append_history(reports, delta.new_rows)
         old_alerts = load_alerts(reports)
-        seen = {a["id"] for a in old_alerts}
-        new_alerts = [a for a in new_alerts if a["id"] not in seen]
+        seen = {as_typed(Alert, a).id for a in old_alerts}
+        new_alerts = [a for a in new_alerts if as_typed(Alert, a).id not in seen]
         write_alerts(reports, old_alerts + new_alerts)
         append_changelog(reports, delta.changes)
         write_sources(reports, {**load_sources(reports), **delta.statuses})

@@ -1,55 +1,42 @@
-"""Audit one benchmark: fit difficulties, then measure coverage and saturation (``measure``); the record it
-builds is ``benchwatch.pipeline.audit_record``, the scores and tiers ``benchwatch.pipeline.scores``."""
+"""Audit one benchmark: fit difficulties, then measure coverage and saturation (``measure``); its steps under the
+item model are ``benchwatch.pipeline.audit_steps``, the record it builds ``benchwatch.pipeline.audit_record``, the
+scores and tiers ``benchwatch.metrics.frames``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
-from benchwatch.irt import (
-    DEFAULT_SCALE,
-    ItemModel,
-    RaschFit,
-    cell_patterns,
-    difficulty_z,
-    encode_responses,
-    fit_item_model,
-)
+from benchwatch.irt import DEFAULT_SCALE, ItemModel, RaschFit, difficulty_z, encode_responses, fit_item_model
 from benchwatch.metrics import (
     UNIFORM,
     Cache,
     Target,
     coverage,
     decided_by_tiers,
-    figures_from_draws,
-    pool_needed,
-    posterior_z_draws,
-    saturation,
-)
-from benchwatch.pipeline.audit_bounds import bound_abilities, item_bounds, model_posterior, pattern_groups
-from benchwatch.pipeline.audit_record import FIGURE_KEYS, MARGINAL_MODELS, MIN_MODELS, N_DRAWS, BenchmarkAudit
-from benchwatch.pipeline.by_date import history_by_date
-from benchwatch.pipeline.nuts_check import nuts_check
-from benchwatch.pipeline.scores import (
     model_scores,
     paired_figures,
-    scores_only,
+    saturation,
     split_uninformative,
     state_from_paired,
     tiers_of,
     tiers_of_board,
-    too_few,
-    unauditable,
     with_tiers,
 )
-from benchwatch.pipeline.side_work import cached_levels, cached_reference, floor_cache, side_pool
+from benchwatch.pipeline.audit_record import MARGINAL_MODELS, MIN_MODELS, N_DRAWS, BenchmarkAudit
+from benchwatch.pipeline.audit_steps import AuditTerms, ModelBased, model_based
+from benchwatch.pipeline.scores import scores_only, too_few, unauditable
+from benchwatch.pipeline.side_work import floor_cache
 from benchwatch.store import content_revision
 
+if TYPE_CHECKING:
+    from benchwatch.metrics import Saturation, Tiers
+
 __all__ = [
-    "FIGURE_KEYS",
     "MARGINAL_MODELS",
     "MIN_MODELS",
     "N_DRAWS",
@@ -64,6 +51,20 @@ __all__ = [
     "unauditable",
     "with_tiers",
 ]
+
+
+@dataclass(frozen=True)
+class AuditTables:
+    """The audit's tables and score figures: the items' positions (b, b_sd, z), the models' abilities and scores,
+    the saturation with its paired figures, the share of items some model solved, and the tiers (None untiered)."""
+
+    items: pd.DataFrame
+    models: pd.DataFrame
+    saturation: Saturation
+    paired: dict
+    top_intervals: dict
+    solved_share: float
+    tiers: Tiers | None = None
 
 
 def measure(
@@ -100,8 +101,6 @@ def measure(
     ``model``: the item model the fit was made under (``benchwatch.irt.fit_item_model``: its floors, design groups, fit
     check and path); None is the 1PL without floors, one design group, unchecked.
     """
-    from benchwatch.rules import verdicts
-
     names = responses["benchmark"].unique()
     if len(names) != 1:
         raise ValueError(f"an audit takes one benchmark, got {len(names)}")
@@ -122,6 +121,31 @@ def measure(
     revision = revision or content_revision(responses)  # before the arrays of the fit exist: its peak is the table's
     fitted = own if pool_rows is None else split_uninformative(pd.concat([responses, pool_rows], ignore_index=True))[0]
     z = difficulty_z(fit.b, fit.theta, scale)
+    tables = _fitted_tables(responses, fit, z, ceiling)
+    model = model or ItemModel()
+    terms = AuditTerms(scale, target, ceiling, cache or floor_cache(), seed, progress)
+    based = model_based(own, fitted, fit, model, terms, z=z, by_date=by_date, thresholds=thresholds, resolve=resolve)
+    tables.models["theta_axis"] = tables.models["model"].map(dict(zip(fit.models, based.theta, strict=True)))
+    if tiered:
+        tables = _tiered(tables, responses, progress)
+    return _audit_record(
+        fit,
+        model,
+        z,
+        tables,
+        based,
+        terms,
+        benchmark=str(names[0]),
+        revision=revision,
+        source=source,
+        synthetic=synthetic,
+        uninformative=uninformative,
+    )
+
+
+def _fitted_tables(responses: pd.DataFrame, fit: RaschFit, z: np.ndarray, ceiling: float) -> AuditTables:
+    """The fit's tables beside the scores: the items at their positions, the models at their abilities with their
+    scores, the saturation of the scores with its state from the paired comparison of the top models."""
     items = pd.DataFrame({"item_id": fit.items, "b": fit.b, "b_sd": fit.b_sd, "z": z})
     per_model = model_scores(responses)
     models = per_model.join(
@@ -131,110 +155,41 @@ def measure(
     solved = responses.groupby("item_id", observed=True)["score"].max()
     paired, top_intervals = paired_figures(responses, sat)
     sat = state_from_paired(sat, paired)
-    model = model or ItemModel()
-    floors = model.floors()
-    cache = cache or floor_cache()
-    with threadpool_limits(1):  # many small matrix products: BLAS threads only add overhead here
-        # The history by date needs none of what follows: it runs on a thread of its own meanwhile (the bounds'
-        # compiled solver releases the GIL, so the work shares both cores).
-        dated = (
-            side_pool().submit(
-                history_by_date,
-                own,
-                scale=scale,
-                target=target,
-                ceiling=ceiling,
-                floor_share=None if model is None or model.floor is None else model.floor.share,
-            )
-            if by_date
-            else None
-        )
-        # so do the simulations of n target items (what chance shows on a matched benchmark of this size)
-        chance = side_pool().submit(cached_levels, len(fit.items), target, cache)
-        matched = side_pool().submit(cached_reference, len(fit.items), target, cache)
-        progress("abilities")
-        # Over the observed cells, never a models x items array. The patterns stand for the cells while the
-        # abilities and the item posteriors read them, and the cells' arrays are made after: held together they
-        # were the audit's peak (at 38 million cells, 0.9 GB of arrays that nothing read meanwhile).
-        patterns = cell_patterns(model.cells(encode_responses(fitted)), floors)
-        groups = pattern_groups(model, patterns)
-        theta = bound_abilities(patterns, fit.theta, groups)
-        if model.spread_hat == 0:  # the 1PL's item posteriors read the patterns: read now, they go before the bounds
-            post = model_posterior(None, theta, model, patterns=patterns)
-        del patterns, groups
-        data = encode_responses(fitted)
-        lik = None
-        if model.path == "withheld":
-            bounds = None
-        else:
-            progress("bounds, for any difficulty distribution")
-            bounds, lik = item_bounds(data, fit, theta, model, scale, target)
-        levels = chance.result()
-        partial = {**(bounds.record_fields() if bounds is not None else {}), **levels}
-        undecided = {
-            k: v["level"] for k, v in verdicts(partial, thresholds or {}).items() if v["verdict"] == "cannot tell"
-        }
-        usual = float(np.median(data.weight)) if data.weight.size else 1.0
-        if resolve and undecided:
-            progress("what would decide: " + ", ".join(undecided))
-        # the simulated larger pools need only the bounds' verdicts: they run beside the model-based figures
-        mean_floor = float(np.mean(floors)) if floors is not None else 0.0
-        deciding = (
-            side_pool().submit(
-                pool_needed,
-                theta,
-                usual,
-                len(fit.items),
-                target,
-                scale,
-                undecided,
-                cache=cache,
-                seed=seed,
-                floor=mean_floor,
-            )
-            if resolve and model.path != "withheld"
-            else None
-        )
-        progress("item posteriors and model-based figures")
-        if model.spread_hat > 0:  # each item's discrimination integrated out at the spread's estimate
-            post = model_posterior(data, theta, model)
-        rng = np.random.default_rng(seed)
-        draws = posterior_z_draws(theta, scale, N_DRAWS, rng, post)
-        reference = matched.result()
-        posterior = figures_from_draws(draws, target, reference=reference)
-        needed = deciding.result() if deciding is not None else {}
-        if model.path == "2PL":
-            # simulated with every item of one discrimination: a spread of them only needs more, so the pool is
-            # what would decide at the least
-            needed = {k: {**v, "at_least": True} for k, v in needed.items()}
-        if by_date:
-            progress("history by date")
-        by_date_table = dated.result() if dated is not None else None
-    models["theta_axis"] = models["model"].map(dict(zip(fit.models, theta, strict=True)))
-    check = None
-    if model.nuts is not None:
-        progress("the nuts check")
-        check = nuts_check(
-            model.nuts,
-            data,
-            floors,
-            z=z,
-            theta=theta,
-            posterior=posterior,
-            scale=scale,
-            target=target,
-            reference=reference,
-        )
-    del data  # the cells' arrays are read no further: the tiers' own pass over the rows does without them
-    tiers = None
-    if tiered:
-        progress("tiers")
-        tiers = tiers_of(responses)
-        models = with_tiers(models, tiers)
-        sat = decided_by_tiers(sat, len(tiers.top))  # the one rule (``vocabulary.STATE_RULE``)
+    return AuditTables(items, models, sat, paired, top_intervals, solved_share=float(np.mean(solved.to_numpy() > 0)))
+
+
+def _tiered(tables: AuditTables, responses: pd.DataFrame, progress: Callable[[str], None]) -> AuditTables:
+    """The tables with the tiers (who can be told apart) and the saturation state they decide."""
+    progress("tiers")
+    tiers = tiers_of(responses)
+    return replace(
+        tables,
+        models=with_tiers(tables.models, tiers),
+        saturation=decided_by_tiers(tables.saturation, len(tiers.top)),  # the one rule (``vocabulary.STATE_RULE``)
+        tiers=tiers,
+    )
+
+
+def _audit_record(
+    fit: RaschFit,
+    model: ItemModel,
+    z: np.ndarray,
+    tables: AuditTables,
+    based: ModelBased,
+    terms: AuditTerms,
+    *,
+    benchmark: str,
+    revision: str,
+    source: str,
+    synthetic: bool,
+    uninformative: list,
+) -> BenchmarkAudit:
+    """The audit's record, with what the model pool can resolve (``pool``: its response patterns, distinct
+    positions, the ranges of abilities and difficulties, the item posteriors' prior)."""
+    post, theta = based.post, based.theta
     pool = {
         "response_patterns": int(post.n_patterns),
-        "likelihood_patterns": lik.n_patterns if lik is not None else None,
+        "likelihood_patterns": based.lik.n_patterns if based.lik is not None else None,
         "distinct_z": int(np.unique(np.round(z, 9)).size),
         "ability_range": [float(theta.min()), float(theta.max())],
         "difficulty_range": [float(fit.b.min()), float(fit.b.max())],
@@ -243,33 +198,33 @@ def measure(
         "fitted_models": len(fit.models),
     }
     return BenchmarkAudit(
-        benchmark=str(names[0]),
+        benchmark=benchmark,
         revision=revision,
         source=source,
         synthetic=synthetic,
         method="nuts" if model.nuts is not None else fit.method,
         figures_from=fit.method,
-        nuts_check=check,
-        scale=scale,
+        nuts_check=based.check,
+        scale=terms.scale,
         converged=fit.converged,
-        coverage=coverage(z, target),
-        intervals=dict(posterior.interval),
-        saturation=sat,
-        solved_share=float(np.mean(solved.to_numpy() > 0)),
-        items=items,
-        models=models,
+        coverage=coverage(z, terms.target),
+        intervals=dict(based.posterior.interval),
+        saturation=tables.saturation,
+        solved_share=tables.solved_share,
+        items=tables.items,
+        models=tables.models,
         diagnostics=dict(fit.diagnostics),
-        paired=paired,
-        top_intervals=top_intervals,
-        by_date=by_date_table,
-        target_spec={"kind": target.kind, "a": target.a, "b": target.b},
-        posterior=posterior,
-        bounds=bounds,
-        levels=levels,
+        paired=tables.paired,
+        top_intervals=tables.top_intervals,
+        by_date=based.by_date,
+        target_spec={"kind": terms.target.kind, "a": terms.target.a, "b": terms.target.b},
+        posterior=based.posterior,
+        bounds=based.bounds,
+        levels=based.levels,
         pool=pool,
-        resolve=needed,
+        resolve=based.resolve,
         uninformative=uninformative,
-        tiers=tiers,
+        tiers=tables.tiers,
         model=model,
     )
 

@@ -17,9 +17,10 @@ from benchwatch.metrics import (
     index_interval,
 )
 from benchwatch.pipeline.by_date import saturation_runs
+from benchwatch.record import BenchmarkRecord, as_record
+from benchwatch.vocabulary import COVERAGE_FIGURES
 
 N_DRAWS = 200
-FIGURE_KEYS = ("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum")
 MARGINAL_MODELS = 200  # below this many models, abilities by marginal MAP (the items integrated out)
 MIN_MODELS = 5  # fewer informative models place no item: scores only (the saturation state needs five too)
 
@@ -77,8 +78,8 @@ class BenchmarkAudit:
             **({"figures_from": self.figures_from} if self.figures_from is not None else {}),
             "target": cov.target,
             "target_spec": self.target_spec,
-            **{k: getattr(cov, k) for k in FIGURE_KEYS},
-            **{f"{k}_plugin": getattr(cov, k) for k in FIGURE_KEYS},
+            **{k: getattr(cov, k) for k in COVERAGE_FIGURES},
+            **{f"{k}_plugin": getattr(cov, k) for k in COVERAGE_FIGURES},
             "gaps": [{"lo": g.lo, "hi": g.hi, "width": g.width} for g in cov.gaps],
             **self._saturation(),
             "detection_boundary": None,
@@ -89,8 +90,8 @@ class BenchmarkAudit:
             out.update(self.posterior.median)
             for name, (lo, hi) in self.posterior.interval.items():
                 out[f"{name}_lo"], out[f"{name}_hi"] = lo, hi
-        out["detection_boundary"] = out["max_gap"]
-        out["rank_flip_bound_per_lipschitz"] = out["ddm"]
+        headline = as_record(out)  # the figures so far: the model-based ones where there is a posterior
+        out.update(detection_boundary=headline.max_gap, rank_flip_bound_per_lipschitz=headline.ddm)
         if self.bounds is not None:
             out.update(self.bounds.record_fields())
         if self.model is not None:
@@ -111,7 +112,7 @@ class BenchmarkAudit:
         if self.tiers is not None:
             out.update(self.tiers.summary())
         out.update(self.paired)
-        out.update(index_interval_fields(out))
+        out.update(index_interval_fields(as_record(out)))
         if self.by_date is not None:
             out.update(saturation_runs(self.by_date))
         for key in ("max_rhat", "min_ess_bulk", "iterations", "calibrated_models", "calibrated_items"):
@@ -147,7 +148,7 @@ class BenchmarkAudit:
         """The record of per-item data whose pool is too small to place items: scores, saturation, no figure."""
         out = {
             "benchmark": self.benchmark,
-            **dict.fromkeys(("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "method", "converged", "target")),
+            **dict.fromkeys((*COVERAGE_FIGURES, "method", "converged", "target")),
             "kind": "aggregate",
             "per_item": True,
             "unplaced": self.unplaced,
@@ -165,16 +166,22 @@ class BenchmarkAudit:
         if self.tiers is not None:
             out.update(self.tiers.summary())
         out.update(self.paired)
-        out.update(index_interval_fields(out))
+        out.update(index_interval_fields(as_record(out)))
         return out
 
 
-def index_interval_fields(fig: dict) -> dict:
+def benchmark_record(audit: BenchmarkAudit) -> BenchmarkRecord:
+    """The record one benchmark's audit publishes: its figures (``BenchmarkAudit.figures``, the same keys, the
+    same values) as the typed record, made once; the run's later stages derive theirs from it (``model_copy``)."""
+    return as_record(audit.figures())
+
+
+def index_interval_fields(fig: BenchmarkRecord) -> dict:
     """The saturation index's 95% interval, from the paired interval of the top gap (or binomial)."""
-    s1, s5, n = fig.get("top1"), fig.get("top5"), fig.get("n_items")
+    s1, s5, n = fig.top1, fig.top5, fig.n_items
     if s1 is None or s5 is None or not n:
         return {}
-    lo, hi = fig.get("top_gap_lo"), fig.get("top_gap_hi")
+    lo, hi = fig.top_gap_lo, fig.top_gap_hi
     if lo is None or hi is None:
         lo, hi = binomial_gap_interval(s1, s5, n)
     low, high = index_interval(lo, hi, s1, s5, n)

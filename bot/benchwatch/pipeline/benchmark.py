@@ -15,7 +15,9 @@ from benchwatch.sources import SourceTable
 from benchwatch.store import content_revision
 
 if TYPE_CHECKING:
+    from benchwatch.irt import ItemModel, RaschFit, ResponseArrays
     from benchwatch.pipeline.audit import BenchmarkAudit
+    from benchwatch.pipeline.incremental import Update
 
 
 def _warm_start(fit_items: pd.DataFrame | None, fit_models: pd.DataFrame | None, rows: pd.DataFrame):
@@ -50,14 +52,14 @@ def audit_with_history(
     ``pool_rows``: other benchmarks' responses on its items (``benchwatch.pipeline.joint``), fitted with its own; such a
     benchmark is refitted whole, and so is one whose items have chance floors (its effective floor is estimated
     with the fit). ``chance_from``: where the rows' chance floors came from, in words."""
-    from benchwatch.irt import ItemModel, design_groups, encode_responses, fit_item_model, judge
+    from benchwatch.irt import encode_responses
     from benchwatch.pipeline.audit import (
         measure,
         scores_only,
         split_uninformative,
         too_few,
     )
-    from benchwatch.pipeline.incremental import calibrated_fit, plan_update
+    from benchwatch.pipeline.incremental import plan_update
     from benchwatch.pipeline.side_work import FLOOR_CACHE_ENV, floor_cache
 
     name = str(rows["benchmark"].iloc[0])
@@ -79,23 +81,19 @@ def audit_with_history(
     items, models = load_table(reports.items(name)), load_table(reports.models(name))
     models = models.dropna(subset=["theta"]) if models is not None and "theta" in models.columns else None
     update = plan_update(load_snapshot(reports, name), rows)
-    joint = pool_rows is not None
     data = encode_responses(fitted)
-    floored = data.chance is not None and bool(data.chance.any())
-    calibrate = method == "map" and not joint and not floored and update.kind != "refit"
-    if calibrate and items is not None and models is not None:
-        fit = calibrated_fit(fitted, update, items, models)
-        groups = design_groups(data)
-        fit, model = judge(data, fit, ItemModel(groups=groups), progress=progress)
-        how = f"calibrated {len(update.new_models) or len(update.new_items)} new {update.kind.split('-')[1]}"
-    else:
-        init = _warm_start(items, models, fitted) if method == "map" and not joint else None
-        fit, model = fit_item_model(
-            data, method, init=init, sampler=sampler, nominal_from=chance_from, progress=progress
-        )
-        how = f"{method} fit" + (" (warm start)" if init is not None else "")
-        if pool_rows is not None:  # joint
-            how += f" with {pool_rows['model'].nunique()} models of its page's other sources"
+    fit, model, how = _fit(
+        fitted,
+        data,
+        update,
+        items,
+        models,
+        method=method,
+        sampler=sampler,
+        pool_rows=pool_rows,
+        chance_from=chance_from,
+        progress=progress,
+    )
     audit = measure(
         rows,
         fit,
@@ -112,6 +110,45 @@ def audit_with_history(
         model=model,
     )
     return audit, how
+
+
+def _fit(
+    fitted: pd.DataFrame,
+    data: ResponseArrays,
+    update: Update,
+    items: pd.DataFrame | None,
+    models: pd.DataFrame | None,
+    *,
+    method: str,
+    sampler: str,
+    pool_rows: pd.DataFrame | None,
+    chance_from: str | None,
+    progress: Callable[[str], None],
+) -> tuple[RaschFit, ItemModel, str]:
+    """The fit of one benchmark's informative responses (``fitted``, their cells ``data``), its item model and how
+    it was made, in words: the new models or items calibrated against the last fit's ``items`` and ``models`` when
+    that is all that changed (a MAP fit of the benchmark alone, without chance floors), else a fit of the whole,
+    warm started from the last one where it can be."""
+    from benchwatch.irt import ItemModel, design_groups, fit_item_model, judge
+    from benchwatch.pipeline.incremental import calibrated_fit
+
+    joint = pool_rows is not None
+    floored = data.chance is not None and bool(data.chance.any())
+    calibrate = method == "map" and not joint and not floored and update.kind != "refit"
+    if calibrate and items is not None and models is not None:
+        fit = calibrated_fit(fitted, update, items, models)
+        groups = design_groups(data)
+        fit, model = judge(data, fit, ItemModel(groups=groups), progress=progress)
+        how = f"calibrated {len(update.new_models) or len(update.new_items)} new {update.kind.split('-')[1]}"
+    else:
+        init = _warm_start(items, models, fitted) if method == "map" and not joint else None
+        fit, model = fit_item_model(
+            data, method, init=init, sampler=sampler, nominal_from=chance_from, progress=progress
+        )
+        how = f"{method} fit" + (" (warm start)" if init is not None else "")
+        if pool_rows is not None:  # joint
+            how += f" with {pool_rows['model'].nunique()} models of its page's other sources"
+    return fit, model, how
 
 
 def public_location(location: str) -> str:

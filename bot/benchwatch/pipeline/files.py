@@ -8,14 +8,15 @@ import pandas as pd
 
 from benchwatch.errors import InputError
 from benchwatch.irt import DEFAULT_SCALE
-from benchwatch.metrics import UNIFORM, Target, Tiers, coverage, leaderboard_figures
-from benchwatch.metrics import leaderboard_saturation as leaderboard_saturation  # re-homed (issue 42): light
-from benchwatch.pipeline.audit import BenchmarkAudit, audit_benchmark, tiers_of_board, unauditable
+from benchwatch.metrics import UNIFORM, Target, Tiers, coverage, leaderboard_figures, tiers_of_board
+from benchwatch.pipeline.audit import BenchmarkAudit, audit_benchmark, unauditable
 from benchwatch.pipeline.by_date import BY_DATE_COLUMNS, saturation_runs
 from benchwatch.progress import Progress
+from benchwatch.record import BenchmarkRecord, as_record
 from benchwatch.rules import threshold_map
 from benchwatch.sources import fetch_csv_file
 from benchwatch.store import content_revision, validate_difficulties, validate_responses
+from benchwatch.vocabulary import COVERAGE_FIGURES
 
 SATURATION_KEYS = ("saturation_index", "band", "state", "top1", "top5", "top5_mean", "n_models")
 
@@ -33,10 +34,7 @@ def coverage_only(path: str | Path, target: Target = UNIFORM, *, rows: pd.DataFr
         rec = {
             "benchmark": name,
             "n_items": cov.n_items,
-            "ddm": cov.ddm,
-            "max_gap": cov.max_gap,
-            "top3_gap_sum": cov.top3_gap_sum,
-            "top5_gap_sum": cov.top5_gap_sum,
+            **{k: getattr(cov, k) for k in COVERAGE_FIGURES},
             "gaps": [{"lo": g.lo, "hi": g.hi, "width": g.width} for g in cov.gaps],
             "target": cov.target,
             "method": None,
@@ -113,12 +111,12 @@ def leaderboard_by_date(rows: pd.DataFrame, ceiling: float = 1.0) -> pd.DataFram
 
 def audit_leaderboard(
     rows: pd.DataFrame, *, source: str, ceiling: float = 1.0
-) -> tuple[dict, pd.DataFrame | None, Tiers]:
-    """The record of an aggregate-only benchmark (coverage figures are null), its history by date, and the
-    tiers of its models from their standard errors."""
+) -> tuple[BenchmarkRecord, pd.DataFrame | None, Tiers]:
+    """The record of an aggregate-only benchmark (coverage figures are null; made once, as the typed record), its
+    history by date, and the tiers of its models from their standard errors."""
     name = str(rows["benchmark"].iloc[0])
     rec = {
-        **dict.fromkeys(("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "method", "scale", "converged")),
+        **dict.fromkeys((*COVERAGE_FIGURES, "method", "scale", "converged")),
         **dict.fromkeys(("target", "solved_share")),
         "gaps": [],
         "kind": "aggregate",
@@ -132,4 +130,4 @@ def audit_leaderboard(
         rec.update(saturation_runs(by_date))
     tiers = tiers_of_board(rows)
     rec.update(tiers.summary())
-    return rec, by_date, tiers
+    return as_record(rec), by_date, tiers

@@ -38,7 +38,6 @@ from benchwatch.pipeline.run_state import (
 )
 from benchwatch.pipeline.workers import AUDIT_ERRORS, Executor, ForkedExecutor
 from benchwatch.progress import Progress
-from benchwatch.record import as_record
 from benchwatch.rules import RuleBook
 from benchwatch.sources import SourceTable
 from benchwatch.store import content_revision, diff_snapshots, snapshot_bytes, validate_aggregates, validate_responses
@@ -209,9 +208,11 @@ def _judge_item(run, source, started: Started, name, rows, joint, change, result
         return
     audit, how = done
     phases.phase("fit")
-    fig = provenance_of(audit.figures(), table, rows)
+    from benchwatch.pipeline.audit_record import benchmark_record  # with the audit's result: its stack is in
+
+    fig = provenance_of(benchmark_record(audit), table, rows)
     if joint is not None:
-        fig["joint_pool"] = joint
+        fig = fig.model_copy(update={"joint_pool": joint})
     run.record(batch, fig, source, change, table.pages.get(name))
     if audit.coverage is not None:  # items placed on the axis (scores only: no item table)
         batch.tables.append((run.reports.items(name), audit.items.sort_values("item_id")))
@@ -220,19 +221,19 @@ def _judge_item(run, source, started: Started, name, rows, joint, change, result
         batch.tables.append((run.reports.by_date(name), audit.by_date))
     batch.snapshots.append((name, rows, "responses", data))
     notes.append(f"{shown} {how} {seconds:.2f}s")
-    if fig.get("blanks_warning"):
-        flagged = fig["blanks_warning"]["flagged"]
+    if fig.blanks_warning:
+        flagged = fig.blanks_warning["flagged"]
         notes.append(
             f"{shown}: WARNING {flagged} models leave blank the items they would likely fail: record a failed or "
             "errored sample as 0, never a blank"
         )
-    elif fig.get("item_model") == "withheld":
+    elif fig.item_model == "withheld":
         notes.append(f"{shown}: bounds withheld, its item model does not fit (the page says why)")
 
 
 def _judge_boards(run: RunState, source: str, started: Started, pool: Executor) -> None:
     """The leaderboards' figures into the batch, judged, in name order."""
-    from benchwatch.pipeline.audit import with_tiers
+    from benchwatch.metrics import with_tiers
 
     table, batch, notes = started.table, started.batch, started.notes
     assert started.aggs is not None
@@ -262,25 +263,22 @@ def _keep_unchanged(run: RunState, name: str, ctx: SourceContext) -> str | None:
     """Keep a source whose downloads all answered as in its last published run, or None to read it anyway
     (its last run failed, held or skipped data, a record rebuilt, other rules, method or scale, or --force)."""
     status = ctx.statuses.get(name, {})
-    mine = [r for r in run.previous.values() if r.get("source_name") == name and not r.get("gone_since")]
+    mine = [r for r in run.previous.values() if r.source_name == name and not r.gone_since]
     if run.force or not mine or status.get("status") != "ok" or status.get("rules") != run.rules.fingerprint():
         return None
-    if any((typed := as_record(r)).rebuilt and not typed.source_name for r in run.previous.values()):
+    if any(r.rebuilt and not r.source_name for r in run.previous.values()):
         return None  # a record rebuilt from history.csv names no source: every source is read, so its own refits it
-    if status.get("skipped") or any("notice" in rec for rec in mine):  # held or skipped data: the rules decide
+    held = any("notice" in rec.model_fields_set for rec in mine)
+    if status.get("skipped") or held:  # held or skipped data: the rules decide
         return None
-    if any(rec.get("figures_version") != FIGURES_VERSION for rec in mine):  # made by an older benchwatch
+    if any(rec.figures_version != FIGURES_VERSION for rec in mine):  # made by an older benchwatch
         return None
     for rec in mine:
-        fitted = rec.get("method") is not None
-        if (
-            rec.get("rebuilt")
-            or rec.get("refit")
-            or (fitted and (rec.get("method"), rec.get("scale")) != (ctx.method, ctx.scale))
-        ):
+        fitted = rec.method is not None
+        if rec.rebuilt or rec.refit or (fitted and (rec.method, rec.scale) != (ctx.method, ctx.scale)):
             return None
     for rec in mine:
-        run.owners.setdefault(rec["benchmark"], name)
+        run.owners.setdefault(rec.benchmark, name)
     return f"every download as in the last run: {len(mine)} benchmark(s) kept, nothing read"
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from benchwatch.alerts import notice_alert
 from benchwatch.errors import InputError
-from benchwatch.history import Reports, check_reports, load_alerts, recover, repair_reports
+from benchwatch.history import Alert, Reports, as_typed, check_reports, load_alerts, recover, repair_reports
 
 REPORTS = "reports/"  # the alert's subject: the reports folder itself, not a benchmark
 
@@ -40,7 +40,7 @@ def heal(reports: Reports, now: str, log: Callable[[str], None]) -> dict | None:
     title = f"benchwatch found {count} problem(s) in its reports and rebuilt them before this run: {what}"
     # numbered: two runs within one second (tests) each say what they rebuilt, under ids of their own
     try:
-        number = 1 + sum(a["kind"] == "healed" for a in load_alerts(reports))
+        number = 1 + sum(as_typed(Alert, a).kind == "healed" for a in load_alerts(reports))
     except InputError:  # alerts.json is one of what could not be rebuilt: the run says so, and starts it again
         number = 1
     return notice_alert("healed", REPORTS, f"{now}/{number}", now, title[:2000])

@@ -10,16 +10,18 @@ models table stay its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import pandas as pd
+
+from benchwatch.record import BenchmarkRecord
 
 
 def joint_rows(
     name: str,
     rows: pd.DataFrame,
     page: str,
-    records: dict[str, dict],
+    records: Mapping[str, BenchmarkRecord],
     fresh: dict[str, pd.DataFrame],
     snapshot: Callable[[str], pd.DataFrame | None],
 ) -> tuple[pd.DataFrame | None, dict | None]:
@@ -31,11 +33,9 @@ def joint_rows(
     siblings = sorted(
         other
         for other, rec in records.items()
-        if other != name and rec.get("page") == page and rec.get("kind") == "items" and not rec.get("gone_since")
+        if other != name and rec.page == page and rec.kind == "items" and not rec.gone_since
     )
-    siblings += sorted(
-        n for n in fresh if n != name and n not in siblings and n in records and records[n].get("page") == page
-    )
+    siblings += sorted(n for n in fresh if n != name and n not in siblings and n in records and records[n].page == page)
     items = set(rows["item_id"].unique())
     parts, used = [], []
     for other in sorted(set(siblings)):

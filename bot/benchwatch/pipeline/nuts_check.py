@@ -15,7 +15,7 @@ import numpy as np
 
 from benchwatch.irt import RaschFit, ResponseArrays, difficulty_z, exchangeable_items, pooled_positions
 from benchwatch.metrics import PosteriorFigures, Target, coverage, figures_from_draws
-from benchwatch.pipeline.audit_record import FIGURE_KEYS
+from benchwatch.vocabulary import COVERAGE_FIGURES
 
 DIAGNOSTICS = ("sampler", "chains", "tune", "draws", "max_rhat", "min_ess_bulk", "divergences", "seconds")
 
@@ -48,7 +48,7 @@ def nuts_check(
     out: dict = {k: nuts.diagnostics[k] for k in DIAGNOSTICS if k in nuts.diagnostics}
     out["converged"] = bool(nuts.converged)
     out["kept_draws"] = int(draws.shape[0])
-    for k in FIGURE_KEYS:
+    for k in COVERAGE_FIGURES:
         out[k] = figures.median[k]
         out[f"{k}_lo"], out[f"{k}_hi"] = figures.interval[k]
         out[f"{k}_plugin"] = float(getattr(plugin, k))

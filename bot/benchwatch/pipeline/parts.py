@@ -22,7 +22,8 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from benchwatch.errors import InputError
-from benchwatch.history import Reports, to_json
+from benchwatch.history import BenchmarkRecord, Reports, to_json, typed, written
+from benchwatch.record import as_record
 
 FORMAT = 2  # 2: the manifest carries its own digest
 PART_FILE = "part.json"
@@ -62,7 +63,7 @@ def write_part(folder: str | Path, delta, reports: Reports, *, now: str, positio
             "now": now,
             "position": position,
             "sources": delta.sources,
-            "records": delta.records,
+            "records": {name: written(rec) for name, rec in delta.records.items()},
             "new_rows": delta.new_rows,
             "new_alerts": delta.new_alerts,
             "changes": delta.changes,
@@ -145,7 +146,7 @@ def read_part(folder: str | Path) -> dict:
             raise InputError(where, f"file {rel} does not match its SHA-256 (damaged or altered)", field="files")
         files[rel] = data
     for name, rec in manifest["records"].items():
-        if not isinstance(rec, dict) or rec.get("benchmark") != name:
+        if not isinstance(rec, dict) or as_record(rec).benchmark != name:
             raise InputError(where, f"record {name!r} is not a benchmark record", field="records")
     return {**manifest, "files": files, "folder": str(folder)}
 
@@ -182,7 +183,7 @@ def combine(parts: list[dict], reports: Reports):
     ordered = sorted(parts, key=lambda p: p["position"])
     delta = Delta(
         sources=[s for p in ordered for s in p["sources"]],
-        records={k: v for p in ordered for k, v in p["records"].items()},
+        records={k: _record(p, k, v) for p in ordered for k, v in p["records"].items()},
         new_rows=[r for p in ordered for r in p["new_rows"]],
         new_alerts=[a for p in ordered for a in p["new_alerts"]],
         changes=[c for p in ordered for c in p["changes"]],
@@ -193,3 +194,10 @@ def combine(parts: list[dict], reports: Reports):
         failed=sum(p["failed"] for p in ordered),
     )
     return delta, min(p["now"] for p in ordered)
+
+
+def _record(part: dict, name: str, body: dict) -> BenchmarkRecord:
+    """A part's record of ``name``, validated as latest.json's are (an undeclared or mistyped field names the part
+    and the field), its values as the part holds them."""
+    typed(BenchmarkRecord, body, f"{part['folder']}: {name}")
+    return as_record(body)

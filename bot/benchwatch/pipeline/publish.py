@@ -40,7 +40,7 @@ def publish(run: RunState, name: str, started: Started, ctx: SourceContext, stat
         ctx.published.append(table.published)
     phases.phase("snapshot save")
     prov = table.provenance
-    mine = sorted(r["revision"] for r in run.records.values() if r.get("source_name") == name)
+    mine = sorted(r.revision for r in run.records.values() if r.source_name == name)
     revision = prov.get("revision") or "+".join(mine)
     if status.get("revision") != revision or "data_since" not in status:
         status["data_since"] = run.now  # the age of the last good data counts from its first fetch

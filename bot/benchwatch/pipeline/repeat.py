@@ -22,28 +22,17 @@ from benchwatch.irt import (
     design_groups,
     encode_responses,
 )
-from benchwatch.metrics import Target, figures_from_draws, posterior_z_draws
+from benchwatch.metrics import Target, figures_from_draws, posterior_z_draws, split_uninformative
 from benchwatch.pipeline.audit_bounds import item_bounds, model_posterior
 from benchwatch.pipeline.audit_record import N_DRAWS
-from benchwatch.pipeline.scores import split_uninformative
 from benchwatch.pipeline.side_work import cached_levels, cached_reference, floor_cache
-
-FIGURES = ("ddm", "max_gap", "top5_gap_sum")
-BOUND_KEYS = (
-    "detection_limit",
-    "detection_stretch",
-    "top5_gap_sum_bound_hi",
-    "thin_stretches",
-    "thin_width",
-    "thin_top5",
-    "ddm_bound_lo",
-    "ddm_bound_hi",
-)
+from benchwatch.record import BenchmarkRecord
+from benchwatch.vocabulary import BOUND_FIELDS, FIGURES
 
 
 def repeat_audit(
     responses: pd.DataFrame,
-    record: dict,
+    record: BenchmarkRecord,
     models: pd.DataFrame,
     items: pd.DataFrame,
     target: Target,
@@ -62,13 +51,13 @@ def repeat_audit(
     (the floor's share, the spread of discriminations and the samples' correlation, each with its interval). The
     verdicts are those the next audit would record: the record's thresholds, with the hysteresis of the flags it
     raised."""
-    path = record.get("item_model") or "1PL"
+    path = record.item_model or "1PL"
     fitted = models.dropna(subset=["theta", "theta_axis"]).set_index("model")
     own, _ = split_uninformative(responses)
     rows = own[own["model"].isin(fitted.index)]
     if extra is not None and len(extra):
         rows = pd.concat([rows, extra[extra["model"].isin(rows["model"].unique())]], ignore_index=True)
-    scale = record.get("scale") or "ability-quantile"
+    scale = record.scale or "ability-quantile"
     data = encode_responses(rows)
     at = fitted.reindex(data.models)
     theta = at["theta_axis"].to_numpy(float)
@@ -82,7 +71,7 @@ def repeat_audit(
         theta_sd=at["theta_sd"].to_numpy(float),
         b=b.reindex(data.items).fillna(0.0).to_numpy(float),
         b_sd=np.full(data.n_items, np.nan),
-        method=record.get("method") or "map",
+        method=record.method or "map",
         converged=True,
     )
     model = item_model_of(record, data, path)
@@ -90,7 +79,7 @@ def repeat_audit(
     bounds = None
     if path != "withheld":
         found, _ = item_bounds(data, fit, theta, model, scale, target)
-        fields = {k: v for k, v in found.record_fields().items() if k in BOUND_KEYS}
+        fields = {k: v for k, v in found.record_fields().items() if k in BOUND_FIELDS}
         levels = cached_levels(data.n_items, target, cache)
         bounds = {"n_items": int(data.n_items), **fields, "verdicts": _verdicts({**fields, **levels}, record)}
     post = model_posterior(data, theta, model)
@@ -103,35 +92,39 @@ def repeat_audit(
     return {"bounds": bounds, "figures": figures, "n_items": int(data.n_items)}
 
 
-def item_model_of(record: dict, data, path: str) -> ItemModel:
+def item_model_of(record: BenchmarkRecord, data, path: str) -> ItemModel:
     """The item model a record was audited under: its path, and each nuisance's estimate with its interval (the
     floor's share, the spread of discriminations, the samples' correlation) as the record holds them."""
-
-    def interval(key: str) -> tuple[float, float, float] | None:
-        if record.get(key) is None:
-            return None
-        return float(record[key]), float(record[f"{key}_lo"]), float(record[f"{key}_hi"])
-
     nominal = data.chance if data.chance is not None and np.any(data.chance > 0) else None
-    share, spread, rho = interval("floor_share"), interval("discrimination_spread"), interval("sample_correlation")
+    share = _interval(record.floor_share, record.floor_share_lo, record.floor_share_hi)
+    spread = _interval(record.discrimination_spread, record.discrimination_spread_lo, record.discrimination_spread_hi)
+    rho = _interval(record.sample_correlation, record.sample_correlation_lo, record.sample_correlation_hi)
+    floor = None
+    if nominal is not None and share is not None:
+        assert record.chance_nominal is not None  # a floor's share is published with the mean nominal floor
+        floor = FloorEstimate(*share, nominal=float(record.chance_nominal), items=int(record.floor_items or 0))
     return ItemModel(
         nominal=nominal,
-        floor=None
-        if nominal is None or share is None
-        else FloorEstimate(*share, nominal=float(record["chance_nominal"]), items=int(record.get("floor_items") or 0)),
+        floor=floor,
         groups=design_groups(data),
         path=path,
-        spread=None if spread is None else SpreadEstimate(*spread, items=int(record.get("spread_items") or 0)),
-        rho=None
-        if rho is None
-        else RhoEstimate(*rho, cells=int(record.get("sample_cells") or 0), samples=float("nan")),
+        spread=None if spread is None else SpreadEstimate(*spread, items=int(record.spread_items or 0)),
+        rho=None if rho is None else RhoEstimate(*rho, cells=int(record.sample_cells or 0), samples=float("nan")),
     )
 
 
-def _verdicts(figures: dict, record: dict) -> dict:
+def _interval(value: float | None, lo: float | None, hi: float | None) -> tuple[float, float, float] | None:
+    """A nuisance's estimate with its 95% interval as the record holds them; None where the record has none."""
+    if value is None:
+        return None
+    assert lo is not None and hi is not None  # an estimate is published with its interval
+    return float(value), float(lo), float(hi)
+
+
+def _verdicts(figures: dict, record: BenchmarkRecord) -> dict:
     from benchwatch.rules import DEFAULT_THRESHOLDS, held_figures, verdicts
 
-    thresholds = {k: v["threshold"] for k, v in (record.get("verdicts") or {}).items()}
-    held = held_figures(set(record.get("flags") or []))
+    thresholds = {k: v["threshold"] for k, v in (record.verdicts or {}).items()}
+    held = held_figures(set(record.flags or []))
     found = verdicts(figures, thresholds, held, DEFAULT_THRESHOLDS.hysteresis)
     return {k: v["verdict"] for k, v in found.items()}

@@ -11,10 +11,10 @@ import pandas as pd
 
 from benchwatch.alerts import diff_alerts, notice_alert
 from benchwatch.errors import InputError
-from benchwatch.history import Reports, csv_text, load_table
+from benchwatch.history import Alert, Reports, as_typed, csv_text, load_table, without, written
 from benchwatch.metrics import Target
 from benchwatch.pipeline.benchmark import public_location
-from benchwatch.record import as_record
+from benchwatch.record import BenchmarkRecord
 from benchwatch.rules import (
     RuleBook,
     beta_or_uniform,
@@ -56,7 +56,7 @@ class SourceContext:
 class Batch:
     """What one source would publish; it reaches the run only when the whole source succeeded."""
 
-    records: dict[str, dict] = field(default_factory=dict)
+    records: dict[str, BenchmarkRecord] = field(default_factory=dict)
     new_rows: list = field(default_factory=list)
     new_alerts: list = field(default_factory=list)
     changes: list = field(default_factory=list)
@@ -70,8 +70,8 @@ class RunState:
     """What the job accumulates while it goes through the sources."""
 
     reports: Reports
-    previous: dict[str, dict]
-    records: dict[str, dict]
+    previous: dict[str, BenchmarkRecord]
+    records: dict[str, BenchmarkRecord]
     now: str
     force: bool
     rules: RuleBook
@@ -105,16 +105,16 @@ class RunState:
         before = self.previous.get(name)
         if before is None:
             return False
-        moved = as_record(before).source_name != source  # a benchmark another source took over: recorded anew
-        same = before.get("revision") == revision and not moved
-        same = same and not before.get("rebuilt") and not before.get("refit")  # `repair` asks for a refit
-        same = same and before.get("figures_version") == FIGURES_VERSION  # figures of an older benchwatch: redone
-        return same and (before.get("method"), before.get("scale")) == (method, scale) and not self.force
+        moved = before.source_name != source  # a benchmark another source took over: recorded anew
+        same = before.revision == revision and not moved
+        same = same and not before.rebuilt and not before.refit  # `repair` asks for a refit
+        same = same and before.figures_version == FIGURES_VERSION  # figures of an older benchwatch: redone
+        return same and (before.method, before.scale) == (method, scale) and not self.force
 
     def shrunk(self, name: str, n_cells: int) -> str | None:
         """Why a benchmark that lost a large share of its rows since its last snapshot is held back."""
-        before = self.previous.get(name) or {}
-        old = before.get("n_cells")
+        before = self.previous.get(name)
+        old = before.n_cells if before is not None else None
         if not old or name in self.rules.expect_shrink:
             return None
         lost = 1 - n_cells / old
@@ -125,13 +125,13 @@ class RunState:
             f"published (if the shrink is expected, list the benchmark in [rules] expect_shrink)"
         )
 
-    def grew(self, before: dict | None, fig: dict) -> str | None:
+    def grew(self, before: BenchmarkRecord | None, fig: BenchmarkRecord) -> str | None:
         """The alert's title when the item count grew by more than [rules] max_growth since the last snapshot."""
-        old, new = (before or {}).get("n_items"), fig.get("n_items")
+        old, new = before.n_items if before is not None else None, fig.n_items
         if not old or not new or new / old - 1 <= self.rules.max_growth:
             return None
         return (
-            f"{fig['benchmark']}: {old:,} -> {new:,} items since the last snapshot (more than "
+            f"{fig.benchmark}: {old:,} -> {new:,} items since the last snapshot (more than "
             f"{self.rules.max_growth:.0%} growth, [rules] max_growth): check that this is the same benchmark"
         )
 
@@ -143,69 +143,84 @@ class RunState:
             title = f"{name}: new data {reason.split(':')[0]}, held back"
             batch.new_alerts.append(notice_alert("held", name, held_revision, self.now, title))
         if before is not None:
-            batch.records[name] = {**before, "notice": reason}
+            batch.records[name] = before.model_copy(update={"notice": reason})
 
-    def record(self, batch: Batch, fig: dict, source: str, change: dict | None, page: str | None) -> None:
+    def record(self, batch: Batch, fig: BenchmarkRecord, source: str, change: dict | None, page: str | None) -> None:
         """Flags, alerts and history for one benchmark's new figures."""
-        name = fig["benchmark"]
+        name = fig.benchmark
         before = self.previous.get(name)
-        same = before is not None and before.get("revision") == fig["revision"]
-        fig["prior_state"] = before.get("prior_state") if same and before is not None else (before or {}).get("state")
-        flags = set((before or {}).get("flags", []))
-        thresholds = self.rules.thresholds_for(name)
-        fig["figures_version"] = FIGURES_VERSION
-        fig["flags"] = evaluate_flags(fig, flags, fig["prior_state"], thresholds)
-        fig["verdicts"] = recorded_verdicts(fig, thresholds, flags)
-        fig["why"] = explain(fig, fig["flags"], flags, fig["prior_state"], thresholds)
-        fig["retirement"] = retirement(fig, fig["prior_state"])[1]
-        fig["snapshot_at"] = before["snapshot_at"] if same and before is not None else self.now
-        fig["source_name"] = source
-        fig["page"] = self.rules.page_for(name, page)
-        if self.rules.name_for(name):
-            fig["display_name"] = self.rules.name_for(name)
+        same = before is not None and before.revision == fig.revision
+        fig = self.judged(fig, before, source, page)
         batch.records[name] = fig
         batch.new_alerts += diff_alerts(before, fig, self.now)
         grown = self.grew(before, fig) if not same else None
         if grown:
-            batch.new_alerts.append(notice_alert("grew", name, fig["revision"], self.now, grown))
+            batch.new_alerts.append(notice_alert("grew", name, fig.revision, self.now, grown))
         if not same:
-            batch.new_rows.append({**fig, "flags": " ".join(fig["flags"])})
+            batch.new_rows.append({**written(fig), "flags": " ".join(fig.flags)})
             if change is not None and change.get("upstream"):
                 title = f"{name}: {change['upstream']}"
-                batch.new_alerts.append(notice_alert("rescored", name, fig["revision"], self.now, title))
+                batch.new_alerts.append(notice_alert("rescored", name, fig.revision, self.now, title))
             if change is not None:
                 batch.changes.append(
                     {
                         "snapshot_at": self.now,
                         "source": source,
                         "benchmark": name,
-                        "revision": fig["revision"],
+                        "revision": fig.revision,
                         **change,
                     }
                 )
 
+    def judged(
+        self, fig: BenchmarkRecord, before: BenchmarkRecord | None, source: str, page: str | None
+    ) -> BenchmarkRecord:
+        """A benchmark's new figures with what the rules make of them against its record ``before`` (flags,
+        verdicts, why, retirement: with the hysteresis of its flags) and where it is published."""
+        name = fig.benchmark
+        same = before is not None and before.revision == fig.revision
+        prior = before.prior_state if same and before is not None else (before.state if before is not None else None)
+        flags = set(before.flags or []) if before is not None else set()
+        thresholds = self.rules.thresholds_for(name)
+        raised = evaluate_flags(fig, flags, prior, thresholds)
+        shown = self.rules.name_for(name)
+        update = {
+            "prior_state": prior,
+            "figures_version": FIGURES_VERSION,
+            "flags": raised,
+            "verdicts": recorded_verdicts(fig, thresholds, flags),
+            "why": explain(fig, raised, flags, prior, thresholds),
+            "retirement": retirement(fig, prior)[1],
+            "snapshot_at": before.snapshot_at if same and before is not None else self.now,
+            "source_name": source,
+            "page": self.rules.page_for(name, page),
+            **({"display_name": shown} if shown else {}),
+        }
+        return fig.model_copy(update=update)
+
     def carry(self, batch: Batch, name: str) -> None:
         """An unchanged benchmark keeps its record, without a notice of an earlier run."""
         before = self.previous[name]
-        if "notice" in before or "gone_since" in before:
-            batch.records[name] = {k: v for k, v in before.items() if k not in ("notice", "gone_since")}
+        if {"notice", "gone_since"} & before.model_fields_set:
+            batch.records[name] = without(before, "notice", "gone_since")
 
     def mark_gone(self, batch: Batch, source: str, produced: set[str]) -> list[str]:
         """Benchmarks this source published before and no longer has: kept, marked gone, alerted once."""
         gone = []
         for name, before in sorted(self.previous.items()):
-            if before.get("source_name") != source or name in produced:
+            if before.source_name != source or name in produced:
                 continue
             if self.owners.get(name, source) != source:  # another source of this run published it: moved
                 title = f"{name} is now read from source {self.owners[name]} (before: {source})"
-                batch.new_alerts.append(notice_alert("moved", name, as_record(before).revision or "", self.now, title))
+                batch.new_alerts.append(notice_alert("moved", name, before.revision or "", self.now, title))
                 continue
             gone.append(name)
-            if before.get("gone_since"):
+            if before.gone_since:
                 continue
-            batch.records[name] = {**before, "gone_since": self.now, "notice": "no longer published upstream"}
+            update = {"gone_since": self.now, "notice": "no longer published upstream"}
+            batch.records[name] = before.model_copy(update=update)
             title = f"{name} is no longer published by its source {source}"
-            batch.new_alerts.append(notice_alert("gone", name, before.get("revision", ""), self.now, title))
+            batch.new_alerts.append(notice_alert("gone", name, before.revision or "", self.now, title))
         return gone
 
     def moved(self, statuses: dict[str, dict]) -> None:
@@ -214,11 +229,12 @@ class RunState:
         its name. Where the first source ran first it raised a "gone" alert (``mark_gone`` could not know): that
         becomes the "moved" notice ``mark_gone`` raises where the other ran first, and its status no longer lists
         it as gone."""
-        for n, alert in enumerate(self.new_alerts):
-            name = alert["benchmark"]
-            if alert["kind"] != "gone" or name not in self.records or name not in self.previous:
+        for n, entry in enumerate(self.new_alerts):
+            alert = as_typed(Alert, entry)
+            name = alert.benchmark
+            if alert.kind != "gone" or name not in self.records or name not in self.previous:
                 continue
-            now, old = as_record(self.records[name]), as_record(self.previous[name]).source_name
+            now, old = self.records[name], self.previous[name].source_name
             if now.gone_since or now.source_name in (None, old):
                 continue
             title = f"{name} is now read from source {now.source_name} (before: {old})"
@@ -274,18 +290,21 @@ def as_of(prov: dict, tables: list[pd.DataFrame]) -> dict:
     return {"as_of": None, "as_of_from": None}
 
 
-def provenance_of(fig: dict, table: SourceTable, rows: pd.DataFrame) -> dict:
-    """A record's size in rows, its data's origin (the bundled file's, or the URL) and its excluded models."""
+def provenance_of(fig: BenchmarkRecord, table: SourceTable, rows: pd.DataFrame) -> BenchmarkRecord:
+    """A record with its size in rows, its data's origin (the bundled file's, or the URL) and its excluded
+    models."""
     prov = table.provenance
-    fig["n_cells"] = len(rows)
     origin = str(prov.get("origin") or prov.get("url") or table.location)
-    fig["origin"] = origin if prov.get("origin") else public_location(origin)
-    fig["excluded"] = [e for e in table.excluded if e.get("benchmark") == fig["benchmark"]]
+    update = {
+        "n_cells": len(rows),
+        "origin": origin if prov.get("origin") else public_location(origin),
+        "excluded": [e for e in table.excluded if e.get("benchmark") == fig.benchmark],
+    }
     if prov.get("licence"):
-        fig["licence"] = str(prov["licence"])
+        update["licence"] = str(prov["licence"])
     if prov.get("self_reported"):  # the makers' own reports: marked wherever the record is shown
-        fig["self_reported"] = True
-    return fig
+        update["self_reported"] = True
+    return fig.model_copy(update=update)
 
 
 def target_of(run: RunState, name: str) -> Target:

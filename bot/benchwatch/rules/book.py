@@ -6,6 +6,9 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from benchwatch.errors import InputError
 from benchwatch.metrics import UNIFORM, Target
@@ -62,6 +65,66 @@ class RuleBook:
         return self.targets.get(benchmark, {})
 
 
+class BenchmarkSettings(BaseModel):
+    """One ``[rules.benchmarks."NAME"]`` table of benchwatch.toml, checked: the name its pages show (stripped), the
+    chance floor of its items, its ceiling and its target (``{}``: uniform, ``{"beta": [a, b]}`` or
+    ``{"benchmark": name}``); None where the table does not set it. Its thresholds are read beside it
+    (``_thresholds``)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    display_name: str | None = None
+    chance: float | None = None
+    ceiling: float | None = None
+    target: dict[str, Any] | None = None
+
+    @field_validator("display_name", mode="before")
+    @classmethod
+    def _name(cls, shown: object) -> str:
+        if not isinstance(shown, str) or not shown.strip() or len(shown) > 200:
+            raise ValueError("must be a name of 1 to 200 characters")
+        return shown.strip()
+
+    @field_validator("chance", mode="before")
+    @classmethod
+    def _chance(cls, chance: object) -> float:
+        if isinstance(chance, bool) or not isinstance(chance, int | float) or not 0 <= chance < 1:
+            raise ValueError("must be a number in [0, 1) (one over the number of options)")
+        return float(chance)
+
+    @field_validator("ceiling", mode="before")
+    @classmethod
+    def _ceiling(cls, ceiling: object) -> float:
+        if not isinstance(ceiling, int | float) or not 0 < ceiling <= 1:
+            raise ValueError("must be a proportion in (0, 1]")
+        return float(ceiling)
+
+    @field_validator("target", mode="before")
+    @classmethod
+    def _target(cls, spec: object) -> object:
+        if spec == "uniform":
+            return {}
+        ok = isinstance(spec, dict) and (
+            spec == {}
+            or (list(spec) == ["beta"] and len(spec["beta"]) == 2 and all(v > 0 for v in spec["beta"]))
+            or (list(spec) == ["benchmark"] and all(isinstance(v, str) for v in spec.values()))
+        )
+        if not ok:
+            raise ValueError('must be "uniform", {beta = [a, b]} or {benchmark = "NAME"}')
+        return spec
+
+
+def _benchmark_settings(table: dict, where: str) -> BenchmarkSettings:
+    """A benchmark's table checked; the first setting it gets wrong is an ``InputError`` naming the table, the
+    field and the value."""
+    try:
+        return BenchmarkSettings.model_validate(table if isinstance(table, dict) else {})  # not a table: sets none
+    except ValidationError as exc:
+        wrong = exc.errors()[0]
+        said = str(wrong["ctx"]["error"]) if "ctx" in wrong else wrong["msg"]
+        raise InputError(where, said, field=str(wrong["loc"][0]), value=wrong["input"]) from None
+
+
 def _thresholds(base: Thresholds, table: dict, where: str) -> Thresholds:
     values = {}
     for key in THRESHOLD_KEYS:
@@ -93,37 +156,15 @@ def rules_from_config(rules: dict, source: str = "benchwatch.toml", benchmarks: 
     for name, table in rules.get("benchmarks", {}).items():
         where = f'{source} [rules.benchmarks."{name}"]'
         overrides[name] = _thresholds(default, table, where)
-        if "display_name" in table:
-            shown = table["display_name"]
-            if not isinstance(shown, str) or not shown.strip() or len(shown) > 200:
-                raise InputError(where, "must be a name of 1 to 200 characters", field="display_name", value=shown)
-            names[name] = shown.strip()
-        if "chance" in table:
-            chance = table["chance"]
-            if isinstance(chance, bool) or not isinstance(chance, int | float) or not 0 <= chance < 1:
-                raise InputError(
-                    where, "must be a number in [0, 1) (one over the number of options)", field="chance", value=chance
-                )
-            chances[name] = float(chance)
-        if "ceiling" in table:
-            ceiling = table["ceiling"]
-            if not isinstance(ceiling, int | float) or not 0 < ceiling <= 1:
-                raise InputError(where, "must be a proportion in (0, 1]", field="ceiling", value=ceiling)
-            ceilings[name] = float(ceiling)
-        if "target" in table:
-            spec = table["target"]
-            if spec == "uniform":
-                spec = {}
-            ok = isinstance(spec, dict) and (
-                spec == {}
-                or (list(spec) == ["beta"] and len(spec["beta"]) == 2 and all(v > 0 for v in spec["beta"]))
-                or (list(spec) == ["benchmark"] and isinstance(spec["benchmark"], str))
-            )
-            if not ok:
-                raise InputError(
-                    where, 'must be "uniform", {beta = [a, b]} or {benchmark = "NAME"}', field="target", value=spec
-                )
-            targets[name] = spec
+        settings = _benchmark_settings(table, where)
+        if settings.display_name is not None:
+            names[name] = settings.display_name
+        if settings.chance is not None:
+            chances[name] = settings.chance
+        if settings.ceiling is not None:
+            ceilings[name] = settings.ceiling
+        if settings.target is not None:
+            targets[name] = settings.target
     max_shrink = rules.get("max_shrink", 0.3)
     if not isinstance(max_shrink, int | float) or not 0 < max_shrink <= 1:
         raise InputError(f"{source} [rules]", "must be a proportion in (0, 1]", field="max_shrink", value=max_shrink)

@@ -250,7 +250,7 @@ def verdict_line(figure: str, v: dict) -> str:
 
 
 def explain(
-    figures: dict,
+    figures: Figures,
     flags: list[str],
     previous_flags: frozenset[str] | set[str] = frozenset(),
     previous_state: str | None = None,
@@ -258,9 +258,10 @@ def explain(
 ) -> list[str]:
     """Why the state and each flag are what they are: the figure that crossed which threshold, in words
     (one line each, the state first), for the home page."""
-    state, index, top5 = figures.get("state"), figures.get("saturation_index"), figures.get("top5_mean")
-    ceiling = figures.get("ceiling", 1.0)
-    evidence = state_evidence({**figures, "state_from": figures.get("state_from") or "paper_index"})
+    rec = as_record(figures)
+    state, index, top5 = rec.state, rec.saturation_index, rec.top5_mean
+    ceiling = 1.0 if rec.ceiling is None else rec.ceiling
+    evidence = state_evidence({**dict(rec), "state_from": rec.state_from or "paper_index"})
     if state == "unknown" or index is None:
         out = ["unknown: fewer than five models, no saturation index"]
     elif state == "discriminating":
@@ -272,12 +273,12 @@ def explain(
             f"{top5:.0%} {where} {CEILING_MARGIN:.0%} {'of' if state == 'saturated' else 'below'} the ceiling "
             f"{ceiling:.0%}"
         ]
-    if figures.get("unplaced"):
-        out.append(figures["unplaced"])
-    found = verdicts(figures, thresholds, held_figures(previous_flags))
+    if rec.unplaced:
+        out.append(rec.unplaced)
+    found = verdicts(rec, thresholds, held_figures(previous_flags))
     for flag in flags:
         if flag == "retire":
-            out.append(why_line(flag, retirement(figures, previous_state)[1]))
+            out.append(why_line(flag, retirement(rec, previous_state)[1]))
         elif flag == "watch":
             out.append(why_line(flag, f"{_FLAGS[flag].meaning}: more items, or harder ones, would tell them apart"))
         elif flag == "revise":
