@@ -12,13 +12,16 @@ import zipfile
 import pandas as pd
 
 from benchwatch.history.records import VARIANT_DOCS, Alert, BenchmarkRecord
+from benchwatch.record import as_record
 from benchwatch.site.bundle import BUNDLE, TABLES, UNDEFINED, bundle_bytes, bundle_tables, column_meaning, column_unit
 
 
 def _records():
     return {
-        "b": {"benchmark": "b", "n_items": 3, "ddm": 0.2, "ddm_lo": 0.1, "flags": ["fill"], "gaps": [[0.1, 0.2]]},
-        "a": {"benchmark": "a", "n_items": 2, "ddm": 0.1, "flags": [], "top_models": [["m", 0.5]]},
+        "b": as_record(
+            {"benchmark": "b", "n_items": 3, "ddm": 0.2, "ddm_lo": 0.1, "flags": ["fill"], "gaps": [{"lo": 0.1}]}
+        ),
+        "a": as_record({"benchmark": "a", "n_items": 2, "ddm": 0.1, "flags": [], "top_models": [{"model": "m"}]}),
     }
 
 
@@ -26,7 +29,9 @@ def _tables():
     items = pd.DataFrame({"item_id": ["i1", "i2"], "b": [0.5, -0.5], "b_sd": [0.2, 0.3], "z": [0.7, 0.3]})
     models = pd.DataFrame({"model": ["m"], "score": [0.5], "theta": [0.0], "tier": [1]})
     history = pd.DataFrame({"benchmark": ["a"], "ddm": [0.1]})
-    alerts = [{"id": "a/x", "benchmark": "a", "kind": "state", "raised_at": "2026-01-01", "title": "t", "figures": {}}]
+    alerts = [
+        Alert.model_construct(id="a/x", benchmark="a", kind="state", raised_at="2026-01-01", title="t", figures={})
+    ]
     per = {"a": {"items": items, "models": models, "by_date": None}, "b": {"items": items, "models": None}}
     return bundle_tables(_records(), history, alerts, per)
 
@@ -54,7 +59,7 @@ def test_every_table_as_csv_and_parquet_with_a_dictionary_of_every_column():
 
 def test_a_cell_a_spreadsheet_would_run_stays_text():
     """Upstream names reach the bundle's CSVs as every CSV of the site writes them (benchwatch.history.csv_text)."""
-    records = {"=HYPERLINK(1)": {"benchmark": "=HYPERLINK(1)", "n_items": 1, "flags": []}}
+    records = {"=HYPERLINK(1)": as_record({"benchmark": "=HYPERLINK(1)", "n_items": 1, "flags": []})}
     tables = bundle_tables(records, pd.DataFrame(), [], {})
     with zipfile.ZipFile(io.BytesIO(bundle_bytes(tables))) as zf:
         text = zf.read("benchmarks.csv").decode()

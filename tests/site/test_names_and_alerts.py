@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from benchwatch.history import Alert
+from benchwatch.record import as_record
 from benchwatch.site.alerts import alert_events, alerts_page
 from benchwatch.site.names import default_display_name, display_name
 
@@ -13,13 +15,13 @@ def test_epochs_file_ids_read_as_epoch_names_them_and_a_configured_name_wins():
     assert default_display_name("Epoch mmlu_external") == "MMLU (Epoch, reported by others)"
     assert default_display_name("Epoch some_new_board") == "some new board (Epoch)"
     assert default_display_name("SWE-bench Verified") == "SWE-bench Verified"  # not Epoch's: as published
-    assert display_name({"benchmark": "Epoch gpqa_diamond", "display_name": "GPQA ◆"}) == "GPQA ◆"
-    assert display_name({"benchmark": "Epoch gpqa_diamond", "display_name": " "}) == "GPQA Diamond (Epoch)"
+    assert display_name(as_record({"benchmark": "Epoch gpqa_diamond", "display_name": "GPQA ◆"})) == "GPQA ◆"
+    assert display_name(as_record({"benchmark": "Epoch gpqa_diamond", "display_name": " "})) == "GPQA Diamond (Epoch)"
 
 
 def _alert(bench, kind, at, rev="r1", **extra):
-    return {"id": f"{bench}/{kind}/{at}", "benchmark": bench, "kind": kind, "raised_at": at, "revision": rev,
-            "title": f"{bench} {kind} {extra}", **extra}  # fmt: skip
+    return Alert.model_validate({"id": f"{bench}/{kind}/{at}", "benchmark": bench, "kind": kind, "raised_at": at,
+                                 "revision": rev, "title": f"{bench} {kind} {extra}", **extra})  # fmt: skip
 
 
 def test_a_watch_raised_with_its_move_to_stagnant_is_one_event_and_events_group_by_benchmark_and_kind():
@@ -32,7 +34,7 @@ def test_a_watch_raised_with_its_move_to_stagnant_is_one_event_and_events_group_
         _alert("a", "state", "2026-01-01", to="discriminating"),
     ]
     events = alert_events(alerts)
-    assert [(e["benchmark"], e["event_kind"], e["raised_at"]) for e in events] == [
+    assert [(e.alert.benchmark, e.kind, e.alert.raised_at) for e in events] == [
         ("a", "flag raised", "2026-01-01"),
         ("a", "state", "2026-01-03"),
         ("a", "state", "2026-01-01"),
@@ -53,7 +55,7 @@ def test_a_feed_items_figures_are_a_sentence_in_the_pages_words():
         "DDM at least 0.112."
     )
     assert figures_sentence({}) == ""
-    alert = {**_alert("b", "state", "2026-01-02T00:00:00Z", to="stagnant"), "figures": figures}
+    alert = _alert("b", "state", "2026-01-02T00:00:00Z", to="stagnant").model_copy(update={"figures": figures})
     feed = rss_feed([alert], title="t", site_url="https://x.org/", self_path="feed.xml")
     assert "saturation_index =" not in feed and "At this revision: the paper's saturation index 0.912" in feed
 
@@ -65,15 +67,15 @@ def test_self_reported_scores_are_marked_in_every_name_feed_item_and_on_their_pa
     from benchwatch.site.feed import rss_feed
     from benchwatch.site.names import alert_title, shown_name
 
-    rec = {"benchmark": "LLM Stats GPQA", "self_reported": True}
+    rec = as_record({"benchmark": "LLM Stats GPQA", "self_reported": True})
     assert shown_name(rec) == "LLM Stats GPQA (self-reported)"
-    assert shown_name({"benchmark": "GPQA Diamond"}) == "GPQA Diamond"  # a measured record: as it is
+    assert shown_name(as_record({"benchmark": "GPQA Diamond"})) == "GPQA Diamond"  # a measured record: as it is
     opens = _alert("LLM Stats GPQA", "state", "2026-01-02T00:00:00Z", to="saturated")
-    other = {**opens, "id": "x", "title": "a notice naming no benchmark first"}
+    other = opens.model_copy(update={"id": "x", "title": "a notice naming no benchmark first"})
     assert alert_title(opens, rec).startswith("LLM Stats GPQA (self-reported) state")
     assert alert_title(other, rec) == "LLM Stats GPQA (self-reported): a notice naming no benchmark first"
     feed = rss_feed(
-        [opens, other], title="t", site_url="https://x.org/", self_path="f.xml", records={rec["benchmark"]: rec}
+        [opens, other], title="t", site_url="https://x.org/", self_path="f.xml", records={rec.benchmark: rec}
     )
     titles = re.findall(r"<item>\s*<title>(.*?)</title>", feed)
     assert len(titles) == 2 and all("(self-reported)" in t for t in titles), titles

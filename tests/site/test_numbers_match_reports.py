@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from benchwatch.record import as_record
 from benchwatch.site.names import display_name
 from benchwatch.site.paths import benchmark_page
 from benchwatch.vocabulary import as_bound
@@ -98,7 +99,7 @@ def test_home_page_rows_show_the_reported_figures(built):
     page = (site / "index.html").read_text()
     cells = _cells(page)
     for rec in records:
-        shown = display_name(rec) + (" (synthetic)" if rec.get("synthetic") else "")  # marked (issue 40)
+        shown = display_name(as_record(rec)) + (" (synthetic)" if rec.get("synthetic") else "")  # marked (issue 40)
         row = cells[shown]  # the name the page shows (Epoch's file ids read as Epoch names them)
         items, models, ddm, gap, coverage, index = row[1:7]
         assert (int(items), int(models)) == (rec["n_items"], rec["n_models"])

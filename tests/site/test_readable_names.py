@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwatch.history import page_groups
+from benchwatch.history import Alert, page_groups
+from benchwatch.record import as_record
 from benchwatch.site.build import LOCAL_ADDRESS
 from benchwatch.site.names import display_name, page_name
 
@@ -50,16 +51,16 @@ def read_texts(site: Path) -> dict[str, list[str]]:
 def assert_display_names_everywhere(site: Path, reports: Path) -> int:
     """No raw id where a display name exists, in anything ``read_texts`` reads; every page's display name (its
     benchmark id's) in the navigation. Returns how many benchmarks have a display name other than their id."""
-    records = json.loads((reports / "latest.json").read_text())["benchmarks"]
+    records = [as_record(r) for r in json.loads((reports / "latest.json").read_text())["benchmarks"]]
     texts = read_texts(site)
     assert all(texts.values()), {k: len(v) for k, v in texts.items()}
-    renamed = [r for r in records if display_name(r) != r["benchmark"]]
+    renamed = [r for r in records if display_name(r) != r.benchmark]
     for rec in renamed:
         for where, found in texts.items():
-            shown = [t for t in found if rec["benchmark"] in t]
-            assert not shown, (where, rec["benchmark"], shown[:1])
+            shown = [t for t in found if rec.benchmark in t]
+            assert not shown, (where, rec.benchmark, shown[:1])
     nav = texts["navigation"]
-    for pid, recs in page_groups({r["benchmark"]: r for r in records}).items():  # a page per benchmark id
+    for pid, recs in page_groups({r.benchmark: r for r in records}).items():  # a page per benchmark id
         assert page_name(pid, recs) in nav, (page_name(pid, recs), nav)
     return len(renamed)
 
@@ -107,8 +108,9 @@ def test_a_feed_takes_its_base_from_the_configured_address():
     from benchwatch.site.feed import rss_feed
     from benchwatch.site.names import alert_anchor
 
-    alert = {"id": "Epoch frontiermath/state/r1", "benchmark": "Epoch frontiermath", "figures": {},
-             "raised_at": "2026-01-02T00:00:00Z", "title": "Epoch frontiermath separates its top models"}  # fmt: skip
+    alert = Alert.model_construct(id="Epoch frontiermath/state/r1", benchmark="Epoch frontiermath", figures={},
+                                  raised_at="2026-01-02T00:00:00Z",
+                                  title="Epoch frontiermath separates its top models")  # fmt: skip
     feed = ET.fromstring(rss_feed([alert], title="t", site_url="https://fork.example.org/bw", self_path="feed.xml"))
     item = feed.find("channel/item")
     assert item.findtext("link") == f"https://fork.example.org/bw/alerts/#{alert_anchor(alert)}"

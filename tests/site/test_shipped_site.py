@@ -20,6 +20,7 @@ import feedparser
 import pytest
 
 from benchwatch.cli import main
+from benchwatch.record import as_record
 from benchwatch.site.names import shown_name
 from benchwatch.site.paths import benchmark_page
 from benchwatch.vocabulary import as_bound
@@ -253,7 +254,7 @@ def test_each_point_of_the_summary_picture_links_to_its_page(real_site):
             }"""
         )
         named = sorted(title for title, *_ in points)
-        assert named == sorted(shown_name(r) for r in records if r.get("saturation_index") is not None)
+        assert named == sorted(shown_name(as_record(r)) for r in records if r.get("saturation_index") is not None)
         assert {target for _, target, *_ in points} == {"_top"}
         title, _, x, y = points[0]
         with page.expect_navigation():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from benchwatch.errors import InputError
+from benchwatch.history import SourceStatus
 from benchwatch.site.sources_table import sources_section
 from benchwatch.sources import load_config
 
@@ -18,15 +19,15 @@ def _row(section: str, name: str) -> str:
 
 def test_homepage_linked_revision_short_with_full_on_hover_and_as_of():
     sources = {
-        "board": {
-            "status": "ok",
-            "homepage": "https://example.org/leaderboard",
-            "revision": FULL,
-            "data_since": "2026-11-20T06:00:00Z",
-            "as_of": "2025-04-22",
-            "as_of_from": "upstream",
-        },
-        "other": {"status": "ok", "revision": "r2", "as_of": "2026-11-01", "as_of_from": "newest dated result"},
+        "board": SourceStatus(
+            status="ok",
+            homepage="https://example.org/leaderboard",
+            revision=FULL,
+            data_since="2026-11-20T06:00:00Z",
+            as_of="2025-04-22",
+            as_of_from="upstream",
+        ),
+        "other": SourceStatus(status="ok", revision="r2", as_of="2026-11-01", as_of_from="newest dated result"),
     }
     lines = sources_section(sources, "2026-11-30T06:00:00Z")
     row = _row(lines, "board")
@@ -40,7 +41,7 @@ def test_homepage_linked_revision_short_with_full_on_hover_and_as_of():
 
 @pytest.mark.parametrize("page", ["javascript:alert(1)", "https://x.org/a) [y](https://evil", None])
 def test_a_page_that_is_not_a_plain_web_address_is_not_linked(page):
-    sources = {"board": {"status": "ok", "homepage": page, "revision": "r1", "data_since": None}}
+    sources = {"board": SourceStatus(status="ok", homepage=page, revision="r1", data_since=None)}
     row = _row(sources_section(sources, "2026-11-30T06:00:00Z"), "board")
     assert row.startswith("| board |") and "](" not in row
     assert "| r1 |" in row and "| not stated upstream | – |" in row  # a short revision as it is; no dates

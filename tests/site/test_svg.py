@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchwatch.site.plots import difficulty_svg, saturation_svg, summary_svg, tiers_svg
+from benchwatch.site.plots import difficulty_svg, saturation_svg, tiers_svg
+from benchwatch.site.summary_plot import SummaryPoint, summary_svg
 from benchwatch.site.svg import CHAR, clip_text, date_ticks, nice_ticks
 
 
@@ -83,8 +84,8 @@ def test_pictures_keep_their_text_inside_and_escape_upstream_names():
     )
     z = np.random.default_rng(0).random(50)
     points = [
-        {"name": evil, "url": "benchmarks/a/", "top_tier_size": 12, "ddm": 0.3, "state": "saturated"},
-        {"name": "board", "url": "benchmarks/b/", "top_tier_size": 7, "ddm": None, "state": "stagnant"},
+        SummaryPoint(name=evil, url="benchmarks/a/", top_tier_size=12, ddm=0.3, state="saturated"),
+        SummaryPoint(name="board", url="benchmarks/b/", top_tier_size=7, ddm=None, state="stagnant"),
     ]
     pictures = [
         tiers_svg(models, "exact McNemar"),

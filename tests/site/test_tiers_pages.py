@@ -13,6 +13,7 @@ import pytest
 from scipy.special import expit
 
 from benchwatch.pipeline import run_job
+from benchwatch.site import build_site
 from benchwatch.site.paths import benchmark_feed, benchmark_page
 from benchwatch.sources import SourceTable
 
@@ -72,6 +73,7 @@ def _source(scores: list[float], seed: int) -> SourceTable:
 
 def test_a_change_of_the_top_tier_raises_one_alert_in_the_benchmarks_feed(tmp_path):
     kw = {"reports_dir": tmp_path / "r", "site_out": tmp_path / "s", "cache_dir": tmp_path / "c", "log": lambda s: None}
+    kw["build_site"] = build_site
     skills = [1.0, 1.0, 0.0, -0.5, -1.0, -1.5]
     run_job([("sim", lambda: _source(skills, 1))], now="2026-01-01T00:00:00Z", **kw)
     first = json.loads((tmp_path / "r" / "latest.json").read_text())["benchmarks"][0]

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import re
 
+from benchwatch.record import BenchmarkRecord, as_record
 from benchwatch.site.verdict import verdict_line
 
 WHY = "saturated: its top five are within noise of each other by the paired item-level comparison"
 
 
-def _rec(**extra) -> dict:
+def _rec(**extra) -> BenchmarkRecord:
     base = {
         "benchmark": "b",
         "state": "saturated",
@@ -24,7 +25,7 @@ def _rec(**extra) -> dict:
         },
         "resolve": {"max_gap": {"models": 60, "at_least": False, "samples": None, "largest_tried": 2048}},
     }
-    return {**base, **extra}
+    return as_record({**base, **extra})
 
 
 def test_the_line_reads_the_rules_own_sentence_each_verdict_and_the_flags():
@@ -75,14 +76,14 @@ def test_every_feed_item_carries_its_benchmarks_answer_in_plain_words(sample_sit
     from benchwatch.site.verdict import verdict_text
 
     _, reports, site = sample_site
-    records = {r["benchmark"]: r for r in json.loads((reports / "latest.json").read_text())["benchmarks"]}
+    records = {r["benchmark"]: as_record(r) for r in json.loads((reports / "latest.json").read_text())["benchmarks"]}
     alerts = json.loads((reports / "alerts.json").read_text())["alerts"]
     feed = feedparser.parse((site / "feed.xml").read_text())
     assert len(feed.entries) == len(alerts) >= 5
     by_id = {a["id"]: a for a in alerts}
     for entry in feed.entries:
         rec = records.get(by_id[entry.id]["benchmark"])
-        if rec is None or not rec.get("state"):
+        if rec is None or not rec.state:
             continue
         text = verdict_text(rec)
         assert "**" not in text and "\\" not in text and "&lt;" not in text

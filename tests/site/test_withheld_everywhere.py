@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from benchwatch.record import as_record
 from benchwatch.site.benchmark import _by_date_rows, _history_rows
 from benchwatch.site.cells import WITHHELD_CELL
 
@@ -38,7 +39,7 @@ BY_DATE = pd.DataFrame(
 
 @pytest.mark.parametrize("item_model", ["withheld", "1pl"])
 def test_the_history_tables_withhold_what_the_page_withholds(item_model):
-    rec = {"benchmark": "b", "item_model": item_model}
+    rec = as_record({"benchmark": "b", "item_model": item_model})
     history = _history_rows(rec, HISTORY)
     by_date = _by_date_rows(BY_DATE, withheld=item_model == "withheld")
     cells = [row[2:4] for row in history] + [row[6:8] for row in by_date]

@@ -1,4 +1,4 @@
-"""Stage 7: the static audit site (MkDocs Material) and its RSS feeds."""
+"""Stage 8: the static audit site (MkDocs Material) and its RSS feeds."""
 
 from typing import TYPE_CHECKING
 

@@ -11,7 +11,8 @@ import html
 
 import pandas as pd
 
-from benchwatch.record import as_record
+from benchwatch.history import Alert, Change
+from benchwatch.record import BenchmarkRecord
 from benchwatch.site.cells import (
     WITHHELD_CELL,
     bounds_withheld,
@@ -33,7 +34,7 @@ from benchwatch.site.verdict import verdict_line
 from benchwatch.store import safe_slug
 
 
-def _difficulty_alt(rec: dict) -> str:
+def _difficulty_alt(rec: BenchmarkRecord) -> str:
     return html.escape(
         f"Every item of {printable(shown_name(rec))} on the difficulty axis z, the stretches shown thin and the "
         "widest one that may be empty marked, and the items' empirical CDF against the target's"
@@ -52,10 +53,10 @@ TIER_COLUMNS = [("Rank by score", "r"), ("Model", "l"), ("Score", "r"), ("95% in
 TIER_COLUMNS.append(("Tier", "r"))
 
 
-def _tier_rows(rec: dict, models: pd.DataFrame | None) -> list[list[str]] | None:
+def _tier_rows(rec: BenchmarkRecord, models: pd.DataFrame | None) -> list[list[str]] | None:
     """Every tiered model, best first, with its tier and rank interval (both from the tiers' tests) and its note
     (few items, or every item alike); None where the record has no tiers."""
-    if not rec.get("tier_method") or models is None or "tier" not in models.columns:
+    if not rec.tier_method or models is None or "tier" not in models.columns:
         return None
     table = models.dropna(subset=["tier"]).sort_values("score", ascending=False)
     return [
@@ -118,7 +119,12 @@ def _by_date_rows(by_date: pd.DataFrame | None, withheld: bool = False) -> list[
     return rows[::-1]
 
 
-def _history_rows(rec: dict, history: pd.DataFrame) -> list[list[str]]:
+def _snapshots(rec: BenchmarkRecord, history: pd.DataFrame) -> pd.DataFrame:
+    """The benchmark's snapshots in the history (its rows), oldest first."""
+    return history[history["benchmark"] == rec.benchmark]
+
+
+def _history_rows(rec: BenchmarkRecord, history: pd.DataFrame) -> list[list[str]]:
     """The benchmark's snapshots in the history, newest first."""
     withheld = bounds_withheld(rec)
     rows = [
@@ -130,29 +136,30 @@ def _history_rows(rec: dict, history: pd.DataFrame) -> list[list[str]]:
             fmt(csv_float(r.saturation_index)),
             md(r.state),
         ]
-        for r in history[history["benchmark"] == rec["benchmark"]].itertuples()
+        for r in _snapshots(rec, history).itertuples()
     ]
     return rows[::-1]
 
 
-def _changes(rec: dict, changes: list[dict] | None) -> list[tuple[str, str, list[tuple[str, list[str]]]]]:
+def _changes(rec: BenchmarkRecord, changes: list[Change] | None) -> list[tuple[str, str, list[tuple[str, list[str]]]]]:
     """The changelog of the benchmark, newest first: (when, what changed in words, the models named)."""
     out = []
-    for change in reversed([c for c in (changes or []) if c["benchmark"] == rec["benchmark"]]):
-        parts = [f"{change[k]['count']} {k.replace('_', ' ')}" for k in CHANGED if k in change and change[k]["count"]]
+    for change in reversed([c for c in (changes or []) if c.benchmark == rec.benchmark]):
+        counted = {k: getattr(change, k) for k in CHANGED}  # each a count and names, or None where not recorded
+        parts = [f"{v['count']} {k.replace('_', ' ')}" for k, v in counted.items() if v is not None and v["count"]]
         named = [
-            (k.replace("_", " "), change[k]["names"])
+            (k.replace("_", " "), counted[k]["names"])
             for k in ("models_removed", "models_rescored")
-            if k in change and change[k]["names"]
+            if counted[k] is not None and counted[k]["names"]
         ]
         words = ", ".join(parts) or "no model or item changed"
-        if change.get("upstream"):  # the source's own word: a rescoring, not progress
-            words += f"; {change['upstream']}"
-        out.append((change["snapshot_at"], words, named))
+        if change.upstream:  # the source's own word: a rescoring, not progress
+            words += f"; {change.upstream}"
+        out.append((change.snapshot_at, words, named))
     return out
 
 
-def _top_rows(rec: dict) -> list[list[str]]:
+def _top_rows(rec: BenchmarkRecord) -> list[list[str]]:
     return [
         [
             str(i),
@@ -160,30 +167,30 @@ def _top_rows(rec: dict) -> list[list[str]]:
             pct(m["score"]),
             "" if m.get("lo") is None else f"{pct(m['lo'])} – {pct(m.get('hi'))}",
         ]
-        for i, m in enumerate(rec["top_models"], 1)
+        for i, m in enumerate(rec.top_models, 1)
     ]
 
 
-def _mine(rec: dict, alerts: list[dict]) -> list[dict]:
+def _mine(rec: BenchmarkRecord, alerts: list[Alert]) -> list[Alert]:
     """The record's alerts, newest first, each titled as a person reads it (``alert_title``)."""
-    return [{**a, "title": alert_title(a, rec)} for a in alerts if a["benchmark"] == rec["benchmark"]][::-1]
+    return [a.model_copy(update={"title": alert_title(a, rec)}) for a in alerts if a.benchmark == rec.benchmark][::-1]
 
 
 def benchmark_body(
-    rec: dict,
+    rec: BenchmarkRecord,
     history: pd.DataFrame,
-    alerts: list[dict],
+    alerts: list[Alert],
     by_date: pd.DataFrame | None = None,
-    changes: list[dict] | None = None,
+    changes: list[Change] | None = None,
     items: pd.DataFrame | None = None,
     page_id: str | None = None,
     plan: list[dict] | None = None,
     models: pd.DataFrame | None = None,
-    group: list[dict] | None = None,
+    group: list[BenchmarkRecord] | None = None,
 ) -> str:
     """One benchmark's page (its main record; ``also_section`` adds the others of its benchmark id, ``group``: every
     record of the page, named side by side at its top)."""
-    page_id = page_id or rec["benchmark"]
+    page_id = page_id or rec.benchmark
     return render(
         "benchmark.md.j2",
         section_helpers(),
@@ -196,16 +203,16 @@ def benchmark_body(
         feed=benchmark_feed(page_id),
         title=md(page_name(page_id, [rec])),
         feed_title=page_name(page_id, [rec]),
-        left_out=[f"{md(m['model'])} ({md(m['why'])})" for m in rec.get("uninformative") or []],
+        left_out=[f"{md(m['model'])} ({md(m['why'])})" for m in rec.uninformative or []],
         # raw HTML is not rewritten by MkDocs: relative to the page's address (benchmarks/SLUG/), not its file
-        difficulty_src="../../" + plot_path(rec["benchmark"], "difficulty"),
+        difficulty_src="../../" + plot_path(rec.benchmark, "difficulty"),
         difficulty_alt=_difficulty_alt(rec),
         plan_columns=PLAN_COLUMNS,
         plan_rows=plan_rows(plan),
         tier_columns=TIER_COLUMNS,
         tier_rows=_tier_rows(rec, models),
         tier_shown=TIER_ROWS,
-        top_tier=rec.get("top_tier_size") or 0,
+        top_tier=rec.top_tier_size or 0,
         top_columns=TOP_COLUMNS,
         top_rows=_top_rows(rec),
         recent=RECENT_ROWS,
@@ -214,7 +221,7 @@ def benchmark_body(
         history_columns=HISTORY_COLUMNS,
         history_rows=_history_rows(rec, history),
         changes=_changes(rec, changes),
-        slug=safe_slug(rec["benchmark"]),
+        slug=safe_slug(rec.benchmark),
         alerts=_mine(rec, alerts),
     )
 
@@ -222,21 +229,20 @@ def benchmark_body(
 SIDE_COLUMNS = [("Record", "l"), ("Source", "l"), ("Data", "l"), ("Models", "r"), ("State", "l")]
 
 
-def side_rows(group: list[dict]) -> list[list[str]]:
+def side_rows(group: list[BenchmarkRecord]) -> list[list[str]]:
     """Every record of one page, side by side: its name, source, kind, models and state (cells escaped; each
     record's flags, with why, are in its own section)."""
     rows = []
     for r in group:
-        typed = as_record(r)
-        kind = "scores" if typed.kind == "aggregate" else "per item"
-        models = "–" if typed.n_models is None else str(typed.n_models)
-        rows.append([name_cell(r), md(typed.source_name or typed.source), kind, models, state_cell(r)])
+        kind = "scores" if r.kind == "aggregate" else "per item"
+        models = "–" if r.n_models is None else str(r.n_models)
+        rows.append([name_cell(r), md(r.source_name or r.source), kind, models, state_cell(r)])
     return rows
 
 
-def also_section(rec: dict, history: pd.DataFrame, alerts: list[dict]) -> str:
+def also_section(rec: BenchmarkRecord, history: pd.DataFrame, alerts: list[Alert]) -> str:
     """Another record of the same benchmark id: a board of published scores, or a second per-item fit."""
-    snapshots = int((history["benchmark"] == rec["benchmark"]).sum())
+    snapshots = len(_snapshots(rec, history))
     return render(
         "also.md.j2", section_helpers(), **section_context(), rec=rec, alerts=_mine(rec, alerts), snapshots=snapshots
     )

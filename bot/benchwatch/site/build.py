@@ -17,21 +17,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from benchwatch.errors import InputError
-from benchwatch.history import (
-    Reports,
-    load_alerts,
-    load_changelog,
-    load_history,
-    load_latest,
-    load_sources,
-    page_groups,
-    to_json,
-)
+from benchwatch.history import Reports, to_json
+from benchwatch.record import BenchmarkRecord, as_record
 from benchwatch.site.alerts import alerts_page
 from benchwatch.site.bundle import BUNDLE, bundle_bytes, bundle_tables
 from benchwatch.site.feed import rss_feed
 from benchwatch.site.glossary import append_glossary
 from benchwatch.site.home import SUMMARY_PLOT, SUMMARY_PLOT_NARROW, index_page, summary_points
+from benchwatch.site.inputs import page_inputs, shown_records, source_statuses
 from benchwatch.site.names import page_name, shown_name
 from benchwatch.site.pages import (
     PageInputs,
@@ -41,8 +34,8 @@ from benchwatch.site.pages import (
     write_benchmark_pages,
 )
 from benchwatch.site.paths import benchmark_page
-from benchwatch.site.plots import NARROW, summary_svg
 from benchwatch.site.render import TEMPLATES
+from benchwatch.site.summary_plot import NARROW, summary_svg
 
 PACKAGED_PROJECT = Path(__file__).resolve().parents[1] / "site_project"
 CHECKOUT_PROJECT = Path(__file__).resolve().parents[3] / "site"
@@ -55,20 +48,6 @@ def find_site_project(explicit: str | Path | None = None) -> Path:
         if (folder / "mkdocs.yml").is_file():
             return folder.resolve()
     raise InputError(str(candidates[0]), "no MkDocs project here (site/mkdocs.yml not found)")
-
-
-def _shown(records: dict[str, dict]) -> dict[str, dict]:
-    """The records with figures to show (not the bare ones ``benchwatch repair`` rebuilt until their refit)."""
-    return {name: rec for name, rec in records.items() if not rec.get("rebuilt")}
-
-
-def page_inputs(reports: Reports, docs: Path, site_url: str, deferred: bool = False) -> PageInputs:
-    """What every benchmark page is written from, read from the reports folder."""
-    records = _shown(load_latest(reports))
-    alerts = load_alerts(reports)
-    history = load_history(reports)
-    changes = load_changelog(reports)
-    return PageInputs(reports, docs, site_url, records, history, alerts, changes, page_groups(records), deferred)
 
 
 class SitePages(NamedTuple):
@@ -89,7 +68,7 @@ def write_pages(
     shared = page_inputs(reports, docs, site_url, deferred)
     records, alerts = shared.records, shared.alerts
     (docs / "benchmarks").mkdir(parents=True, exist_ok=True)
-    sources = load_sources(reports)
+    sources = source_statuses(reports)
     now = now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     (docs / "index.md").write_text(index_page(records, alerts, sources, now), encoding="utf-8")
     (docs / "plots").mkdir(exist_ok=True)
@@ -146,12 +125,12 @@ def _write_bundle(docs: Path, shared: PageInputs, per_benchmark: dict[str, dict]
     (docs / BUNDLE).write_bytes(bundle_bytes(tables, schemas))
 
 
-def _named(tables: dict, records: dict[str, dict]) -> dict:
+def _named(tables: dict, records: dict[str, BenchmarkRecord]) -> dict:
     """The bundle's tables, each with a ``benchmark`` column followed by ``name``: the name the pages
     show beside the stable id."""
     for frame in tables.values():
         if "benchmark" in frame.columns and "name" not in frame.columns:
-            names = [shown_name(records.get(b) or {"benchmark": str(b)}) for b in frame["benchmark"]]
+            names = [shown_name(records.get(b) or as_record({"benchmark": str(b)})) for b in frame["benchmark"]]
             frame.insert(int(frame.columns.get_loc("benchmark")) + 1, "name", names)
     return tables
 
@@ -200,7 +179,7 @@ def restore_site(out: Path) -> bool:
     return False
 
 
-def _nav(groups: dict[str, list[dict]]) -> list:
+def _nav(groups: dict[str, list[BenchmarkRecord]]) -> list:
     """The navigation: each benchmark page under its display name (``page_name``), in the order of those names."""
     named = sorted((page_name(pid, recs).casefold(), page_name(pid, recs), pid) for pid, recs in groups.items())
     return [
@@ -274,61 +253,74 @@ def build_site(
     built = _stamp(out)
     if built is not None and built.get("inputs") == digest:
         return int(built["pages"])  # nothing the site shows has changed: the built one stands
-    from mkdocs.commands.build import build  # only once a build is needed: an unchanged site loads no MkDocs
-    from mkdocs.config import load_config
-
-    from benchwatch.site.assets_beside import AssetsBeside
-    from benchwatch.site.render_beside import RenderBeside
-
     staging = out.parent / f".{out.name}.building"
     shutil.rmtree(staging, ignore_errors=True)
     mkdocs_log = logging.getLogger("mkdocs")
     level = mkdocs_log.level
     mkdocs_log.setLevel(logging.WARNING)
     try:
-        with tempfile.TemporaryDirectory(prefix="benchwatch-docs-") as tmp:
-            docs = Path(tmp) / "docs"
-            shutil.copytree(project_dir / "docs", docs)
-            url = site_address(site_url) or LOCAL_ADDRESS  # not mkdocs.yml's: a fork's local build is not there
-            groups = page_groups(_shown(load_latest(reports)))
-            # An atlas's plots and downloads are written into the built site by a process of their own while
-            # MkDocs builds from the pages, which name them; its Markdown is rendered on two cores. The same site.
-            deferred = page_workers(len(groups)) > 0
-            written = write_pages(reports, docs, url, now, deferred=deferred)
-            append_glossary(docs)
-            config = load_config(
-                config_file=str(project_dir / "mkdocs.yml"),
-                docs_dir=str(docs),
-                site_dir=str(staging),
-                site_url=url,
-                strict=True,
-                nav=_nav(groups),
-                copyright=footer(now),
-            )
-            if deferred:
-                config.plugins["benchwatch/assets-beside"] = AssetsBeside(
-                    written.deferred, _write_assets_job, _raised_if_any
-                )
-                config.plugins["benchwatch/render-beside"] = RenderBeside()
-            config.plugins.on_startup(command="build", dirty=False)
-            global _ASSETS
-            _ASSETS = written
-            try:
-                build(config)
-            finally:
-                _ASSETS = None
-                config.plugins.on_shutdown()
-        stamp = json.dumps({"inputs": digest, "pages": written.pages})
+        pages = _build_into(staging, reports, project_dir, site_url, now)
+        stamp = json.dumps({"inputs": digest, "pages": pages})
         (staging / STAMP).write_text(stamp + "\n", encoding="utf-8")
         phase("site build")
-        old = out.parent / f".{out.name}.old"
-        shutil.rmtree(old, ignore_errors=True)
-        if out.exists():
-            out.rename(old)
-        phase("site swap")
-        staging.rename(out)
-        shutil.rmtree(old, ignore_errors=True)
+        _swap_in(staging, out, phase)
     finally:
         mkdocs_log.setLevel(level)
         shutil.rmtree(staging, ignore_errors=True)
+    return pages
+
+
+def _build_into(staging: Path, reports: Reports, project_dir: Path, site_url: str | None, now: str) -> int:
+    """Write the pages into a copy of the project's docs and build the site from them with MkDocs into
+    ``staging``; returns the number of pages."""
+    from mkdocs.commands.build import build  # only once a build is needed: an unchanged site loads no MkDocs
+    from mkdocs.config import load_config
+
+    from benchwatch.site.assets_beside import AssetsBeside
+    from benchwatch.site.render_beside import RenderBeside
+
+    global _ASSETS
+    with tempfile.TemporaryDirectory(prefix="benchwatch-docs-") as tmp:
+        docs = Path(tmp) / "docs"
+        shutil.copytree(project_dir / "docs", docs)
+        url = site_address(site_url) or LOCAL_ADDRESS  # not mkdocs.yml's: a fork's local build is not there
+        _, groups = shown_records(reports)
+        # An atlas's plots and downloads are written into the built site by a process of their own while
+        # MkDocs builds from the pages, which name them; its Markdown is rendered on two cores. The same site.
+        deferred = page_workers(len(groups)) > 0
+        written = write_pages(reports, docs, url, now, deferred=deferred)
+        append_glossary(docs)
+        config = load_config(
+            config_file=str(project_dir / "mkdocs.yml"),
+            docs_dir=str(docs),
+            site_dir=str(staging),
+            site_url=url,
+            strict=True,
+            nav=_nav(groups),
+            copyright=footer(now),
+        )
+        if deferred:
+            config.plugins["benchwatch/assets-beside"] = AssetsBeside(
+                written.deferred, _write_assets_job, _raised_if_any
+            )
+            config.plugins["benchwatch/render-beside"] = RenderBeside()
+        config.plugins.on_startup(command="build", dirty=False)
+        _ASSETS = written
+        try:
+            build(config)
+        finally:
+            _ASSETS = None
+            config.plugins.on_shutdown()
     return written.pages
+
+
+def _swap_in(staging: Path, out: Path, phase: Callable[[str], None]) -> None:
+    """Put the site built in ``staging`` at ``out`` with two renames: between them the old site is under
+    ``.NAME.old`` (``restore_site`` puts it back after a run that died there)."""
+    old = out.parent / f".{out.name}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if out.exists():
+        out.rename(old)
+    phase("site swap")
+    staging.rename(out)
+    shutil.rmtree(old, ignore_errors=True)

@@ -15,8 +15,16 @@ import zipfile
 
 import pandas as pd
 
-from benchwatch.history import VARIANT_DOCS, Alert, BenchmarkRecord, csv_text, documented_fields, field_types
-from benchwatch.vocabulary import GAP_BOUNDS, NO_BOUND_FROM
+from benchwatch.history import (
+    VARIANT_DOCS,
+    Alert,
+    BenchmarkRecord,
+    csv_text,
+    documented_fields,
+    field_types,
+    written,
+)
+from benchwatch.vocabulary import COVERAGE_FIGURES, GAP_BOUNDS, NO_BOUND_FROM
 
 BUNDLE = "downloads/benchwatch-data.zip"
 ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # fixed member times: the bundle changes only when its tables do
@@ -37,10 +45,7 @@ TABLES = {
 # difficulties) apart from Max Gap's bound, the figure the site's home page shows in its Max Gap column. Nothing
 # reads the bundle's CSVs under the old names; the records (schema/latest.schema.json) keep them.
 RENAMED = {
-    "ddm": "ddm_model_based",
-    "max_gap": "max_gap_model_based",
-    "top3_gap_sum": "top3_gap_sum_model_based",
-    "top5_gap_sum": "top5_gap_sum_model_based",
+    **{k: f"{k}_model_based" for k in COVERAGE_FIGURES},
     "detection_limit": "max_gap_bound",
     "detection_limit_low_end": "max_gap_bound_low_end",
     "detection_limit_high_end": "max_gap_bound_high_end",
@@ -109,8 +114,8 @@ UNITS = {  # a column's unit by its base name (before a suffix, under the record
     # fields take theirs from the record's type
     **dict.fromkeys(
         (
-            *("ddm", "max_gap", "top3_gap_sum", "top5_gap_sum", "ddm_bound_lo", "ddm_bound_hi"),
-            "top5_gap_sum_bound_hi",
+            *COVERAGE_FIGURES,
+            *("ddm_bound_lo", "ddm_bound_hi", "top5_gap_sum_bound_hi"),
             *("detection_limit", "detection_limit_low_end", "detection_limit_high_end", "detection_boundary"),
             *("thin_width", "thin_top5", "z"),
         ),
@@ -203,15 +208,20 @@ def column_unit(column: str, table: str = "benchmarks") -> str:
     return ""
 
 
-def _flat(records: dict[str, dict]) -> pd.DataFrame:
+def _flat(records: dict[str, BenchmarkRecord]) -> pd.DataFrame:
     rows = []
     for name in sorted(records):
         rec = records[name]
-        row = {k: v for k, v in rec.items() if v is None or isinstance(v, str | int | float | bool)}
-        row["flags"] = " ".join(rec.get("flags", []))
-        rows.append(row)
+        scalars = {k: v for k, v in written(rec).items() if v is None or isinstance(v, str | int | float | bool)}
+        rows.append({**scalars, "flags": " ".join(rec.flags or [])})
     frame = pd.DataFrame(rows)
     return frame[sorted(frame.columns, key=lambda c: (c != "benchmark", c))] if len(frame) else frame
+
+
+def _alert_row(alert: Alert) -> dict:
+    """An alert as a row of the alerts table: its fields as alerts.json holds them, in its order (names sorted, as
+    ``to_json`` writes them), without its figures (an object, not a cell)."""
+    return {k: v for k, v in sorted(written(alert).items()) if k != "figures"}
 
 
 def _stack(tables: dict[str, pd.DataFrame | None]) -> pd.DataFrame:
@@ -223,10 +233,10 @@ def _stack(tables: dict[str, pd.DataFrame | None]) -> pd.DataFrame:
 
 
 def bundle_tables(
-    records: dict[str, dict], history: pd.DataFrame, alerts: list[dict], per_benchmark: dict[str, dict]
+    records: dict[str, BenchmarkRecord], history: pd.DataFrame, alerts: list[Alert], per_benchmark: dict[str, dict]
 ) -> dict[str, pd.DataFrame]:
     """The bundle's tables; ``per_benchmark`` maps a benchmark to its {"items", "models", "by_date"} tables."""
-    alert_rows = [{k: v for k, v in a.items() if k != "figures"} for a in alerts]
+    alert_rows = [_alert_row(a) for a in alerts]
     out = {
         "benchmarks": _flat(records),
         "history": history.reset_index(drop=True) if history is not None else pd.DataFrame(),

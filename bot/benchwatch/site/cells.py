@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import SupportsFloat, SupportsIndex
 
+from benchwatch.record import BenchmarkRecord
 from benchwatch.site.escape import attribute, md, printable
 from benchwatch.site.names import shown_name
 from benchwatch.site.numbers import fmt
@@ -14,7 +15,7 @@ from benchwatch.vocabulary import FLAG_NAMES, FLAGS, STATES, reason
 SEVERITY = {state.name: state.severity for state in STATES.values()}  # 0 the most severe
 
 
-def name_cell(rec: dict) -> str:
+def name_cell(rec: BenchmarkRecord) -> str:
     """A record's name as every page shows it, escaped."""
     return md(shown_name(rec))
 
@@ -26,17 +27,17 @@ def badge_span(kind: str, value: str, known: tuple[str, ...], title: str | None 
     return f'<span class="bw-badge bw-{kind}-{cls}"{hover}>{md(value)}</span>'
 
 
-def flag_reason(rec: dict, flag: str) -> str:
+def flag_reason(rec: BenchmarkRecord, flag: str) -> str:
     """The one line that says why a benchmark has ``flag`` (its record's ``why``), or the flag's definition."""
-    found = reason(rec.get("why"), flag)
+    found = reason(rec.why, flag)
     if found is not None:
         return found
     return FLAGS[flag].meaning if flag in FLAGS else ""
 
 
-def flags_cell(rec: dict, explained: bool = False) -> str:
+def flags_cell(rec: BenchmarkRecord, explained: bool = False) -> str:
     """The flags as badges, each with the line that says why: on hover, or written beside it (``explained``)."""
-    flags = rec.get("flags", [])
+    flags = rec.flags or []
     if not flags:
         return "–"
     if explained:
@@ -44,25 +45,23 @@ def flags_cell(rec: dict, explained: bool = False) -> str:
     return " ".join(badge_span("flag", f, FLAG_NAMES, flag_reason(rec, f)) for f in flags)
 
 
-def state_cell(rec: dict) -> str:
+def state_cell(rec: BenchmarkRecord) -> str:
     """The state's badge; its severity is the key the home table sorts the column by (most severe first)."""
-    badge = badge_span("state", rec["state"], tuple(STATES))
-    return badge.replace("<span ", f'<span data-sort="{SEVERITY.get(rec["state"], 9)}" ', 1)
+    badge = badge_span("state", rec.state, tuple(STATES))
+    return badge.replace("<span ", f'<span data-sort="{SEVERITY.get(rec.state, 9)}" ', 1)
 
 
-def by_severity(records: dict[str, dict]) -> list[dict]:
+def by_severity(records: dict[str, BenchmarkRecord]) -> list[BenchmarkRecord]:
     """The records, most severe state first, then most flags, then by name."""
-    return sorted(
-        records.values(), key=lambda r: (SEVERITY.get(r["state"], 9), -len(r.get("flags", [])), r["benchmark"])
-    )
+    return sorted(records.values(), key=lambda r: (SEVERITY.get(r.state, 9), -len(r.flags or []), r.benchmark))
 
 
-def origin_cell(rec: dict) -> str:
+def origin_cell(rec: BenchmarkRecord) -> str:
     """Where a record's data came from: its source and, for bundled or live data, the origin it names."""
-    source = md(rec.get("source_name") or rec["source"])
-    if rec.get("synthetic"):
+    source = md(rec.source_name or rec.source)
+    if rec.synthetic:
         return f"{source} (synthetic)"
-    origin = rec.get("origin")
+    origin = rec.origin
     return f"{source}: {md(origin)}" if origin else source
 
 
@@ -88,9 +87,9 @@ def helpers() -> dict:
 WITHHELD_CELL = '<span title="the bounds are withheld: the benchmark\'s page says why">withheld</span>'
 
 
-def bounds_withheld(rec: dict) -> bool:
-    """Whether the record's bounds are withheld: its item model does not fit (``benchwatch.irt.item_model``)."""
-    return rec.get("item_model") == "withheld"
+def bounds_withheld(rec: BenchmarkRecord) -> bool:
+    """Whether the record's bounds are withheld: its item model does not fit (``benchwatch.irt.item_model.model``)."""
+    return rec.item_model == "withheld"
 
 
 def csv_float(value: str | SupportsFloat | SupportsIndex | None) -> float | None:

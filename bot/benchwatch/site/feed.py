@@ -6,7 +6,8 @@ import xml.etree.ElementTree as ET
 from datetime import datetime
 from email.utils import format_datetime
 
-from benchwatch.record import as_record
+from benchwatch.history import Alert
+from benchwatch.record import BenchmarkRecord
 from benchwatch.site.escape import printable
 from benchwatch.site.names import alert_anchor, alert_title
 from benchwatch.site.verdict import verdict_text
@@ -47,14 +48,14 @@ ALERTS_PAGE = "alerts/"  # the URL path of the alerts page, where every alert's 
 
 
 def rss_feed(
-    alerts: list[dict], *, title: str, site_url: str, self_path: str, records: dict[str, dict] | None = None
+    alerts: list[Alert], *, title: str, site_url: str, self_path: str, records: dict[str, BenchmarkRecord] | None = None
 ) -> str:
     """An RSS 2.0 document for ``alerts`` at ``site_url`` (the configured address, or the local one): each item
     titled as the pages title it (the display name of its benchmark, from its record in ``records``) and linked
     to its line on the alerts page."""
     records = records or {}
     base = site_url.rstrip("/") + "/"
-    newest = sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True)
+    newest = sorted(alerts, key=lambda a: (a.raised_at, a.id), reverse=True)
     rss = ET.Element("rss", {"version": "2.0", "xmlns:atom": "http://www.w3.org/2005/Atom"})
     channel = ET.SubElement(rss, "channel")
     ET.SubElement(channel, "title").text = printable(title)
@@ -64,19 +65,19 @@ def rss_feed(
     ).text = "benchwatch alerts: benchmarks that became saturated, stagnant or badly covered, and back."
     ET.SubElement(channel, "atom:link", {"href": base + self_path, "rel": "self", "type": "application/rss+xml"})
     if newest:
-        ET.SubElement(channel, "lastBuildDate").text = _rfc822(newest[0]["raised_at"])
+        ET.SubElement(channel, "lastBuildDate").text = _rfc822(newest[0].raised_at)
     for alert in newest:
         item = ET.SubElement(channel, "item")
-        shown = alert_title(alert, records.get(alert["benchmark"]))
+        rec = records.get(alert.benchmark)
+        shown = alert_title(alert, rec)
         ET.SubElement(item, "title").text = printable(shown)
         ET.SubElement(item, "link").text = f"{base}{ALERTS_PAGE}#{alert_anchor(alert)}"
-        figures = figures_sentence(alert.get("figures") or {})
-        rec = records.get(alert["benchmark"])
-        now = f"Now: {verdict_text(rec)}" if rec is not None and as_record(rec).state else ""  # the answer first
+        figures = figures_sentence(alert.figures or {})
+        now = f"Now: {verdict_text(rec)}" if rec is not None and rec.state else ""  # the answer first
         ET.SubElement(item, "description").text = printable(
             " ".join(p for p in (f"{shown.rstrip('.')}.", now, figures) if p)
         )
-        ET.SubElement(item, "guid", {"isPermaLink": "false"}).text = printable(alert["id"])
-        ET.SubElement(item, "pubDate").text = _rfc822(alert["raised_at"])
+        ET.SubElement(item, "guid", {"isPermaLink": "false"}).text = printable(alert.id)
+        ET.SubElement(item, "pubDate").text = _rfc822(alert.raised_at)
     ET.indent(rss)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(rss, encoding="unicode") + "\n"

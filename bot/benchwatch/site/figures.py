@@ -8,6 +8,7 @@ format the cells (every upstream string escaped), the templates lay out the Mark
 from __future__ import annotations
 
 from benchwatch.metrics import state_evidence
+from benchwatch.record import BenchmarkRecord
 from benchwatch.rules import resolve_line
 from benchwatch.site.cells import bounds_withheld, flags_cell, helpers, state_cell
 from benchwatch.site.escape import md
@@ -17,108 +18,103 @@ from benchwatch.site.render import EMPTY
 from benchwatch.vocabulary import FIGURES, NO_BOUND, VERDICTS, as_bound
 
 
-def _interval(rec: dict, key: str) -> str:
-    lo, hi = rec.get(f"{key}_lo"), rec.get(f"{key}_hi")
+def _interval(lo: float | None, hi: float | None) -> str:
+    """A 95% interval, or an en dash without one."""
     return "–" if lo is None or hi is None else f"{fmt(lo)} – {fmt(hi)}"
 
 
-def _first_reached(rec: dict) -> str:
-    first = rec.get("first_saturated_date")
+def _first_reached(rec: BenchmarkRecord) -> str:
+    first = rec.first_saturated_date
     if not first:
         return "not yet"
-    fell = rec.get("fell_back_date")
+    fell = rec.fell_back_date
     return f"{md(first)}, no longer saturated on {md(fell)}" if fell else f"{md(first)}, and saturated since"
 
 
-def _bound_cells(rec: dict) -> list[list[str]]:
+def _bound_cells(rec: BenchmarkRecord) -> list[list[str]]:
     """The bounds that hold for any difficulty distribution (``benchwatch.metrics.bounds``)."""
-    if rec.get("detection_limit") is None:
+    if rec.detection_limit is None:
         return []
-    thin = rec.get("thin_stretches") or []
+    thin = rec.thin_stretches or []
     where = ", ".join(f"{fmt(lo)} – {fmt(hi)}" for lo, hi in thin)
-    lo, hi = rec.get("detection_stretch") or (None, None)
+    lo, hi = rec.detection_stretch or (None, None)
     return [
         [
-            f"DDM (W1 to {md(rec.get('target') or '–')}): bounds",
-            f"{fmt(rec['ddm_bound_lo'])} – {fmt(rec['ddm_bound_hi'])}",
+            f"DDM (W1 to {md(rec.target or '–')}): bounds",
+            f"{fmt(rec.ddm_bound_lo)} – {fmt(rec.ddm_bound_hi)}",
             "",
         ],
         [
             "Max Gap's bound: an empty stretch of at most (the widest these models cannot rule out as empty)",
-            NO_BOUND if as_bound(rec["detection_limit"]) is None else fmt(rec["detection_limit"]),
+            NO_BOUND if as_bound(rec.detection_limit) is None else fmt(rec.detection_limit),
             "" if lo is None else f"widest at {fmt(lo)} – {fmt(hi)}",
         ],
-        ["Top-5 gap sum's bound: five empty stretches in all", _bound(rec.get("top5_gap_sum_bound_hi")), ""],
+        ["Top-5 gap sum's bound: five empty stretches in all", _bound(rec.top5_gap_sum_bound_hi), ""],
         [
             "Thin stretches: shown to hold less than a quarter of the target's items",
-            fmt(rec.get("thin_width")) if thin else "none",
+            fmt(rec.thin_width) if thin else "none",
             where,
         ],
     ]
 
 
-def _withheld_cells(rec: dict) -> list[list[str]]:
+def _withheld_cells(rec: BenchmarkRecord) -> list[list[str]]:
     """Where the item model does not fit: each coverage figure's row says so, in place of a number."""
     why = "withheld (see Item model above)"
-    return [[f"DDM (W1 to {md(rec.get('target') or '–')})", why, ""], ["Max Gap", why, ""], ["Top-5 gap sum", why, ""]]
+    return [[f"DDM (W1 to {md(rec.target or '–')})", why, ""], ["Max Gap", why, ""], ["Top-5 gap sum", why, ""]]
 
 
-def _model_based_cells(rec: dict) -> list[list[str]]:
+def _model_based_cells(rec: BenchmarkRecord) -> list[list[str]]:
     """The model-based coverage figures (posterior medians under smooth difficulties) and their intervals."""
-    based = " (model-based: smooth difficulties assumed)" if rec.get("detection_limit") is not None else ""
+    based = " (model-based: smooth difficulties assumed)" if rec.detection_limit is not None else ""
     if bounds_withheld(rec):
         based = " (model-based; the bounds are withheld, see Item model)"
-    ddm = _interval(rec, "ddm")
-    lo, hi = rec.get("ddm_bound_lo"), rec.get("ddm_bound_hi")
-    if rec.get("ddm") is not None and lo is not None and hi is not None and not lo - 1e-9 <= rec["ddm"] <= hi + 1e-9:
+    ddm = _interval(rec.ddm_lo, rec.ddm_hi)
+    lo, hi = rec.ddm_bound_lo, rec.ddm_bound_hi
+    if rec.ddm is not None and lo is not None and hi is not None and not lo - 1e-9 <= rec.ddm <= hi + 1e-9:
         # the model-based figure outside what holds for any distribution: its smooth prior, not the data, put it there
         ddm += f' <span class="bw-prose">outside the bounds {fmt(lo)}-{fmt(hi)}: read the bounds</span>'
     return [
-        [f"DDM{based}", fmt(rec["ddm"]), ddm],
-        *(
-            [f"{name}{based}", fmt(rec[key]), _interval(rec, key)]
-            for key, name in (
-                ("max_gap", "Max Gap"),
-                ("top3_gap_sum", "Top-3 gap sum"),
-                ("top5_gap_sum", "Top-5 gap sum"),
-            )
-        ),
+        [f"DDM{based}", fmt(rec.ddm), ddm],
+        [f"Max Gap{based}", fmt(rec.max_gap), _interval(rec.max_gap_lo, rec.max_gap_hi)],
+        [f"Top-3 gap sum{based}", fmt(rec.top3_gap_sum), _interval(rec.top3_gap_sum_lo, rec.top3_gap_sum_hi)],
+        [f"Top-5 gap sum{based}", fmt(rec.top5_gap_sum), _interval(rec.top5_gap_sum_lo, rec.top5_gap_sum_hi)],
     ]
 
 
-def _figure_cells(rec: dict) -> list[list[str]]:
+def _figure_cells(rec: BenchmarkRecord) -> list[list[str]]:
     """The figures of a record, one per claim: name, value, interval (or where). Where the bounds exist they are
     the coverage figures (they hold for any difficulty distribution); the other estimates are in
     ``_other_cells``."""
-    bounded = rec.get("detection_limit") is not None
+    bounded = rec.detection_limit is not None
     coverage = (
         _withheld_cells(rec) if bounds_withheld(rec) else _bound_cells(rec) if bounded else _model_based_cells(rec)
     )
     rows = [
-        ["Items", str(rec["n_items"]), ""],
-        ["Models", str(rec["n_models"]), ""],
+        ["Items", str(rec.n_items), ""],
+        ["Models", str(rec.n_models), ""],
         *coverage,
     ]
-    top_gap = fmt((rec["top1"] or 0) - (rec["top5"] or 0)) if rec.get("top5") is not None else "–"
+    top_gap = fmt((rec.top1 or 0) - (rec.top5 or 0)) if rec.top5 is not None else "–"
     return [
         *rows,
         [
             _decides("The paper's saturation index (sqrt(n) items)", rec, "paper_index"),
-            fmt(rec["saturation_index"]),
-            _interval(rec, "saturation_index"),
+            fmt(rec.saturation_index),
+            _interval(rec.saturation_index_lo, rec.saturation_index_hi),
         ],
-        ["Band", md(rec.get("band") or "–"), ""],
+        ["Band", md(rec.band or "–"), ""],
         [
             _decides("Top tier (models that cannot be told apart from the best)", rec, "tiers"),
-            "–" if rec.get("top_tier_size") is None else f"{rec['top_tier_size']} of {rec['n_models']}",
+            "–" if rec.top_tier_size is None else f"{rec.top_tier_size} of {rec.n_models}",
             "",
         ],
-        [_decides(_gap_label(rec), rec, "paired", "published_se"), top_gap, _interval(rec, "top_gap")],
+        [_decides(_gap_label(rec), rec, "paired", "published_se"), top_gap, _interval(rec.top_gap_lo, rec.top_gap_hi)],
         ["First saturated (by date)", _first_reached(rec), ""],
-        ["Best score (s1)", pct(rec["top1"]), ""],
-        ["Fifth best (s5)", pct(rec["top5"]), ""],
-        ["Top-5 mean", pct(rec["top5_mean"]), ""],
-        ["Items solved by at least one model", pct(rec.get("solved_share")), ""],
+        ["Best score (s1)", pct(rec.top1), ""],
+        ["Fifth best (s5)", pct(rec.top5), ""],
+        ["Top-5 mean", pct(rec.top5_mean), ""],
+        ["Items solved by at least one model", pct(rec.solved_share), ""],
         ["State", state_cell(rec), _state_from(rec)],
         ["Flags", flags_cell(rec, explained=True), ""],
     ]
@@ -130,56 +126,58 @@ def _stretch(value: float | None) -> str:
     return NO_BOUND if value is None else f"an empty stretch of at most {fmt(value)}"
 
 
-def _state_from(rec: dict) -> str:
-    """What decided the state, in words, with its figure (``benchwatch.metrics.state_evidence``)."""
-    words = state_evidence(rec)  # prose in a column of figures: it wraps where the figures do not
+def _state_from(rec: BenchmarkRecord) -> str:
+    """What decided the state, in words, with its figure (``benchwatch.metrics.state_evidence``, which reads the
+    record as written)."""
+    words = state_evidence(rec.model_dump(exclude_unset=True))
+    # prose in a column of figures: it wraps where the figures do not
     return f'<span class="bw-prose">decided {md(words)}</span>' if words else ""
 
 
-def _decides(label: str, rec: dict, *bases: str) -> str:
+def _decides(label: str, rec: BenchmarkRecord, *bases: str) -> str:
     """A figure's label, marked where it is the one that decided the state."""
-    return f"{label} (decides the state)" if rec.get("state_from") in bases else label
+    return f"{label} (decides the state)" if rec.state_from in bases else label
 
 
-def _gap_label(rec: dict) -> str:
-    if rec.get("state_from") == "published_se":
+def _gap_label(rec: BenchmarkRecord) -> str:
+    if rec.state_from == "published_se":
         return "Top-1 minus top-5 (95% interval from the published standard errors)"
-    return "Top-1 minus top-5 (paired 95% interval)" if rec.get("top_gap_lo") is not None else "Top-1 minus top-5"
+    return "Top-1 minus top-5 (paired 95% interval)" if rec.top_gap_lo is not None else "Top-1 minus top-5"
 
 
-def _other_cells(rec: dict) -> list[list[str]]:
+def _other_cells(rec: BenchmarkRecord) -> list[list[str]]:
     """The estimates that do not decide anything on the page, beside the figures they shadow."""
-    rows = _model_based_cells(rec) if rec.get("detection_limit") is not None or bounds_withheld(rec) else []
-    if rec.get("ddm_plugin") is not None:
-        plugin = f"{fmt(rec['ddm_plugin'])} / {fmt(rec['max_gap_plugin'])}"
+    rows = _model_based_cells(rec) if rec.detection_limit is not None or bounds_withheld(rec) else []
+    if rec.ddm_plugin is not None:
+        plugin = f"{fmt(rec.ddm_plugin)} / {fmt(rec.max_gap_plugin)}"
         rows.append(["DDM / Max Gap of the fitted positions (plug-in)", plugin, ""])
-    rows.append(["Saturation index with the paired item-level SE", fmt(rec.get("saturation_index_paired")), ""])
+    rows.append(["Saturation index with the paired item-level SE", fmt(rec.saturation_index_paired), ""])
     return [row for row in rows if row[1] not in EMPTY]
 
 
 FIGURE_COLUMNS = [("Figure", "l"), ("Value", "r"), ("95% interval, or where", "r")]
 
 
-def _figure_rows(rec: dict) -> list[list[str]]:
+def _figure_rows(rec: BenchmarkRecord) -> list[list[str]]:
     """The figure table's rows, without the figures a record has no value for (an aggregate board: no coverage)."""
     return [row for row in _figure_cells(rec) if row[1] not in EMPTY]
 
 
-def _verdict_rows(rec: dict) -> list[list[str]]:
+def _verdict_rows(rec: BenchmarkRecord) -> list[list[str]]:
     """One row per verdict: its name, the figures it judged under their own names, the level and the verdict."""
     rows = []
     for key, figure in FIGURES.items():
-        v = (rec.get("verdicts") or {}).get(key)
+        v = (rec.verdicts or {}).get(key)
         if not v:
             continue
         bound = {
-            "ddm": f"{fmt(rec.get('ddm_bound_lo'))} – {fmt(rec.get('ddm_bound_hi'))}",
-            "max_gap": f"Max Gap's bound: {_stretch(rec.get('detection_limit'))}; "
-            f"thin stretch (shown to hold too few items): {_thin(rec.get('thin_width'))}",
-            "top5_gap_sum": f"top-5 gap sum's bound: {_bound(rec.get('top5_gap_sum_bound_hi'))}; "
-            f"five thin stretches in all: {_thin(rec.get('thin_top5'))}",
+            "ddm": f"{fmt(rec.ddm_bound_lo)} – {fmt(rec.ddm_bound_hi)}",
+            "max_gap": f"Max Gap's bound: {_stretch(rec.detection_limit)}; "
+            f"thin stretch (shown to hold too few items): {_thin(rec.thin_width)}",
+            "top5_gap_sum": f"top-5 gap sum's bound: {_bound(rec.top5_gap_sum_bound_hi)}; "
+            f"five thin stretches in all: {_thin(rec.thin_top5)}",
         }[key]
-        need = (rec.get("resolve") or {}).get(key) if v["verdict"] == "cannot tell" else None
+        need = (rec.resolve or {}).get(key) if v["verdict"] == "cannot tell" else None
         decide = md(resolve_line(key, need).split(": ", 1)[-1]) if need else ""
         rows.append([figure.verdict, bound, fmt(v["level"]), f"**{VERDICTS[v['verdict']].words}**", decide])
     return rows

@@ -6,6 +6,7 @@ format the cells (every upstream string escaped), the templates lay out the Mark
 
 from __future__ import annotations
 
+from benchwatch.record import BenchmarkRecord, as_record
 from benchwatch.site.cells import helpers
 from benchwatch.site.escape import md
 from benchwatch.site.numbers import fmt
@@ -39,9 +40,9 @@ PLAN_COLUMNS = [("Stretch", "l"), ("Verdict", "l"), ("Target z", "r"), ("Target 
 PLAN_COLUMNS.append(("Solve probability", "l"))
 
 
-def _shown(bounds: dict, field: str) -> str:
+def _shown(bounds: BenchmarkRecord, field: str) -> str:
     """One of the bounds as the pages give it: a gap's upper bound over (nearly) the whole axis is no bound."""
-    value = as_bound(bounds.get(field)) if field in GAP_BOUNDS else bounds.get(field)
+    value = as_bound(getattr(bounds, field)) if field in GAP_BOUNDS else getattr(bounds, field)
     return NO_BOUND if value is None else fmt(value)
 
 
@@ -50,18 +51,19 @@ def _proposal_bound_rows(proposal: dict) -> list[list[str]]:
     before, after = proposal.get("bounds_before"), proposal.get("bounds_after")
     if not before or not after:
         return []
+    bounds = [as_record(b) for b in (before, after)]  # the bounds' fields and verdicts, as a record holds them
     rows = []
     for key, label, fields in (
         ("ddm", "DDM bounds", ("ddm_bound_lo", "ddm_bound_hi")),
         ("max_gap", "Max Gap: its bound; thin stretch", ("detection_limit", "thin_width")),
         ("top5_gap_sum", "Top-5 gap sum: its bound; thin in all", ("top5_gap_sum_bound_hi", "thin_top5")),
     ):
-        cells = ["; ".join(_shown(b, f) for f in fields) + f" ({b['verdicts'].get(key, '–')})" for b in (before, after)]
+        cells = ["; ".join(_shown(b, f) for f in fields) + f" ({(b.verdicts or {}).get(key, '–')})" for b in bounds]
         rows.append([label, *cells])
     return rows
 
 
-def proposal_section(proposal: dict, rec: dict) -> str:
+def proposal_section(proposal: dict, rec: BenchmarkRecord) -> str:
     """A proposed revision (``benchwatch fill check --record``): the figures after adding the accepted
     candidates, next to the current ones; never part of the benchmark's history."""
     model_rows = [

@@ -7,8 +7,10 @@ format the cells (every upstream string escaped), the templates lay out the Mark
 
 from __future__ import annotations
 
+from pydantic import BaseModel, ConfigDict
+
 from benchwatch.irt import SPREAD_LARGEST
-from benchwatch.record import as_record
+from benchwatch.record import BenchmarkRecord
 from benchwatch.site.cells import bounds_withheld, csv_count
 from benchwatch.site.escape import md
 from benchwatch.site.numbers import fmt
@@ -18,41 +20,40 @@ def _share(x: float | None) -> str:
     return "–" if x is None else f"{x:.2f}"
 
 
-def item_model_lines(rec: dict) -> dict:
+def item_model_lines(rec: BenchmarkRecord) -> dict:
     """The item model behind a record's bounds, in sentences (values formatted and escaped here; the partial
     ``_item_model.md.j2`` lays them out): the chance floors, the fit check, the path, who answered what, and
     blanks that sit where failures would."""
     out: dict = {}
-    typed = as_record(rec)
-    if typed.chance_nominal is not None and typed.floor_undeclared is not None:  # a small one, a nuisance
+    if rec.chance_nominal is not None and rec.floor_undeclared is not None:  # a small one, a nuisance
         out["floor"] = (
             "none declared (open-ended), but the weakest models answer the hardest items right more often than no "
-            f"floor allows: a floor of {fmt(typed.floor_undeclared)} [{fmt(typed.floor_undeclared_lo)}, "
-            f"{fmt(typed.floor_undeclared_hi)}] on every item (95%, profile likelihood over {typed.floor_items} "
+            f"floor allows: a floor of {fmt(rec.floor_undeclared)} [{fmt(rec.floor_undeclared_lo)}, "
+            f"{fmt(rec.floor_undeclared_hi)}] on every item (95%, profile likelihood over {rec.floor_items} "
             "items), small enough to take as a nuisance: the bounds hold over that interval (computed at its ends, "
             "its estimate and points between)"
         )
-    elif rec.get("chance_nominal") is not None:
-        lo, hi = rec.get("floor_effective_lo"), rec.get("floor_effective_hi")
-        placed = (rec.get("floor_share_hi") or 1.0) - (rec.get("floor_share_lo") or 0.0) < 0.999
+    elif rec.chance_nominal is not None:
+        lo, hi = rec.floor_effective_lo, rec.floor_effective_hi
+        placed = (rec.floor_share_hi or 1.0) - (rec.floor_share_lo or 0.0) < 0.999
         out["floor"] = (
-            f"each item's nominal chance floor is one over its number of options ({md(rec.get('chance_from') or '–')};"
-            f" {rec.get('chance_items')} items, mean {fmt(rec['chance_nominal'])}); the data favour "
-            f"{_share(rec.get('floor_share'))} of it, an effective floor of {fmt(rec.get('floor_effective'))} "
-            f"[{fmt(lo)}, {fmt(hi)}] (95%, profile likelihood over {rec.get('floor_items')} items)"
+            f"each item's nominal chance floor is one over its number of options ({md(rec.chance_from or '–')};"
+            f" {rec.chance_items} items, mean {fmt(rec.chance_nominal)}); the data favour "
+            f"{_share(rec.floor_share)} of it, an effective floor of {fmt(rec.floor_effective)} "
+            f"[{fmt(lo)}, {fmt(hi)}] (95%, profile likelihood over {rec.floor_items} items)"
             + ("" if placed else ": these models cannot place it, and the bounds hold over the whole interval")
             + "; the bounds hold over that interval (computed at its ends, its estimate and points between)"
         )
-    elif rec.get("fit_verdict") is not None:  # a checked per-item record without floors: open-ended
+    elif rec.fit_verdict is not None:  # a checked per-item record without floors: open-ended
         out["floor"] = (
             "none: the items declare no options (open-ended; a chance column, or chance = ... in benchwatch.toml, "
             "declares them)"
         )
     out.update(_nuisance_lines(rec))
-    check = rec.get("fit_check") or {}
-    if rec.get("fit_verdict") in ("fits", "misfit"):
-        said = "the item model fits" if rec["fit_verdict"] == "fits" else "the item model does not fit"
-        p = "–" if rec.get("fit_p") is None else f"{rec['fit_p']:.3f}"
+    check = rec.fit_check or {}
+    if rec.fit_verdict in ("fits", "misfit"):
+        said = "the item model fits" if rec.fit_verdict == "fits" else "the item model does not fit"
+        p = "–" if rec.fit_p is None else f"{rec.fit_p:.3f}"
         widened = ""
         if check.get("spread_checked") is not None:
             widened = f" of the item model at a spread of {fmt(check.get('spread_checked'))}"
@@ -65,8 +66,8 @@ def item_model_lines(rec: dict) -> dict:
             f"{fmt(check.get('floor_z'))})"
         )
     if bounds_withheld(rec):
-        out["withheld"] = md(rec.get("withheld") or "the item model does not fit")
-    groups = rec.get("design_groups") or []
+        out["withheld"] = md(rec.withheld or "the item model does not fit")
+    groups = rec.design_groups or []
     if groups:
         parts = "; ".join(f"{g['items']} items answered by {g['models']} models" for g in groups)
         out["design"] = (
@@ -74,7 +75,7 @@ def item_model_lines(rec: dict) -> dict:
             "own distribution of difficulty in the bounds, so that items given only to some models are not pulled "
             "towards the others"
         )
-    blanks = rec.get("blanks_warning")
+    blanks = rec.blanks_warning
     if blanks and not bounds_withheld(rec):  # a withheld record's reason says it already
         shown = ", ".join(md(str(m["model"])) for m in blanks.get("models", [])[:5])
         more = blanks.get("flagged", 0) - min(5, len(blanks.get("models", [])))
@@ -88,33 +89,57 @@ def item_model_lines(rec: dict) -> dict:
     return out
 
 
-def _nuisance_lines(rec: dict) -> dict:
+def _nuisance_lines(rec: BenchmarkRecord) -> dict:
     """The spread of discriminations and the samples' correlation, each with its interval, in sentences."""
     out: dict = {}
-    if rec.get("discrimination_spread") is not None:
-        lo, hi = rec.get("discrimination_spread_lo"), rec.get("discrimination_spread_hi")
+    if rec.discrimination_spread is not None:
+        lo, hi = rec.discrimination_spread_lo, rec.discrimination_spread_hi
         wide = hi is not None and hi >= SPREAD_LARGEST - 1e-9
         out["spread"] = (
             f"the items' discriminations spread with an sd of log discrimination of "
-            f"{fmt(rec['discrimination_spread'])} [{fmt(lo)}, {fmt(hi)}] (95%, profile likelihood over "
-            f"{rec.get('spread_items')} items, every item's discrimination and location integrated out)"
+            f"{fmt(rec.discrimination_spread)} [{fmt(lo)}, {fmt(hi)}] (95%, profile likelihood over "
+            f"{rec.spread_items} items, every item's discrimination and location integrated out)"
             + (": these models cannot place it, and the bounds are as wide as that leaves them" if wide else "")
             + (
                 "; the bounds hold at both ends of that interval, each item's likelihood integrated over its "
                 "discrimination"
-                if rec.get("item_model") == "2PL"
+                if rec.item_model == "2PL"
                 else ""
             )
         )
-    if rec.get("sample_correlation") is not None:
+    if rec.sample_correlation is not None:
         out["samples"] = (
             f"a model's repeated samples of one item agree with an intra-cell correlation of "
-            f"{fmt(rec['sample_correlation'])} [{fmt(rec.get('sample_correlation_lo'))}, "
-            f"{fmt(rec.get('sample_correlation_hi'))}] (95%, over {rec.get('sample_cells')} cells of several "
+            f"{fmt(rec.sample_correlation)} [{fmt(rec.sample_correlation_lo)}, "
+            f"{fmt(rec.sample_correlation_hi)}] (95%, over {rec.sample_cells} cells of several "
             "samples; 0 would be independent trials): each cell counts as its effective number of trials, and "
             "the bounds hold at both ends of that interval"
         )
     return out
+
+
+class NutsCheck(BaseModel):
+    """The record's ``nuts_check`` (``benchwatch.pipeline.nuts_check``) as the page reads it, by attribute: the
+    sampler's diagnostics and convergence, the distinct positions pooled and unpooled, the shifts from the published
+    fit and the draws kept. Each figure's values (``ddm``, ``ddm_lo``, ``ddm_plugin``, ...) are keys of the
+    record's check beside these, read by the figure's name."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sampler: str | None = None
+    chains: int | None = None
+    draws: int | None = None
+    tune: int | None = None
+    seconds: float | None = None
+    max_rhat: float | None = None
+    min_ess_bulk: float | None = None
+    divergences: int | None = None
+    converged: bool | None = None
+    kept_draws: int | None = None
+    distinct_z: int | None = None
+    distinct_z_unpooled: int | None = None
+    max_position_shift: float | None = None
+    max_ability_shift: float | None = None
 
 
 NUTS_COLUMNS = [("Figure", "l"), ("Published (MAP)", "r"), ("NUTS", "r"), ("NUTS 95% interval", "r")]
@@ -123,27 +148,29 @@ NUTS_COLUMNS = [("Figure", "l"), ("Published (MAP)", "r"), ("NUTS", "r"), ("NUTS
 NUTS_COLUMNS.append(("NUTS at its positions (plug-in)", "r"))
 
 
-def nuts_check_lines(rec: dict) -> dict:
+def nuts_check_lines(rec: BenchmarkRecord) -> dict:
     """``--method nuts``: what the NUTS check says (``benchwatch.pipeline.nuts_check``), in a sentence and a table of
     the figures beside the published ones (``_nuts_check.md.j2``); empty without a check."""
-    check = rec.get("nuts_check")
+    check = rec.nuts_check
     if not check:
         return {}
-    said = "converged" if check.get("converged") else "**did not converge**"
-    whole = {k: csv_count(check.get(k)) for k in ("chains", "draws", "tune", "seconds", "min_ess_bulk", "divergences")}
+    nuts = NutsCheck.model_construct(**check)  # as the record holds it: its values as they are, absent ones None
+    said = "converged" if nuts.converged else "**did not converge**"
+    counts = (nuts.chains, nuts.draws, nuts.tune, nuts.seconds, nuts.min_ess_bulk, nuts.divergences)
+    chains, draws, tune, seconds, min_ess, divergences = (csv_count(v) for v in counts)
     return {
         "said": (
             f"The positions, abilities and figures on this page come from the "
-            f"{md(rec.get('figures_from') or 'map')} fit (the path the calibration of these figures checks). "
-            f"NUTS ({md(str(check.get('sampler')))}, {whole['chains']} chains of {whole['draws']} draws after "
-            f"{whole['tune']} tuning steps, {whole['seconds']} s) sampled the same 1PL beside it, under its fixed "
-            f"N(0, 3²) priors, and {said} (largest R-hat {fmt(check.get('max_rhat'))}, smallest bulk ESS "
-            f"{whole['min_ess_bulk']}, {whole['divergences']} divergences). Pooled over the items the posterior "
-            f"cannot tell apart, its posterior means take {check.get('distinct_z')} distinct positions "
-            f"({check.get('distinct_z_unpooled')} before pooling: its Monte Carlo error alone splits them); no "
-            f"item's position moves more than {fmt(check.get('max_position_shift'))} on z from the published one, "
-            f"no model's ability more than {fmt(check.get('max_ability_shift'))} logits. Its figures, from "
-            f"{check.get('kept_draws')} of its draws:"
+            f"{md(rec.figures_from or 'map')} fit (the path the calibration of these figures checks). "
+            f"NUTS ({md(str(nuts.sampler))}, {chains} chains of {draws} draws after "
+            f"{tune} tuning steps, {seconds} s) sampled the same 1PL beside it, under its fixed "
+            f"N(0, 3²) priors, and {said} (largest R-hat {fmt(nuts.max_rhat)}, smallest bulk ESS "
+            f"{min_ess}, {divergences} divergences). Pooled over the items the posterior "
+            f"cannot tell apart, its posterior means take {nuts.distinct_z} distinct positions "
+            f"({nuts.distinct_z_unpooled} before pooling: its Monte Carlo error alone splits them); no "
+            f"item's position moves more than {fmt(nuts.max_position_shift)} on z from the published one, "
+            f"no model's ability more than {fmt(nuts.max_ability_shift)} logits. Its figures, from "
+            f"{nuts.kept_draws} of its draws:"
         ),
         "columns": NUTS_COLUMNS,
         "rows": [

@@ -7,7 +7,8 @@ format the cells (every upstream string escaped), the templates lay out the Mark
 
 from __future__ import annotations
 
-from benchwatch.record import as_record
+from benchwatch.history import Alert, SourceStatus
+from benchwatch.record import BenchmarkRecord
 from benchwatch.site.cells import (
     WITHHELD_CELL,
     bounds_withheld,
@@ -24,16 +25,17 @@ from benchwatch.site.numbers import fmt
 from benchwatch.site.paths import page_of
 from benchwatch.site.render import render
 from benchwatch.site.sources_table import sources_context
+from benchwatch.site.summary_plot import SummaryPoint
 from benchwatch.site.verdict import verdict_line
 from benchwatch.vocabulary import FIGURES, NO_BOUND, STATE_RULE, as_bound
 
 
-def _source(rec: dict) -> str:
+def _source(rec: BenchmarkRecord) -> str:
     """A record's source, its origin (what the data is, exactly) on hover."""
-    source = md(rec.get("source_name") or rec["source"])
+    source = md(rec.source_name or rec.source)
     source = source.replace("\\_", "\\_<wbr>")  # a long id may break after its underscores in a narrow column
-    origin = printable(rec.get("origin") or "")
-    if rec.get("synthetic"):
+    origin = printable(rec.origin or "")
+    if rec.synthetic:
         origin = "synthetic: " + (origin or "bundled sample universe")
     return f'<span title="{attribute(origin)}">{source}</span>' if origin else source
 
@@ -49,59 +51,59 @@ SUMMARY_ALT = (
 )
 
 
-def summary_points(records: dict[str, dict]) -> list[dict]:
+def summary_points(records: dict[str, BenchmarkRecord]) -> list[SummaryPoint]:
     """The points of the home page's summary picture, each with its page's address relative to the picture."""
     return [
-        {
-            "name": shown_name(rec),  # the name every page shows (issue 40)
-            "url": "../" + page_of(rec).removesuffix(".md") + "/",
-            "top_tier_size": as_record(rec).top_tier_size,
-            "ddm": None if bounds_withheld(rec) else rec.get("ddm"),  # withheld: on the strip of no coverage figure
-            "state": rec["state"],
-        }
+        SummaryPoint(
+            name=shown_name(rec),  # the name every page shows (issue 40)
+            url="../" + page_of(rec).removesuffix(".md") + "/",
+            top_tier_size=rec.top_tier_size,
+            ddm=None if bounds_withheld(rec) else rec.ddm,  # withheld: on the strip of no coverage figure
+            state=rec.state,
+        )
         for rec in by_severity(records)
     ]
 
 
-def _notice_mark(rec: dict) -> str:
-    if rec.get("gone_since"):
-        return f" **gone upstream since {md(rec['gone_since'][:10])}**"
-    if rec.get("notice"):
+def _notice_mark(rec: BenchmarkRecord) -> str:
+    if rec.gone_since:
+        return f" **gone upstream since {md(rec.gone_since[:10])}**"
+    if rec.notice:
         return " **(last good data: see page)**"
     return ""
 
 
-def _top_tier(rec: dict) -> str:
+def _top_tier(rec: BenchmarkRecord) -> str:
     """The top tier's size on the home page, its members named on hover."""
-    k = rec.get("top_tier_size")
+    k = rec.top_tier_size
     if k is None:
         return "–"
-    members = ", ".join(printable(m) for m in rec.get("top_tier") or [])
-    return f'<span title="{attribute(members)}">{k} of {rec["n_models"]}</span>'
+    members = ", ".join(printable(m) for m in rec.top_tier or [])
+    return f'<span title="{attribute(members)}">{k} of {rec.n_models}</span>'
 
 
-def _home_ddm(rec: dict) -> str:
+def _home_ddm(rec: BenchmarkRecord) -> str:
     """DDM on the home page: its bounds where it has them (the model-based estimate otherwise)."""
     if bounds_withheld(rec):
         return WITHHELD_CELL
-    if rec.get("ddm_bound_lo") is not None:
-        return f"{fmt(rec['ddm_bound_lo'])} – {fmt(rec['ddm_bound_hi'])}"
-    return fmt(rec.get("ddm"))
+    if rec.ddm_bound_lo is not None:
+        return f"{fmt(rec.ddm_bound_lo)} – {fmt(rec.ddm_bound_hi)}"
+    return fmt(rec.ddm)
 
 
-def _home_gap(rec: dict) -> str:
+def _home_gap(rec: BenchmarkRecord) -> str:
     """Max Gap on the home page: at most the detection limit where there are bounds."""
     if bounds_withheld(rec):
         return WITHHELD_CELL
-    if rec.get("detection_limit") is not None:
-        bound = as_bound(as_record(rec).detection_limit)
+    if rec.detection_limit is not None:
+        bound = as_bound(rec.detection_limit)
         return f'<span title="{NO_BOUND}">no bound</span>' if bound is None else f"≤ {fmt(bound)}"
-    return fmt(rec.get("max_gap"))
+    return fmt(rec.max_gap)
 
 
-def _coverage_verdict(rec: dict) -> str:
+def _coverage_verdict(rec: BenchmarkRecord) -> str:
     """The coverage verdicts in a few words: what was found, what cannot be told, or clear."""
-    v = {k: (x or {}).get("verdict") for k, x in (rec.get("verdicts") or {}).items()}
+    v = {k: (x or {}).get("verdict") for k, x in (rec.verdicts or {}).items()}
     if bounds_withheld(rec):
         return "withheld (its page says why)"
     if not v:
@@ -124,16 +126,16 @@ HOME_COLUMNS += [("Max Gap", "r"), ("Coverage", "l"), ("Saturation index", "r"),
 HOME_COLUMNS += [("Flags", "l"), ("Verdict", "l")]
 
 
-def _home_row(rec: dict) -> list[str]:
+def _home_row(rec: BenchmarkRecord) -> list[str]:
     return [
         f"[{name_cell(rec)}]({page_of(rec)})" + _notice_mark(rec),
         _source(rec),
-        str(rec["n_items"]),
-        str(rec["n_models"]),
+        str(rec.n_items),
+        str(rec.n_models),
         _home_ddm(rec),
         _home_gap(rec),
         _coverage_verdict(rec),
-        with_band(rec["saturation_index"], rec.get("band")),
+        with_band(rec.saturation_index, rec.band),
         _top_tier(rec),
         state_cell(rec),
         flags_cell(rec),
@@ -141,17 +143,20 @@ def _home_row(rec: dict) -> list[str]:
     ]
 
 
-def _why(rec: dict) -> str:
-    why = rec.get("why")
+def _why(rec: BenchmarkRecord) -> str:
+    why = rec.why
     return "; ".join(md(w) for w in why) if why else "–"
 
 
 def index_page(
-    records: dict[str, dict], alerts: list[dict], sources: dict[str, dict] | None = None, now: str | None = None
+    records: dict[str, BenchmarkRecord],
+    alerts: list[Alert],
+    sources: dict[str, SourceStatus] | None = None,
+    now: str | None = None,
 ) -> str:
     """The home page: one row per benchmark, most severe first."""
-    synthetic = [bool(r.get("synthetic")) for r in records.values()]
-    latest = sorted(alerts, key=lambda a: (a["raised_at"], a["id"]), reverse=True)[:5]
+    synthetic = [bool(r.synthetic) for r in records.values()]
+    latest = sorted(alerts, key=lambda a: (a.raised_at, a.id), reverse=True)[:5]
     return render(
         "index.md.j2",
         {**helpers(), "page_of": page_of, "why": _why},
@@ -164,7 +169,7 @@ def index_page(
         rows=[_home_row(rec) for rec in by_severity(records)],
         records=by_severity(records),
         latest_alerts=[
-            ({**a, "title": alert_title(a, records.get(a["benchmark"]))}, "alerts.md#" + alert_anchor(a))
+            (a.model_copy(update={"title": alert_title(a, records.get(a.benchmark))}), "alerts.md#" + alert_anchor(a))
             for a in latest
         ],
         **sources_context(sources or {}, now),

@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 
 from benchwatch import threads
 from benchwatch.errors import InputError
-from benchwatch.history import Reports, load_proposal, load_table, published_csv, to_json
+from benchwatch.history import Alert, Change, Reports, load_proposal, load_table, published_csv, to_json, written
+from benchwatch.record import BenchmarkRecord
 from benchwatch.site.benchmark import also_section, benchmark_body
 from benchwatch.site.feed import rss_feed
 from benchwatch.site.fill import proposal_section
@@ -35,11 +36,11 @@ class PageInputs:
     reports: Reports
     docs: Path
     site_url: str
-    records: dict[str, dict]
+    records: dict[str, BenchmarkRecord]
     history: Any
-    alerts: list[dict]
-    changes: Any
-    groups: dict[str, list[dict]]
+    alerts: list[Alert]
+    changes: list[Change]
+    groups: dict[str, list[BenchmarkRecord]]
     deferred: bool = False  # plots and downloads not written here: ``write_benchmark_assets`` writes them
 
 
@@ -88,7 +89,7 @@ def write_page(shared: PageInputs, pid: str) -> Written:
     left: list[str] = []
     sections = []
     for k, rec in enumerate(recs):
-        name = rec["benchmark"]
+        name = rec.benchmark
         tables = _tables(reports, name)
         items, models, by_date = tables["items"], tables["models"], tables["by_date"]
         per_benchmark[name] = tables
@@ -119,8 +120,8 @@ def write_page(shared: PageInputs, pid: str) -> Written:
         else:
             _write_assets(docs, assets)
     (docs / benchmark_page(pid)).write_text("\n".join(sections), encoding="utf-8")
-    names = {rec["benchmark"] for rec in recs}
-    mine = [a for a in alerts if a["benchmark"] in names]
+    names = {rec.benchmark for rec in recs}
+    mine = [a for a in alerts if a.benchmark in names]
     (docs / benchmark_feed(pid)).write_text(
         rss_feed(
             mine,
@@ -134,16 +135,18 @@ def write_page(shared: PageInputs, pid: str) -> Written:
     return Written(per_benchmark, left)
 
 
-def _fill_plan(rec: dict, items, models) -> list[dict] | None:
+def _fill_plan(rec: BenchmarkRecord, items, models) -> list[dict] | None:
     """The fill plan of a per-item benchmark (``benchwatch fill plan``), or None without abilities."""
-    if items is None or models is None or "theta" not in models.columns or rec.get("kind") == "aggregate":
+    if items is None or models is None or "theta" not in models.columns or rec.kind == "aggregate":
         return None
     from benchwatch.fill import Benchmark, fill_plan
 
     return fill_plan(Benchmark(rec, items, models))
 
 
-def asset_files(reports: Reports, name: str, rec: dict, items, by_date, models=None) -> dict[str, Callable[[], str]]:
+def asset_files(
+    reports: Reports, name: str, rec: BenchmarkRecord, items, by_date, models=None
+) -> dict[str, Callable[[], str]]:
     """Pictures and downloads of one benchmark: each file's path (under the docs folder) and what writes its text
     (a table's CSV is its file's in ``reports``, ``published_csv``)."""
     slug = safe_slug(name)
@@ -151,25 +154,26 @@ def asset_files(reports: Reports, name: str, rec: dict, items, by_date, models=N
     def csv_of(kind: str, table) -> Callable[[], str]:
         return lambda: published_csv(reports.read(getattr(reports, kind)(name)), table)
 
-    out: dict[str, Callable[[], str]] = {f"downloads/{slug}.json": lambda: to_json(rec)}
+    out: dict[str, Callable[[], str]] = {f"downloads/{slug}.json": lambda: to_json(written(rec))}
     if items is not None:
         out[f"downloads/{slug}-items.csv"] = csv_of("items", items)
         out[f"downloads/{slug}-items.json"] = lambda: to_json(items.to_dict(orient="records"))
         out[plot_path(name, "difficulty")] = lambda: difficulty_svg(
             items["z"].to_numpy(),
-            rec["gaps"],
-            rec.get("target_spec") or {},
-            rec.get("target") or "",
-            rec.get("detection_stretch"),
+            rec.gaps,
+            rec.target_spec or {},
+            rec.target or "",
+            rec.detection_stretch,
             items["item_id"].astype(str).tolist(),
-            rec.get("thin_stretches"),
+            rec.thin_stretches,
         )
-    if models is not None and "tier" in models.columns and rec.get("tier_method"):
+    if models is not None and "tier" in models.columns and rec.tier_method:
+        method = rec.tier_method
         out[f"downloads/{slug}-models.csv"] = csv_of("models", models)
-        out[plot_path(name, "tiers")] = lambda: tiers_svg(models, rec["tier_method"])
+        out[plot_path(name, "tiers")] = lambda: tiers_svg(models, method)
     if by_date is not None and not by_date.empty:
         out[f"downloads/{slug}-by-date.csv"] = csv_of("by_date", by_date)
-        out[plot_path(name, "saturation")] = lambda: saturation_svg(by_date, rec["top_models"])
+        out[plot_path(name, "saturation")] = lambda: saturation_svg(by_date, rec.top_models)
     return out
 
 
@@ -193,13 +197,10 @@ def write_benchmark_assets(shared: PageInputs, out: Path, read: dict[str, dict] 
     read = read or {}
     for recs in shared.groups.values():
         for rec in recs:
-            name = rec["benchmark"]
+            name = rec.benchmark
             tables = per_benchmark[name] = read[name] if name in read else _tables(shared.reports, name)
             _write_assets(
-                out,
-                asset_files(
-                    shared.reports, rec["benchmark"], rec, tables["items"], tables["by_date"], tables["models"]
-                ),
+                out, asset_files(shared.reports, name, rec, tables["items"], tables["by_date"], tables["models"])
             )
     return per_benchmark
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from benchwatch.record import BenchmarkRecord
 from benchwatch.store import safe_slug
 
 
@@ -10,9 +11,9 @@ def benchmark_page(benchmark: str) -> str:
     return f"benchmarks/{safe_slug(benchmark)}.md"
 
 
-def page_of(rec: dict) -> str:
+def page_of(rec: BenchmarkRecord) -> str:
     """The page (of its benchmark id) that shows a record."""
-    return benchmark_page(rec.get("page") or rec["benchmark"])
+    return benchmark_page(rec.page or rec.benchmark)
 
 
 def plot_path(benchmark: str, kind: str) -> str:

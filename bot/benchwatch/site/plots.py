@@ -1,8 +1,9 @@
-"""SVG pictures of the audit, in one style readable on light and dark themes (``benchwatch.site.svg``)."""
+"""SVG pictures of the audit, in one style readable on light and dark themes (``benchwatch.site.svg``): a
+benchmark's saturation, difficulties and tiers; the home page's summary picture is ``benchwatch.site.summary_plot``."""
 
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
 from datetime import date
 
 import numpy as np
@@ -23,14 +24,14 @@ from benchwatch.site.svg import (
     text_width,
     tick_label,
 )
-from benchwatch.vocabulary import STATES, TOLD_APART_AT
 
 GAP = ACCENT  # the largest gaps, shaded at GAP_OPACITY
 GAP_OPACITY = 0.2
 WIDTH = 720  # px: every picture is this wide and scales down with the page
 
 
-def _ticks(values: list[float]) -> list[tuple[float, str]]:
+def axis_ticks(values: list[float]) -> list[tuple[float, str]]:
+    """Each tick value with its label, as an axis of these pictures takes them."""
     return [(v, tick_label(v)) for v in values]
 
 
@@ -98,7 +99,7 @@ def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
         ticks = date_ticks(first, last) if last > first else [(first, first.isoformat())]
         pic.x_axis(top, [((d - first).days if last > first else span / 2, label) for d, label in ticks])
     pic.line(top.x, top.py(0.7), top.x + top.w, top.py(0.7), ACCENT, 1, "2 3")
-    pic.y_axis(top, _ticks(nice_ticks(0, 1, 6)), "saturation index")
+    pic.y_axis(top, axis_ticks(nice_ticks(0, 1, 6)), "saturation index")
     # the top five now
     y0 = top.y + top.h + 50
     pic.text(10, y0, "top five now (score, 95% interval)", 12)
@@ -120,7 +121,7 @@ def saturation_svg(by_date: pd.DataFrame, top_models: list[dict]) -> str:
             f'<circle cx="{num(panel.px(scores[k]))}" cy="{num(y)}" r="3.5" fill="{MAIN}">'
             f"<title>{esc(names[k])}: {scores[k]:.3f} [{los[k]:.3f}, {his[k]:.3f}]</title></circle>"
         )
-    pic.x_axis(panel, _ticks(nice_ticks(panel.x0, panel.x1, 6)), "score (95% interval)")
+    pic.x_axis(panel, axis_ticks(nice_ticks(panel.x0, panel.x1, 6)), "score (95% interval)")
     return pic.svg()
 
 
@@ -129,7 +130,7 @@ def difficulty_svg(
     gaps: list[dict],
     target_spec: dict,
     target_label: str,
-    may_be_empty: tuple[float, float] | None = None,
+    may_be_empty: Sequence[float] | None = None,
     item_ids: list[str] | None = None,
     thin: list | None = None,
 ) -> str:
@@ -187,6 +188,13 @@ def difficulty_svg(
             strip.px(hi + 0.01 if right else lo - 0.01), bar_y + 1.5, label, 10, anchor="start" if right else "end"
         )
     pic.line(strip.x, strip.y + strip.h, strip.x + strip.w, strip.y + strip.h)
+    _cdf_panel(pic, cdf, z, target_spec, target_label)
+    return pic.svg()
+
+
+def _cdf_panel(pic: Picture, cdf: Panel, z: np.ndarray, target_spec: dict, target_label: str) -> None:
+    """The difficulty picture's lower panel: the items' empirical CDF against the target's, with its legend and
+    axes."""
     zs = np.sort(z)
     steps = [(cdf.px(0.0), cdf.py(0.0))]
     for k, v in enumerate(zs):
@@ -204,148 +212,9 @@ def difficulty_svg(
         left = cdf.x + cdf.w - 10 - text_width(label, 11)
         pic.line(left - 34, y, left - 8, y, colour, 1.5, dash)
         pic.text(left, y, label, 11)
-    ticks = _ticks(nice_ticks(0, 1, 6))
+    ticks = axis_ticks(nice_ticks(0, 1, 6))
     pic.x_axis(cdf, ticks, "difficulty z")
     pic.y_axis(cdf, ticks, "share of items")
-    return pic.svg()
-
-
-LABEL_GAP = 2.0  # px kept between two labels' boxes: a browser's glyphs run a pixel or so past the estimate
-
-
-def _boxes_clash(a: tuple, b: tuple, gap: float = LABEL_GAP) -> bool:
-    return not (a[2] + gap <= b[0] or b[2] + gap <= a[0] or a[3] + gap <= b[1] or b[3] + gap <= a[1])
-
-
-TIER_TICKS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
-
-
-def _tier_x(size: float) -> float:
-    """Where a top tier of ``size`` models lies on the summary picture's axis (log scale)."""
-    return math.log(max(float(size), 1.0))
-
-
-def summary_svg(points: list[dict], width: float = WIDTH) -> str:
-    """Every benchmark at (models in its best's tier, DDM), coloured by state, each point a link to its page,
-    labelled with its name where the label fits beside it without covering another label or point. The state
-    and the position read one rule (``vocabulary.STATE_RULE``): a point right of the line at five has its top
-    five in one tier (saturated or stagnant), left of it they are told apart (discriminating).
-
-    ``points``: dicts with ``name``, ``url`` (relative to the picture), ``top_tier_size``, ``ddm`` (None
-    for an aggregate-only board, or a benchmark whose bounds are withheld: drawn on the strip below) and
-    ``state``. Hovering a point shows its name. ``width``: the picture's (``NARROW``: the home page's on a phone,
-    drawn at its own size so that its text stays legible, where the full width would be scaled down to half).
-    """
-    shown = [p for p in points if p.get("top_tier_size") is not None and p["state"] != "unknown"]
-    pic = Picture(width, 470)
-    states = [s for s in STATES if any(p["state"] == s for p in shown)]
-    x: float = 90
-    for s in states:  # the legend, above the picture
-        pic.add(f'<circle cx="{num(x)}" cy="14" r="5" fill="{STATES[s].colour}"/>')
-        pic.text(x + 9, 14, STATES[s].word, 11)
-        x += 24 + text_width(STATES[s].word, 11)
-    main = Panel(84, 36, width - 114, 300)
-    strip = Panel(84, main.y + main.h + 18, width - 114, 46)
-    main.y1 = max([0.3, *(p["ddm"] * 1.1 for p in shown if p.get("ddm") is not None)])
-    largest = max([20, *(p["top_tier_size"] for p in shown)])
-    ticks = [t for t in TIER_TICKS if t <= largest * 1.5]
-    for panel in (main, strip):
-        panel.x0, panel.x1 = 0.0, _tier_x(max(largest * 1.5, ticks[-1]))
-    caption = "coverage against saturation; a point links to its page"
-    size = 11 if main.x + text_width(caption, 11) <= width else 10  # moved left, and smaller, on a narrow one
-    pic.text(max(4, min(main.x, width - 4 - text_width(caption, size))), main.y - 4, caption, size, baseline="auto")
-    line = _tier_x(TOLD_APART_AT - 0.5)  # five or more in the best's tier: right of the line
-    for panel in (main, strip):
-        pic.line(panel.px(line), panel.y, panel.px(line), panel.y + panel.h, ACCENT, 1, "2 3")
-    line_label = f"{TOLD_APART_AT}+: the top five share one tier"
-    label_lines = [line_label]
-    if main.px(line) + 4 + text_width(line_label, 10) > width - 2:  # on two lines where one would run off the edge
-        cut = min((k for k, c in enumerate(line_label) if c == " "), key=lambda k: abs(k - len(line_label) / 2))
-        label_lines = [line_label[:cut], line_label[cut + 1 :]]
-        main.y1 *= 1.1  # room above the highest point for the second line
-    for k, text in enumerate(label_lines):
-        pic.text(main.px(line) + 4, main.y + 8 + 12 * k, text, 10, anchor="start", colour=ACCENT)
-    on_top = [p for p in shown if p.get("ddm") is not None]
-    below = [p for p in shown if p.get("ddm") is None]
-    spread = [0.5 + 0.6 * ((k * 0.618) % 1 - 0.5) for k in range(len(below))]  # apart on the strip
-    strip.y0, strip.y1 = 0.0, 1.0
-    placed = [(main.px(_tier_x(p["top_tier_size"])), main.py(p["ddm"])) for p in on_top]
-    placed += [(strip.px(_tier_x(p["top_tier_size"])), strip.py(s)) for p, s in zip(below, spread, strict=True)]
-    taken = [(px - 5, py - 5, px + 5, py + 5) for px, py in placed]
-    label_w = max(text_width(text, 10) for text in label_lines)
-    taken.append((main.px(line), main.y, main.px(line) + 6 + label_w, main.y + 4 + 12 * len(label_lines)))
-    captions = (("no coverage", -7), ("figure", 7))  # the strip's name, left of it: no mark may cover it
-    for text, shift in captions:
-        cy = strip.y + strip.h / 2 + shift
-        taken.append((strip.x - 6 - text_width(text, 10), cy - 6, strip.x - 6, cy + 6))
-    keyed: list[str]
-    links, labels, keyed = [], [], []
-    for p, (px, py) in zip([*on_top, *below], placed, strict=True):
-        colour = STATES[p["state"]].colour if p["state"] in STATES else INK
-        r = 5
-        d = f"M{num(px - r)} {num(py)}a{r} {r} 0 1 0 {2 * r} 0a{r} {r} 0 1 0 {-2 * r} 0Z"
-        links.append(
-            f'<a xlink:href="{esc(p["url"])}" href="{esc(p["url"])}" target="_top"><title>{esc(p["name"])}</title>'
-            f'<path d="{d}" fill="{colour}" stroke="white" stroke-width="0.8"/></a>'
-        )
-        label = clip_text(str(p["name"]), 10, 300)  # a whole real name; a numbered key takes what will not fit
-        w = text_width(label, 10)
-        panel = main if p.get("ddm") is not None else strip
-        spots: tuple[tuple[float, float, str], ...] = (
-            (8, 0, "start"),
-            (-8, 0, "end"),
-            (0, -11, "middle"),
-            (0, 12, "middle"),
-        )
-        spots += tuple((sx * 8, dy, a) for dy in (-12, 12, -24, 24) for sx, a in ((1, "start"), (-1, "end")))
-        for dx, dy, anchor in spots:
-            x0 = px + dx if anchor == "start" else px + dx - w if anchor == "end" else px - w / 2
-            box = (x0, py + dy - 6, x0 + w, py + dy + 6)
-            inside = (
-                panel.x <= box[0]
-                and box[2] <= panel.x + panel.w + 25
-                and panel.y - 2 <= box[1]
-                and box[3] <= panel.y + panel.h + 2
-            )
-            if inside and not any(_boxes_clash(box, t) for t in taken):
-                taken.append(box)
-                labels.append((px + dx, py + dy, label, anchor))
-                break
-        else:  # no room for the name: a number beside the dot, the name in the key under the picture
-            mark = str(sum(entry[0].isdigit() for entry in keyed) + 1)
-            mw = text_width(mark, 10)
-            for dx, dy in ((7, -7), (-7 - mw, -7), (7, 7), (-7 - mw, 7), (-mw / 2, -12), (-mw / 2, 12)):
-                box = (px + dx, py + dy - 6, px + dx + mw, py + dy + 6)
-                inside = panel.x + 2 <= box[0] and box[2] <= width - 2  # never on the axis's tick labels
-                if inside and not any(_boxes_clash(box, t) for t in taken):
-                    taken.append(box)
-                    labels.append((box[0], py + dy, mark, "start"))
-                    keyed.append(f"{mark} {p['name']}")
-                    break
-            else:  # not even a number fits (a dense cluster): the key places it by its index instead
-                keyed.append(f"{p['name']} ({p['top_tier_size']} in the top tier)")
-    for lx, ly, label, anchor in labels:
-        pic.text(lx, ly, label, 10, anchor=anchor)
-    key_top = strip.y + strip.h + 52
-    rows: list[str] = []
-    for entry in keyed:  # the key, wrapped to the picture's width
-        if rows and text_width(rows[-1] + "; " + entry, 10) <= width - 20:
-            rows[-1] += "; " + entry
-        else:
-            rows.append(clip_text(entry, 10, width - 20))
-    for k, row in enumerate(rows):
-        pic.text(10, key_top + 15 * k, row, 10)
-    pic.height += 15 * len(rows) + (8 if rows else 0)
-    pic.parts.extend(links)
-    pic.y_axis(main, _ticks(nice_ticks(0, main.y1, 5)), "DDM (W1 to target)")
-    pic.line(strip.x, strip.y, strip.x, strip.y + strip.h)
-    for text, shift in captions:
-        pic.text(strip.x - 6, strip.y + strip.h / 2 + shift, text, 10, anchor="end")
-    pic.x_axis(strip, [(_tier_x(t), str(t)) for t in ticks], "models in the best's tier (log scale)")
-    return pic.svg()
-
-
-NARROW = 350  # px: the home page's summary picture on a phone (its text column is 358 px wide at 390)
 
 
 TIER_SHOWN = 40  # models drawn in the tiers picture (the table lists them all)
@@ -381,6 +250,8 @@ def tiers_svg(table: pd.DataFrame, method: str) -> str:
             "</circle>"
         )
     pic.x_axis(
-        panel, _ticks(nice_ticks(panel.x0, panel.x1, 6)), "score (95% interval); tier 1 in orange; tiers shaded in turn"
+        panel,
+        axis_ticks(nice_ticks(panel.x0, panel.x1, 6)),
+        "score (95% interval); tier 1 in orange; tiers shaded in turn",
     )
     return pic.svg()

@@ -19,7 +19,7 @@ rendered here alone: what the process read would not be what MkDocs renders."""
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, NamedTuple
 
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
@@ -47,7 +47,16 @@ def _page(files: Files, uri: str) -> Page:
     return file.page
 
 
-def _render_pages() -> dict[str, Any]:
+class _Rendered(NamedTuple):
+    """What the forked process sends back: each page's results by its source path, and the error that stopped it,
+    if one did, with the page it stopped at."""
+
+    done: dict[str, Any]
+    error: str | None = None
+    page: str | None = None
+
+
+def _render_pages() -> _Rendered:
     """In the forked process: read and render its pages; each page's results by its source path, or the error."""
     assert _STATE is not None
     config, files, uris = _STATE
@@ -72,11 +81,11 @@ def _render_pages() -> dict[str, Any]:
             }
             records.records = []
     except Exception as exc:  # any error of a page: raised again in the parent, as MkDocs would
-        return {"error": f"{type(exc).__name__}: {exc}", "page": uri, "done": out}
+        return _Rendered(out, f"{type(exc).__name__}: {exc}", uri)
     finally:
         config._current_page = None
         logger.removeHandler(records)
-    return {"done": out}
+    return _Rendered(out)
 
 
 class RenderBeside(ForkedJob):
@@ -113,11 +122,11 @@ class RenderBeside(ForkedJob):
 
     def _taker(self, page: Any, files: Files):
         def render(config: Any, files_now: Files) -> None:
-            result = self._result()
+            result: _Rendered = self._result()
             uri = page.file.src_uri
-            if uri not in result["done"]:  # the process stopped at an earlier page's error
-                raise RuntimeError(f"rendering {result['page']}: {result['error']}")
-            got = result["done"][uri]
+            if uri not in result.done:  # the process stopped at an earlier page's error
+                raise RuntimeError(f"rendering {result.page}: {result.error}")
+            got = result.done[uri]
             for name, level, text in got["log"]:
                 logging.getLogger(name).log(level, "%s", text)
             page.content = got["content"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import re
 
-from benchwatch.record import BenchmarkRecord, as_record
+from benchwatch.record import BenchmarkRecord
 from benchwatch.site.escape import md
 from benchwatch.vocabulary import FIGURES, VERDICTS
 
@@ -67,15 +67,14 @@ def _coverage(rec: BenchmarkRecord) -> str:
     return "Coverage: " + md("; ".join(out)) + "."
 
 
-def verdict_line(rec: dict) -> str:
+def verdict_line(rec: BenchmarkRecord) -> str:
     """The record's answer first (Markdown): state, coverage, flags."""
-    typed = as_record(rec)
-    flags = [str(f) for f in typed.flags or []]
+    flags = [str(f) for f in rec.flags or []]
     said = "Flags: **" + ", ".join(md(f) for f in flags) + "**." if flags else "No flag raised."
-    return " ".join([_state(typed), _coverage(typed), said])
+    return " ".join([_state(rec), _coverage(rec), said])
 
 
-def verdict_text(rec: dict) -> str:
+def verdict_text(rec: BenchmarkRecord) -> str:
     """``verdict_line`` as plain text (a feed item's, where no Markdown is read): the same words, unmarked."""
     line = verdict_line(rec).replace("**", "")
     return html.unescape(re.sub(r"\\(.)", r"\1", line))
