@@ -69,3 +69,23 @@ def test_nothing_is_shown_inside_silenced(monkeypatch):
     with silenced(False):
         Progress(1, "sim", out).step("shown")
     assert out.getvalue() == "  sim [1/1] shown\n"
+
+
+def test_the_compiled_kernels_are_looked_for_where_progress_was_told(tmp_path, monkeypatch):
+    import importlib
+    from pathlib import Path
+
+    from benchwatch import irt, progress
+
+    importlib.import_module("benchwatch.api")  # the API tells progress where the fit's kernels are
+    assert Path(irt.__file__).parent in progress._KERNELS  # progress itself imports no stage
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(Path, "home", lambda: tmp_path / "home")
+    monkeypatch.setattr(progress, "_KERNELS", [])
+    folder = tmp_path / "stage"
+    (folder / "__pycache__").mkdir(parents=True)
+    (folder / "__pycache__" / "kernels.solve-10.py311.nbi").touch()
+    assert not progress.kernels_compiled()  # told no folder: only the user's cache, empty
+    progress.kernels_in(folder)
+    progress.kernels_in(folder)  # told twice: one folder
+    assert len(progress._KERNELS) == 1 and progress.kernels_compiled()

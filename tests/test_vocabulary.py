@@ -66,6 +66,7 @@ def test_a_why_line_gives_its_reason_back_by_name():
 
 
 def test_the_rules_alerts_and_pages_use_only_the_vocabularys_names(sample_site):
+    from benchwatch.record import as_record
     from benchwatch.site.cells import flag_reason
 
     _, reports, site = sample_site
@@ -79,7 +80,7 @@ def test_the_rules_alerts_and_pages_use_only_the_vocabularys_names(sample_site):
     for r in records:
         assert set(r.get("verdicts") or {}) <= set(FIGURES)
         for flag in r["flags"]:  # the rules wrote a reason for each flag, and the pages read it back by name
-            assert vocabulary.reason(r["why"], flag) == flag_reason(r, flag) != FLAGS[flag].meaning
+            assert vocabulary.reason(r["why"], flag) == flag_reason(as_record(r), flag) != FLAGS[flag].meaning
     raised = {a["flag"] for a in alerts if a["kind"] in ("raised", "cleared")}
     assert raised and raised <= set(FLAGS)
     assert {a["to"] for a in alerts if a["kind"] == "state"} <= set(STATES)

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchwatch import pipeline, rules, store
+from benchwatch import irt, pipeline, rules, store
+from benchwatch import site as stage_site
 from benchwatch import sources as stage_sources
 from benchwatch.errors import InputError
 from benchwatch.irt import DEFAULT_SCALE
-from benchwatch.progress import first_run_note, silenced
-from benchwatch.record import BenchmarkRecord, as_record
+from benchwatch.progress import first_run_note, kernels_in, silenced
+from benchwatch.record import BenchmarkRecord
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["AuditResult", "audit", "audit_each", "audit_rows", "run", "run_folders"]
 
 FRAME_CHANCE = "a chance column of the frame"  # where a frame's chance floors came from, in the record's words
+kernels_in(Path(irt.__file__).parent)  # the fit's kernels, which a first run compiles (progress imports no stage)
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,14 +169,14 @@ def _thresholds(given: Thresholds | Mapping[str, float] | None) -> Thresholds:
 
 def _result(done: BenchmarkAudit, limits: Thresholds) -> AuditResult:
     """The record with the rules applied (a file has no configuration of its own: no previous flags or state)."""
-    rec = done.figures()
-    rec["verdicts"] = rules.recorded_verdicts(rec, limits)
-    rec["flags"] = rules.evaluate_flags(rec, thresholds=limits)
+    rec = pipeline.benchmark_record(done)
+    verdicts = rules.recorded_verdicts(rec, limits)
+    flags = rules.evaluate_flags(rec, thresholds=limits)
     return AuditResult(
         benchmark=done.benchmark,
-        record=as_record(rec),
-        verdicts=rec["verdicts"],
-        flags=rec["flags"],
+        record=rec.model_copy(update={"verdicts": verdicts, "flags": flags}),
+        verdicts=verdicts,
+        flags=flags,
         items=done.items,
         models=done.models,
         by_date=done.by_date,
@@ -255,6 +257,7 @@ def run(
                 plan.loads,
                 reports_dir=reports,
                 site_out=site_out if site else None,
+                build_site=stage_site.build_site,
                 force=force,
                 method=method,
                 sampler=sampler,

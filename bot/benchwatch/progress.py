@@ -86,13 +86,21 @@ def progress(total: int, desc: str, stream: TextIO | None = None) -> Iterator[Pr
         bar.close()
 
 
-def kernels_compiled() -> bool:
-    """Whether numba has cached the compiled kernels of ``benchwatch.irt`` (a first run compiles them: up to a
-    minute)."""
-    import benchwatch.irt
+_KERNELS: list[Path] = []  # the folders of the kernels a first run compiles, as ``kernels_in`` was told them
 
-    package = Path(benchwatch.irt.__file__).parent
-    places = [package / "__pycache__", Path.home() / ".cache" / "numba"]  # in the tree, else the user's cache
+
+def kernels_in(folder: Path) -> None:
+    """Say where the kernels a first run compiles are (the fit's folder: numba caches them beside their source),
+    so that ``kernels_compiled`` looks there: this module lies below every stage and imports none of them."""
+    if folder not in _KERNELS:
+        _KERNELS.append(folder)
+
+
+def kernels_compiled() -> bool:
+    """Whether numba has cached the compiled kernels of the folders ``kernels_in`` named (a first run compiles
+    them: up to a minute)."""
+    places = [folder / "__pycache__" for folder in _KERNELS]  # in the tree, else the user's cache
+    places.append(Path.home() / ".cache" / "numba")
     if os.environ.get("NUMBA_CACHE_DIR"):  # numba then caches there alone
         places = [Path(os.environ["NUMBA_CACHE_DIR"])]
     return any(next(place.rglob("kernels.*.nbi"), None) is not None for place in places if place.is_dir())

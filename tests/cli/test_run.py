@@ -11,6 +11,7 @@ import feedparser
 import pytest
 
 from benchwatch.cli import main
+from benchwatch.record import as_record
 from benchwatch.site.names import display_name
 
 pytestmark = pytest.mark.slow
@@ -96,7 +97,7 @@ def test_the_home_page_shows_real_benchmarks_each_with_its_origin(sample_run):
     licences = {"livecodebench": "CC BY-SA 4.0", "epoch": "CC BY 4.0", "evalplus": "Apache-2.0"}
     for rec in real:
         assert "bundled snapshot of" in rec["origin"] and licences[rec["source_name"]] in rec["origin"]
-        shown = html.escape(display_name(rec), quote=False)  # the name the page shows
+        shown = html.escape(display_name(as_record(rec)), quote=False)  # the name the page shows
         row = next(r for r in re.findall(r"<tr>(.*?)</tr>", home, re.S) if f">{shown}</a>" in r)
         assert "bundled snapshot of" in row and licences[rec["source_name"]] in row
 

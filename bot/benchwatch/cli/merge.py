@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchwatch import pipeline, sources  # their names load when the command runs
+import benchwatch
 from benchwatch.cli.run import site_options
 from benchwatch.words import count
 
@@ -26,14 +26,14 @@ def register(parser: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     """Merge and build; exit 1 when every source of every part failed, as `run` does."""
     args.site_out = args.site_out or "_site"
-    if args.site_url:  # refused before any part is read, not once the merged reports are written
-        sources.check_address(args.site_url, "--site-url")
-    result = pipeline.merge_parts(
+    result = benchwatch.merge(
         args.parts,
-        reports_dir=args.reports,
-        site_out=None if args.no_site else args.site_out,
-        lock_timeout=args.lock_timeout,
+        reports=args.reports,
+        site_out=args.site_out,
+        site=not args.no_site,
         site_url=args.site_url,
+        lock_timeout=args.lock_timeout,
+        progress=True,
     )
     print(
         f"done: {count(len(args.parts), 'part')}, {count(result.benchmarks, 'benchmark')}, "

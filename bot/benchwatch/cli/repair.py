@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from benchwatch import history, site  # stages: their names load when the command runs
-from benchwatch.errors import InputError
+import benchwatch
 from benchwatch.words import count
 
 
@@ -18,14 +16,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Print what was done, then what is still wrong; exit 1 if anything is (2: no such folder)."""
-    if not Path(args.reports).is_dir():
-        raise InputError("--reports", "no such reports folder (nothing to repair)", value=args.reports)
-    done = history.repair_reports(args.reports)
-    if site.restore_site(Path(args.site_out).resolve()):
-        done.append(f"{args.site_out}: the last good site put back")
-        print(done[-1])
-    left = history.check_reports(args.reports, args.site_out, pending=False)  # what the next run mends: not left
-    for line in left:
+    repaired = benchwatch.repair(args.reports, site_out=args.site_out, progress=True)  # each repair shown when made
+    for line in repaired.left:
         print(f"still wrong: {line}")
-    print(f"repaired {count(len(done), 'file')} in {args.reports}; {count(len(left), 'problem')} left")
-    return 1 if left else 0
+    left = count(len(repaired.left), "problem")
+    print(f"repaired {count(len(repaired.done), 'file')} in {args.reports}; {left} left")
+    return 1 if repaired.left else 0

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from benchwatch import history, metrics, sources, store  # stages: their names load when the command runs
+import benchwatch
+from benchwatch.cli.output import evidence, print_json
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -19,21 +18,13 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Compute and print one record per benchmark."""
-    table = store.validate_aggregates(sources.read_csv_text(args.file), args.file, percent=args.percent)
-    records = metrics.leaderboard_saturation(table, ceiling=args.ceiling)
+    records = benchwatch.leaderboard_saturation(args.file, percent=args.percent, ceiling=args.ceiling)
     if args.json:
-        sys.stdout.write(json.dumps(history.rounded(records), indent=2, sort_keys=True) + "\n")
+        print_json([r.model_dump(by_alias=True, exclude_unset=True) for r in records])
         return 0
     for r in records:
-        index = "n/a" if r["saturation_index"] is None else f"{r['saturation_index']:.3f} ({r['band']})"
-        top = "" if r["top5"] is None else f", best {r['top1']:.3f}, fifth best {r['top5']:.3f}"
-        head = f"{r['benchmark']}: {r['n_models']} models, n = {r['n_items']}"
-        print(f"{head}: saturation index {index}{top} -> {r['state']}{_evidence(r)}")
+        index = "n/a" if r.saturation_index is None else f"{r.saturation_index:.3f} ({r.band})"
+        top = "" if r.top5 is None else f", best {r.top1:.3f}, fifth best {r.top5:.3f}"
+        head = f"{r.benchmark}: {r.n_models} models, n = {r.n_items}"
+        print(f"{head}: saturation index {index}{top} -> {r.state}{evidence(r)}")
     return 0
-
-
-def _evidence(rec: dict) -> str:
-    from benchwatch.metrics import state_evidence
-
-    words = state_evidence(rec)
-    return f", decided {words}" if words else ""

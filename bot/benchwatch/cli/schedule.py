@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+import benchwatch
 from benchwatch.cli import run as run_command
-from benchwatch.errors import InputError
-from benchwatch.pipeline import DEFAULT_CRON
+from benchwatch.jobs import DEFAULT_CRON
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -25,10 +25,5 @@ def handle(args: argparse.Namespace) -> int:
         outcomes.append(status)
         return f"exit status {status}"
 
-    try:
-        from benchwatch.pipeline import run_schedule
-
-        run_schedule(job, cron=args.cron, once=args.once)
-    except ValueError as exc:
-        raise InputError("--cron", str(exc), value=args.cron) from None
+    benchwatch.schedule(job, cron=args.cron, once=args.once, progress=True)
     return outcomes[-1] if args.once and outcomes else 0

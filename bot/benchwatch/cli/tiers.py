@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from benchwatch import history, metrics, sources, store  # stages: their names load when the command runs
+import benchwatch
+from benchwatch.cli.output import print_json
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -24,19 +23,11 @@ def register(parser: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     """Tier every benchmark of the file and print each model with its score interval, tier, rank interval (from
     the tiers' own tests) and note (few items, or every item alike: ``metrics.model_notes``, as ``audit``)."""
-    table = sources.read_input(args.file)
-    columns = list(table.frame.columns)
-    if "item_id" not in columns and {"score", "n_items"} <= set(columns):
-        rows = store.validate_aggregates(table.frame, table.location, percent=args.percent)
-        groups = [(name, metrics.tiers_of_board(part)) for name, part in rows.groupby("benchmark", sort=True)]
-    else:
-        rows = store.validate_responses(table.frame, table.location)
-        groups = [(name, metrics.tiers_of(part)) for name, part in rows.groupby("benchmark", sort=True)]
+    groups = benchwatch.tiers(args.file, percent=args.percent)
     if args.json:
-        out = [{"benchmark": name, **t.summary(), "models": t.table()} for name, t in groups]
-        sys.stdout.write(json.dumps(history.rounded(out), indent=2, sort_keys=True) + "\n")
+        print_json([{"benchmark": name, **t.summary(), "models": t.table()} for name, t in groups.items()])
         return 0
-    for name, t in groups:
+    for name, t in groups.items():
         print(f"{name}: {len(t.models)} models in {t.n_tiers} tiers ({t.method}; Holm over all pairs, {t.alpha:.0%})")
         print(f"  top tier: {len(t.top)} model(s) that cannot be told apart from the best")
         for row in t.table():

@@ -84,81 +84,97 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     if raw.empty:
         raise InputError(source, "no data rows")
     raw = raw.reset_index(drop=True)
-    columns: dict[str, object] = {}
     # column -> (each row's name code, each row's spelling code, the names sorted, the spellings)
-    names: dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]] = {}
-    for col in ("benchmark", "model", "item_id"):
-        codes, uniques = _distinct(raw[col])
-        text = pd.Series(uniques, dtype=object).astype(str)
-        canonical = canonical_names(text).to_numpy(dtype=object)
-        empty = np.asarray(canonical == "", bool)
-        fail_rows(source, _rows(codes, empty, missing=True), col, raw[col], "empty value")
-        _check_lengths(source, col, raw[col], codes, text)
-        sorted_names, name_of = (
-            np.unique(canonical.astype(str), return_inverse=True)
-            if canonical.size
-            else (
-                np.array([], dtype=str),
-                np.array([], np.int64),
-            )
-        )
-        row_codes = name_of.ravel().astype(np.int32)[codes]  # (a missing name was refused above)
-        spelled = None if col == "item_id" else codes  # the spellings merged are listed for benchmarks and models
-        names[col] = (row_codes, spelled, sorted_names, text.to_numpy(dtype=object))
-        columns[col] = (row_codes, sorted_names.astype(object))
-
-    codes, uniques = _distinct(raw["score"])
-    values = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce").to_numpy(dtype=float)
-    missing_score = np.isnan(values)
-    fail_rows(
-        source, _rows(codes, missing_score, missing=True), "score", raw["score"], "score is missing or not a number"
-    )
-    outside = _rows(codes, (values < 0) | (values > 1))
-    fail_rows(source, outside, "score", raw["score"], f"score must lie in [0, 1]{percent_hint(values)}")
-    columns["score"] = values[codes]
-
-    if "date" in raw.columns:
-        codes, uniques = _distinct(raw["date"])
-        text = pd.Series(uniques, dtype=object).astype(str).str.strip()  # NaT/NA (code -1): no date
-        date = iso_dates(text)
-        fail_rows(
-            source, _rows(codes, np.asarray(date.isna() & text.ne(""), bool)), "date", raw["date"], "not an ISO date"
-        )
-        columns["date"] = _take(date.dt.normalize().array, codes)
-    else:  # no dates: built once the rows are in order (None), never taken
-        columns["date"] = None
-
-    if "trials" in raw.columns:
-        codes, uniques = _distinct(raw["trials"])
-        text = pd.Series(uniques, dtype=object).astype(str).str.strip()  # NA (code -1): one trial
-        trials = pd.to_numeric(text.where(text.ne("")), errors="coerce")
-        bad = (trials.isna() & text.ne("")) | (
-            trials.notna() & ((trials < 1) | (trials > MAX_TRIALS) | (trials % 1 != 0))
-        )
-        fail_rows(
-            source,
-            _rows(codes, np.asarray(bad, bool)),
-            "trials",
-            raw["trials"],
-            f"trials must be a whole number from 1 to {MAX_TRIALS:,}",
-        )
-        # every row without a number of trials (one each): kept as the table without the column keeps it
-        columns["trials"] = None if trials.isna().all() else _take(trials.astype("Int64").array, codes)
-    else:
-        columns["trials"] = None
-
+    names = {col: _name_codes(raw[col], col, source) for col in ("benchmark", "model", "item_id")}
+    columns: dict[str, object] = {
+        col: (codes, sorted_names.astype(object)) for col, (codes, _, sorted_names, _) in names.items()
+    }
+    columns["score"] = _scores(raw["score"], source)
+    # no dates: built once the rows are in order (None), never taken
+    columns["date"] = _dates(raw["date"], source) if "date" in raw.columns else None
+    columns["trials"] = _trials(raw["trials"], source) if "trials" in raw.columns else None
     if "chance" in raw.columns:
         chance = _chance(raw["chance"], names, source)
         if chance is not None:
             columns["chance"] = chance
-
     merged = _merged(names, ["benchmark", "model"])
+    out = _table(columns, _cell_order(names, columns, raw, source))
+    out.attrs["merged"] = merged
+    return out
+
+
+def _name_codes(
+    column: pd.Series, col: str, source: str
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
+    """A name column (benchmark, model, item_id) read: each row's code into the canonical names sorted, each row's
+    code into the spellings read (None for item ids: only the spellings of benchmarks and models merged are listed),
+    the names sorted and the spellings; an empty or overlong name refused."""
+    codes, uniques = _distinct(column)
+    text = pd.Series(uniques, dtype=object).astype(str)
+    canonical = canonical_names(text).to_numpy(dtype=object)
+    empty = np.asarray(canonical == "", bool)
+    fail_rows(source, _rows(codes, empty, missing=True), col, column, "empty value")
+    _check_lengths(source, col, column, codes, text)
+    sorted_names, name_of = (
+        np.unique(canonical.astype(str), return_inverse=True)
+        if canonical.size
+        else (
+            np.array([], dtype=str),
+            np.array([], np.int64),
+        )
+    )
+    row_codes = name_of.ravel().astype(np.int32)[codes]  # (a missing name was refused above)
+    spelled = None if col == "item_id" else codes  # the spellings merged are listed for benchmarks and models
+    return row_codes, spelled, sorted_names, text.to_numpy(dtype=object)
+
+
+def _scores(column: pd.Series, source: str) -> np.ndarray:
+    """Each row's score as a float, a missing or non-numeric score and one outside [0, 1] refused."""
+    codes, uniques = _distinct(column)
+    values = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce").to_numpy(dtype=float)
+    missing_score = np.isnan(values)
+    fail_rows(source, _rows(codes, missing_score, missing=True), "score", column, "score is missing or not a number")
+    outside = _rows(codes, (values < 0) | (values > 1))
+    fail_rows(source, outside, "score", column, f"score must lie in [0, 1]{percent_hint(values)}")
+    return values[codes]
+
+
+def _dates(column: pd.Series, source: str) -> pd.api.extensions.ExtensionArray:
+    """Each row's date (its day, naive UTC; missing where a row gives none), a date that is not ISO 8601 refused."""
+    codes, uniques = _distinct(column)
+    text = pd.Series(uniques, dtype=object).astype(str).str.strip()  # NaT/NA (code -1): no date
+    date = iso_dates(text)
+    fail_rows(source, _rows(codes, np.asarray(date.isna() & text.ne(""), bool)), "date", column, "not an ISO date")
+    return _take(date.dt.normalize().array, codes)
+
+
+def _trials(column: pd.Series, source: str) -> pd.api.extensions.ExtensionArray | None:
+    """Each row's number of trials (missing: one), anything but a whole number from 1 to ``MAX_TRIALS`` refused;
+    None when no row gives one."""
+    codes, uniques = _distinct(column)
+    text = pd.Series(uniques, dtype=object).astype(str).str.strip()  # NA (code -1): one trial
+    trials = pd.to_numeric(text.where(text.ne("")), errors="coerce")
+    bad = (trials.isna() & text.ne("")) | (trials.notna() & ((trials < 1) | (trials > MAX_TRIALS) | (trials % 1 != 0)))
+    fail_rows(
+        source,
+        _rows(codes, np.asarray(bad, bool)),
+        "trials",
+        column,
+        f"trials must be a whole number from 1 to {MAX_TRIALS:,}",
+    )
+    # every row without a number of trials (one each): kept as the table without the column keeps it
+    return None if trials.isna().all() else _take(trials.astype("Int64").array, codes)
+
+
+def _cell_order(names: dict, columns: dict, raw: pd.DataFrame, source: str) -> np.ndarray:
+    """The rows' order by (benchmark, model, item) (codes are ranks in the names' order); rows naming one cell (rare)
+    kept once where they agree, refused otherwise."""
     key = _cell_key([names[c][0] for c in KEY], [names[c][2].size for c in KEY])
-    order = np.argsort(key, kind="stable")  # by (benchmark, model, item): codes are ranks in the names' order
+    order = np.argsort(key, kind="stable")
     ordered = key[order]
     same = ordered[1:] == ordered[:-1]
     del ordered
-    if same.any():  # rows naming one cell (rare): kept once where they agree, refused otherwise
+    if same.any():
         flags = np.zeros(key.size, bool)
         flags[order[1:][same]] = True
         flags[order[:-1][same]] = True
@@ -167,10 +183,7 @@ def validate_responses(raw: pd.DataFrame, source: str) -> pd.DataFrame:
             _refuse_twins(out, raw, dup, source)
         kept = out.index.to_numpy()
         order = kept[np.argsort(key[kept], kind="stable")]
-    del key, same
-    out = _table(columns, order)
-    out.attrs["merged"] = merged
-    return out
+    return order
 
 
 def _table(columns: dict, order: np.ndarray | None) -> pd.DataFrame:
@@ -311,17 +324,11 @@ def canonical_names(values: pd.Series) -> pd.Series:
 
 def merged_names(raw: pd.DataFrame, out: pd.DataFrame, columns: list[str]) -> list[dict]:
     """The spellings that were merged into one name, for the provenance list: one entry per merged name."""
-    entries = []
-    for col in columns:
-        pairs = pd.DataFrame({"raw": raw[col].astype(str), "name": out[col], "benchmark": out["benchmark"]})
-        spellings = pairs.drop_duplicates().groupby(["benchmark", "name"])["raw"].agg(sorted)
-        for (bench, name), forms in spellings.items():
-            if len(forms) > 1 or forms[0] != name:
-                shown = ", ".join(repr(f) for f in forms)
-                label = name if col == "model" else "(the benchmark's name)"
-                reason = f"{col} spelled {shown} upstream: read as {name!r}"
-                entries.append({"benchmark": bench, "model": label, "reason": reason})
-    return entries
+    frames = {
+        col: pd.DataFrame({"raw": raw[col].astype(str), "name": out[col], "benchmark": out["benchmark"]})
+        for col in columns
+    }
+    return _merged_entries(frames, columns)
 
 
 def _merged(names: dict, columns: list[str]) -> list[dict]:
@@ -349,6 +356,8 @@ def _merged(names: dict, columns: list[str]) -> list[dict]:
 
 
 def _merged_entries(frames: dict, columns: list[str]) -> list[dict]:
+    """One entry per name read from several spellings (or one that differs from it), from each column's frame of
+    (raw, name, benchmark) pairs."""
     entries = []
     for col in columns:
         pairs = frames[col][["raw", "name", "benchmark"]]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pandas as pd
@@ -70,67 +70,17 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     specs = {stem: _spec(stem, t, src) for stem, t in opts.benchmarks.items()}
     if not specs:
         raise InputError(src, "no benchmarks configured: add [sources.NAME.benchmarks.<file stem>] tables")
-    try:
-        archive = zipfile.ZipFile(dl.path)
-    except zipfile.BadZipFile:
-        raise InputError(where(src, url), "not a zip archive") from None
-    members = {
-        PurePosixPath(m.filename).stem: m
-        for m in archive.infolist()
-        if m.filename.lower().endswith(".csv") and not m.is_dir()
-    }
-    if not members:
-        raise InputError(where(src, url), "the archive holds no CSV file")
+    archive, members = _csv_members(dl.path, src, url)
     rows, excluded, notes, gone = [], [], [], []
     for stem, spec in sorted(specs.items()):
         member = members.get(stem)
         if member is None:
             gone.append(stem)
             continue
-        if member.file_size > MAX_UNCOMPRESSED:
-            raise InputError(where(src, url), f"{member.filename} unpacks to more than {MAX_UNCOMPRESSED:,} bytes")
-        body = archive.read(member)
-        # every file of the archive ends with a newline: one cut mid-row or mid-value is refused (issue 41)
-        whole_csv(body, src, f"{url} ({member.filename})", newline=True)
-        frame = _read_member(body, member.filename, src, url)
-        score_col = spec["score_column"]
-        for col in (MODEL, score_col):
-            if col not in frame.columns:
-                raise InputError(where(src, url), f"missing column in {member.filename}", field=col)
-        bench = f"Epoch {spec['label']}"
-        best: dict[str, list] = {}
-        unnamed = 0
-        for k, rec in frame.iterrows():
-            text = rec[score_col].strip()
-            model = rec[MODEL].strip()
-            unnamed += bool(text) and not model
-            if not text or not model:
-                continue
-            label = f"{member.filename} line {k + 2} {score_col}"
-            score = proportion(text, src, url, label, percent=bool(spec["percent"]))
-            stderr = rec.get("stderr", "").strip()
-            row = [bench, model, score, int(spec["n_items"]), rec.get(DATE, "").strip()[:10], stderr]
-            if model in best and score_col == OWN_SCORE:
-                # Epoch's own runs have one row per model version: a row repeated whole is read once, and
-                # two scores for one cannot be told apart
-                if row == best[model]:
-                    continue
-                raise InputError(
-                    where(src, url),
-                    f"{member.filename}: the model {model!r} is listed twice with two values "
-                    f"({best[model][2]:.4g} and {score:.4g})",
-                    field=MODEL,
-                    value=model,
-                )
-            if model in best:
-                kept, dropped = (row, best[model]) if score > best[model][2] else (best[model], row)
-                excluded.append(
-                    {"benchmark": bench, "model": model, "reason": f"listed again with {dropped[2]:.4g}: kept the best"}
-                )
-                best[model] = kept
-            else:
-                best[model] = row
-        rows += list(best.values())
+        frame = _member_frame(archive, member, spec, src, url)
+        best, listed_again, unnamed = _best_rows(frame, member.filename, spec, src, url)
+        rows += best
+        excluded += listed_again
         if unnamed:
             notes.append(f"{member.filename}: {unnamed} scored row(s) without a {MODEL!r} left out")
     if gone:
@@ -148,3 +98,76 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         notes=tuple(notes),
         gone=tuple(f"Epoch {specs[s]['label']}" for s in gone),
     )
+
+
+def _csv_members(path: Path, src: str, url: str) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
+    """The archive, opened in memory, and its CSV files by stem (an archive that is not a zip, or holds no CSV
+    file, refused)."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise InputError(where(src, url), "not a zip archive") from None
+    members = {
+        PurePosixPath(m.filename).stem: m
+        for m in archive.infolist()
+        if m.filename.lower().endswith(".csv") and not m.is_dir()
+    }
+    if not members:
+        raise InputError(where(src, url), "the archive holds no CSV file")
+    return archive, members
+
+
+def _member_frame(archive: zipfile.ZipFile, member: zipfile.ZipInfo, spec: dict, src: str, url: str) -> pd.DataFrame:
+    """One configured CSV of the archive, as text (one that unpacks too large, is cut short or lacks the model or
+    the score column refused)."""
+    if member.file_size > MAX_UNCOMPRESSED:
+        raise InputError(where(src, url), f"{member.filename} unpacks to more than {MAX_UNCOMPRESSED:,} bytes")
+    body = archive.read(member)
+    # every file of the archive ends with a newline: one cut mid-row or mid-value is refused (issue 41)
+    whole_csv(body, src, f"{url} ({member.filename})", newline=True)
+    frame = _read_member(body, member.filename, src, url)
+    for col in (MODEL, spec["score_column"]):
+        if col not in frame.columns:
+            raise InputError(where(src, url), f"missing column in {member.filename}", field=col)
+    return frame
+
+
+def _best_rows(frame: pd.DataFrame, filename: str, spec: dict, src: str, url: str) -> tuple[list, list[dict], int]:
+    """One file's aggregate rows, one a model (its best score in an external file, the others listed as excluded;
+    two in one of Epoch's own an error), the excluded entries, and how many scored rows name no model."""
+    score_col = spec["score_column"]
+    bench = f"Epoch {spec['label']}"
+    best: dict[str, list] = {}
+    excluded = []
+    unnamed = 0
+    for k, rec in frame.iterrows():
+        text = rec[score_col].strip()
+        model = rec[MODEL].strip()
+        unnamed += bool(text) and not model
+        if not text or not model:
+            continue
+        label = f"{filename} line {k + 2} {score_col}"
+        score = proportion(text, src, url, label, percent=bool(spec["percent"]))
+        stderr = rec.get("stderr", "").strip()
+        row = [bench, model, score, int(spec["n_items"]), rec.get(DATE, "").strip()[:10], stderr]
+        if model in best and score_col == OWN_SCORE:
+            # Epoch's own runs have one row per model version: a row repeated whole is read once, and
+            # two scores for one cannot be told apart
+            if row == best[model]:
+                continue
+            raise InputError(
+                where(src, url),
+                f"{filename}: the model {model!r} is listed twice with two values "
+                f"({best[model][2]:.4g} and {score:.4g})",
+                field=MODEL,
+                value=model,
+            )
+        if model in best:
+            kept, dropped = (row, best[model]) if score > best[model][2] else (best[model], row)
+            excluded.append(
+                {"benchmark": bench, "model": model, "reason": f"listed again with {dropped[2]:.4g}: kept the best"}
+            )
+            best[model] = kept
+        else:
+            best[model] = row
+    return list(best.values()), excluded, unnamed
