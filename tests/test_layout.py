@@ -1,4 +1,5 @@
-"""The package's layout: no module over 400 lines, and no import circle between its modules."""
+"""The package's layout: no module over 400 lines, no import circle between its modules or between its packages, and
+the stages in order: a stage imports no later stage and nothing of the job that runs them."""
 
 from __future__ import annotations
 
@@ -113,11 +114,72 @@ def test_the_cycle_finder_finds_a_circle_through_a_function_level_import():
     graph = import_graph()
     assert "benchwatch.sources.record_paths" in graph["benchwatch.sources.inspect_logs"]  # a module-level import
     assert "benchwatch.sources.inspect_logs" in graph["benchwatch.sources.eee"]  # one inside a function
-    assert "benchwatch.irt.npmle" in graph["benchwatch.irt.profile"]  # ``from benchwatch.irt.npmle import ...``
+    # ``from benchwatch.irt.difficulty.npmle import ...``
+    assert "benchwatch.irt.difficulty.npmle" in graph["benchwatch.irt.item_model.profile"]
 
 
 def test_no_import_circle_between_the_packages_modules():
     assert cycles(import_graph()) == []
+
+
+# The stages in the order the data goes through them (``benchwatch.__doc__``, the README's "Layout"): each may import
+# only earlier ones. Above them the job that runs them, and the package's face; below them the shared modules (every
+# other module of the package's top: the record, the vocabulary, errors, progress...), which import no stage.
+STAGES = ("sources", "store", "irt", "metrics", "rules", "alerts", "history", "fill", "site")
+JOB = (
+    *("pipeline", "kernel_build", "api", "cli", "__main__"),
+    *("calibration", "file_audit", "gap_filling", "jobs", "standings", "upkeep"),  # the API's other modules
+)
+
+
+def package_of(module: str) -> str:
+    """The package a module is part of (``benchwatch.site`` for ``benchwatch.site.pages``); a module of the package's
+    top is a package of its own, and so is the package's face (``benchwatch``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Each package and the other packages its modules import."""
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        own = package_of(module)
+        packages.setdefault(own, set()).update(package_of(t) for t in targets if package_of(t) != own)
+    return packages
+
+
+def rank(package: str) -> int:
+    """A package's place: 0 a shared module, then each stage in order, then the job and the face (the top)."""
+    name = package.removeprefix("benchwatch.")
+    if name in STAGES:
+        return 1 + STAGES.index(name)
+    return len(STAGES) + 1 if package == "benchwatch" or name in JOB else 0
+
+
+PACKAGES = package_graph(import_graph())
+
+
+def test_the_package_graph_gathers_each_packages_modules():
+    graph = {"benchwatch.site.pages": {"benchwatch.fill.plan", "benchwatch.site.fill"}, "benchwatch.fill.plan": set()}
+    assert package_graph(graph) == {"benchwatch.site": {"benchwatch.fill"}, "benchwatch.fill": set()}
+    assert cycles(package_graph({"benchwatch.a.x": {"benchwatch.b.y"}, "benchwatch.b.y": {"benchwatch.a.z"}})) == [
+        ["benchwatch.a", "benchwatch.b"]
+    ]
+    assert "benchwatch.history" in PACKAGES["benchwatch.site"] and "benchwatch.fill" in PACKAGES["benchwatch.site"]
+    assert {"benchwatch.record", "benchwatch.vocabulary"} <= set(PACKAGES)  # the shared modules, each its own
+
+
+def test_no_import_circle_between_the_packages():
+    assert cycles(PACKAGES) == []
+
+
+def test_a_stage_imports_no_later_stage_and_nothing_of_the_job():
+    assert {f"benchwatch.{s}" for s in (*STAGES, *JOB)} <= set(PACKAGES)  # every name above is a package
+    back = sorted(f"{a} -> {b}" for a, targets in PACKAGES.items() for b in targets if rank(a) < rank(b))
+    assert back == []
+
+
+def test_the_job_is_handed_the_site_build_and_imports_no_stage_after_the_history():
+    assert PACKAGES["benchwatch.pipeline"] & {"benchwatch.fill", "benchwatch.site"} == set()
 
 
 LONG = sorted(
