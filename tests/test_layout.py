@@ -152,7 +152,12 @@ def rank(package: str) -> int:
     name = package.removeprefix("benchwatch.")
     if name in STAGES:
         return 1 + STAGES.index(name)
-    return len(STAGES) + 1 if package == "benchwatch" or name in JOB else 0
+    return len(STAGES) + 1 if package == "benchwatch" or name in JOB or name in MKDOCS else 0
+
+
+# In an installed wheel, the MkDocs project it carries (the checkout's site/, hatch's force-include): its hooks run
+# inside MkDocs while the site is built, above every stage.
+MKDOCS = ("site_project",)
 
 
 PACKAGES = package_graph(import_graph())
