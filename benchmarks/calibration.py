@@ -20,11 +20,15 @@ on the pool's true z scale. Reported per cell:
 Run: ``python benchmarks/calibration.py [--reps 40] [--jobs 2] [--out calibration.json]``; ``--quick`` runs
 a handful of cells with few benchmarks. It prints the methodology page's tables (Markdown) and the seconds it
 took; with ``--out`` every finished cell is kept in that JSON file, and a rerun skips the cells it holds.
+``--dask ADDRESS`` runs the cells on a Dask distributed scheduler instead of local processes (``local:N`` starts a
+local cluster of N single-threaded workers; ``pip install ".[dask]"``): the same cells, bit for bit, each seeded by
+its own parameters, taken in the same order, and ``--out`` keeps and resumes them as it does with ``--jobs``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -669,6 +673,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="processes (default: cores)")
     parser.add_argument("--out", default=None, help="keep every finished cell in this JSON file (and resume from it)")
     parser.add_argument(
+        "--dask",
+        default=None,
+        metavar="ADDRESS",
+        help='run the cells on this Dask scheduler (local:N: a local cluster of N workers; pip install ".[dask]")',
+    )
+    parser.add_argument(
         "--grid",
         choices=("shapes", "items", "spreads"),
         default="shapes",
@@ -692,8 +702,8 @@ def main(argv: list[str] | None = None) -> None:
         todo = [c for c in todo if (c[0], c[1], c[2]) not in have]
     start = time.perf_counter()
     todo.sort(key=lambda c: -POOLS[c[0]][0] * c[1])  # the largest first: the pool's processes stay busy
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as executor:
-        for k, result in enumerate(executor.map(run_cell, todo), 1):
+    with executor(args) as cells_on:
+        for k, result in enumerate(cells_on.map(run_cell, todo), 1):
             done.append(result)
             s = summary(result)
             print(
@@ -707,7 +717,36 @@ def main(argv: list[str] | None = None) -> None:
             if args.out:
                 Path(args.out).write_text(json.dumps(done, default=_native))
     print(tables(done))
-    print(f"\n({time.perf_counter() - start:.0f} s on this machine, {max(1, args.jobs)} processes)")
+    print(f"\n({time.perf_counter() - start:.0f} s on this machine, {_runs_on(args)})")
+
+
+@contextlib.contextmanager
+def executor(args: argparse.Namespace):
+    """Where the cells run: ``--jobs`` local processes, or the Dask scheduler at ``--dask`` (``local:N``: a local
+    cluster of N worker processes, one thread each, started here and closed at the end). Either maps the cells in
+    order (``Executor.map``), so what is printed and kept is the same whichever runs them."""
+    if args.dask is None:
+        with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            yield pool
+        return
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise SystemExit('--dask needs Dask distributed: pip install ".[dask]"') from None
+    if args.dask.startswith("local:"):
+        workers = int(args.dask.removeprefix("local:"))
+        with (
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+            Client(cluster) as client,
+        ):
+            yield client.get_executor(pure=False)
+        return
+    with Client(args.dask) as client:
+        yield client.get_executor(pure=False)
+
+
+def _runs_on(args: argparse.Namespace) -> str:
+    return f"{max(1, args.jobs)} processes" if args.dask is None else f"Dask at {args.dask}"
 
 
 def _cell_of(result: dict) -> tuple[str, str, str]:
@@ -729,8 +768,8 @@ def main_items(args: argparse.Namespace) -> None:
         todo = [(*c, have.get(c[:3], 0)) for c in todo if have.get(c[:3], 0) < c[3]]
     start = time.perf_counter()
     todo.sort(key=lambda c: -ITEM_POOLS[c[1]] * (c[3] - c[-1]))  # the largest first: the processes stay busy
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as executor:
-        for k, result in enumerate(executor.map(run_item_cell, todo), 1):
+    with executor(args) as cells_on:
+        for k, result in enumerate(cells_on.map(run_item_cell, todo), 1):
             kept = next((c for c in done if _cell_of(c) == _cell_of(result)), None)
             if kept is not None:  # the cell's first benchmarks, then these
                 more = {"rows": kept["rows"] + result["rows"], "seconds": kept["seconds"] + result["seconds"]}
@@ -750,7 +789,7 @@ def main_items(args: argparse.Namespace) -> None:
             if args.out:
                 Path(args.out).write_text(json.dumps(done, default=_native))
     print(spread_tables(done) if args.grid == "spreads" else item_tables(done))
-    print(f"\n({time.perf_counter() - start:.0f} s on this machine, {max(1, args.jobs)} processes)")
+    print(f"\n({time.perf_counter() - start:.0f} s on this machine, {_runs_on(args)})")
 
 
 if __name__ == "__main__":
