@@ -113,6 +113,29 @@ def test_the_nodes_spacing_is_what_the_accuracy_rests_on(monkeypatch):
     assert np.abs(coarse - want)[want > want.max(axis=1, keepdims=True) - 20].max() > 1e-3
 
 
+def test_the_sum_over_nodes_is_numpys_logsumexp_to_the_last_digits():
+    """The kernel's own exponential (a series and the exponent's bits) against scipy's logsumexp: terms from 0
+    to 1,000 log units below a point's largest, points where one node holds it all, rows far from 0, and every
+    exponent the series' reduction can meet (d / log 2 from -1,010 to 0)."""
+    from scipy.special import logsumexp
+
+    rng = np.random.default_rng(3)
+    nodes, points = 97, 23
+    loglik = np.concatenate(
+        [
+            rng.uniform(-1000.0, 0.0, (4, nodes * points)),  # terms of every size
+            rng.normal(-5e4, 3.0, (3, nodes * points)),  # far from 0, close together
+            np.linspace(-700.0, 0.0, nodes * points)[None, :],  # every exponent in turn
+        ]
+    )
+    loglik[5, ::points] = 0.0  # point 0 of row 5: one node far above the rest
+    log_weight = np.log(rng.dirichlet(np.ones(nodes)))
+    got = np.empty((loglik.shape[0], points))
+    sk.integrate(loglik, log_weight, got)
+    want = logsumexp(loglik.reshape(-1, nodes, points) + log_weight[None, :, None], axis=1)
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-12)
+
+
 def test_alike_items_are_computed_once_and_read_as_their_own():
     """Items with the same cells and floor share one row (``spread_rows`` computes each set once): each item's row
     equals that item's row computed alone, and items that differ in one answer or in their floor keep their own."""

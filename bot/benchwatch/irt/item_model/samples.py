@@ -54,14 +54,18 @@ class RhoEstimate:
 def beta_binomial_logpmf(k: np.ndarray, n: np.ndarray, p: np.ndarray, rho: float) -> np.ndarray:
     """log P(k right of n samples) in a beta-binomial cell of mean probability p and intra-cell correlation rho
     (the binomial at rho = 0)."""
-    k, n, p = (np.asarray(v, float) for v in (k, n, p))
+    k, n = np.asarray(k, float), np.asarray(n, float)
+    return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1) + _kernel(k, n, np.asarray(p, float), rho)
+
+
+def _kernel(k: np.ndarray, n: np.ndarray, p: np.ndarray, rho: float) -> np.ndarray:
+    """``beta_binomial_logpmf`` without its binomial coefficient (the part that depends on p and rho)."""
     p = np.clip(p, 1e-12, 1 - 1e-12)
-    choose = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
     if rho <= 0.0:
-        return choose + k * np.log(p) + (n - k) * np.log1p(-p)
+        return k * np.log(p) + (n - k) * np.log1p(-p)
     t = (1.0 - rho) / rho
     alpha, beta = p * t, (1.0 - p) * t
-    return choose + betaln(k + alpha, n - k + beta) - betaln(alpha, beta)
+    return betaln(k + alpha, n - k + beta) - betaln(alpha, beta)
 
 
 def several(data: ResponseArrays) -> bool:
@@ -85,7 +89,9 @@ def estimate_rho(
     k = np.rint(n * data.y[cells])
     c = 0.0 if floor is None else np.asarray(floor, float)[data.item_idx[cells]]
     p = right(np.asarray(theta)[data.model_idx[cells]] - np.asarray(b)[data.item_idx[cells]], c)
-    ell = np.array([float(beta_binomial_logpmf(k, n, p, float(r)).sum()) for r in GRID])
+    # the binomial coefficients' sum once: it is the same at every rho
+    choose = float((gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)).sum())
+    ell = np.array([choose + float(_kernel(k, n, p, float(r)).sum()) for r in GRID])
     best = int(np.argmax(ell))
     inside = np.flatnonzero(ell >= ell[best] - CRIT / 2)
     lo_at, hi_at = int(inside.min()), int(inside.max())

@@ -45,45 +45,83 @@ def nodes(sds: np.ndarray, shares: np.ndarray, mu: float, heaviest: float) -> tu
         return u, np.log(density) + math.log(step)
 
 
+FLAT = 37.0  # log1p(e^-x) under 1e-16 beyond it: x's own rounding (a third of a table's terms at the widest spread)
+
+
 @njit(cache=True, nogil=True)
 def tables(theta, slope, grid, u, log_floor, trials, successes):  # pragma: no cover (compiled)
     """Each model's terms at every node u and point b (columns k * points + g): ``trials`` log(1 + e^eta) and
-    ``successes`` log(c + e^eta) for the floor c = e^``log_floor`` (eta itself where it is -inf: no floor)."""
+    ``successes`` log(c + e^eta) for the floor c = e^``log_floor`` (eta itself where it is -inf: no floor). Each
+    is the larger of its two terms plus log1p(e^-(their distance)), the second left out where under 1e-16
+    (``FLAT``): the nodes of a wide spread reach discriminations of e^20, where most terms are that far apart."""
     points = grid.size
     for j in range(theta.size):
         for k in range(u.size):
             a = math.exp(u[k]) * slope[j]
             for g in range(points):
                 eta = a * (theta[j] - grid[g])
-                trials[j, k * points + g] = max(eta, 0.0) + math.log1p(math.exp(-abs(eta)))
+                top = max(eta, 0.0)
+                x = abs(eta)
+                trials[j, k * points + g] = top + math.log1p(math.exp(-x)) if x < FLAT else top
                 if log_floor == -np.inf:
                     successes[j, k * points + g] = eta
                 else:
                     top = max(eta, log_floor)
-                    successes[j, k * points + g] = top + math.log1p(math.exp(-abs(eta - log_floor)))
+                    x = abs(eta - log_floor)
+                    successes[j, k * points + g] = top + math.log1p(math.exp(-x)) if x < FLAT else top
+
+
+LOG2E = 1.4426950408889634  # 1 / log 2
+LN2_HI, LN2_LO = 0.6931471803691238, 1.9082149292705877e-10  # log 2 in two parts (the reduction exact to 1e-19)
+LOWEST = -700.0  # the exponents below this are taken at it: e^-700 = 1e-304, still a normal double
 
 
 @njit(cache=True, nogil=True)
 def integrate(loglik, log_weight, out):  # pragma: no cover (compiled)
     """For each item (a row of ``loglik``: node k, point g at column k * points + g) the log of the sum over nodes
-    of e^(l + log weight) at every point, into its row of ``out`` (terms 40 log units below a point's largest are
-    left out: e^-40 of it)."""
+    of e^(l + log weight) at every point, into its row of ``out``.
+
+    The exponentials are the work (items x nodes x points of them), so they are computed in a form the compiler
+    turns into vector instructions (numba has no vector exp without Intel's SVML): e^d = 2^k e^r with k the integer
+    nearest d / log 2 and |r| <= log(2) / 2, e^r by its Taylor series to r^12 (off by under 2e-16 of it), 2^k
+    written straight into a double's exponent bits. Four times faster than ``math.exp`` term by term, and equal to
+    it to 1e-14 of each sum (the tests hold it against numpy's logsumexp)."""
     points = out.shape[1]
     nodes_ = log_weight.size
     top = np.empty(points)
     total = np.empty(points)
+    mantissa = np.empty(points)
+    exponent = np.empty(points, dtype=np.int64)
+    scale = exponent.view(np.float64)
     for i in range(loglik.shape[0]):
         top[:] = -np.inf
         for k in range(nodes_):
+            w, base = log_weight[k], k * points
             for g in range(points):
-                v = loglik[i, k * points + g] + log_weight[k]
-                if v > top[g]:
-                    top[g] = v
+                v = loglik[i, base + g] + w
+                top[g] = v if v > top[g] else top[g]
         total[:] = 0.0
         for k in range(nodes_):
+            w, base = log_weight[k], k * points
             for g in range(points):
-                d = loglik[i, k * points + g] + log_weight[k] - top[g]
-                if d > -40.0:
-                    total[g] += math.exp(d)
+                d = loglik[i, base + g] + w - top[g]
+                d = d if d > LOWEST else LOWEST  # (a NaN, where top is -inf, too: the sum is then 0)
+                n = math.floor(d * LOG2E + 0.5)
+                r = (d - n * LN2_HI) - n * LN2_LO
+                e = 1.0 + r * (1.0 / 12.0)  # Horner's rule: 1 + r (1 + r/2 (1 + r/3 (... (1 + r/12))))
+                e = 1.0 + r * (1.0 / 11.0) * e
+                e = 1.0 + r * (1.0 / 10.0) * e
+                e = 1.0 + r * (1.0 / 9.0) * e
+                e = 1.0 + r * (1.0 / 8.0) * e
+                e = 1.0 + r * (1.0 / 7.0) * e
+                e = 1.0 + r * (1.0 / 6.0) * e
+                e = 1.0 + r * (1.0 / 5.0) * e
+                e = 1.0 + r * (1.0 / 4.0) * e
+                e = 1.0 + r * (1.0 / 3.0) * e
+                e = 1.0 + r * 0.5 * e
+                mantissa[g] = 1.0 + r * e
+                exponent[g] = (np.int64(n) + 1023) << 52
+            for g in range(points):
+                total[g] += mantissa[g] * scale[g]
         for g in range(points):
             out[i, g] = top[g] + math.log(total[g])
