@@ -23,7 +23,13 @@ import hashlib
 from pathlib import Path
 
 from numba import njit as _numba_njit
-from numba.core.caching import CacheImpl, InTreeCacheLocator, UserProvidedCacheLocator
+from numba.core.caching import CacheImpl
+
+try:
+    from numba.core.caching import InTreeCacheLocator, UserProvidedCacheLocator
+except ImportError:  # numba before 0.62 names them with an underscore (pyproject allows 0.59 on)
+    from numba.core.caching import _InTreeCacheLocator as InTreeCacheLocator  # type: ignore[attr-defined,no-redef]
+    from numba.core.caching import _UserProvidedCacheLocator as UserProvidedCacheLocator  # type: ignore[attr-defined,no-redef]
 
 PACKAGE = Path(__file__).resolve().parent
 
