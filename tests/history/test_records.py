@@ -224,3 +224,22 @@ def test_a_record_is_validated_when_read_as_when_written(sample_site, tmp_path):
     repair_reports(copy)
     assert check_reports(copy, pending=False) == []  # what repair can mend; the rebuilt records wait for a run
     assert first["benchmark"] in load_latest(Reports(copy))
+
+
+def test_latest_read_again_gives_the_same_records_and_a_changed_file_its_new_ones(sample_site, tmp_path):
+    """A run reads latest.json several times; an unchanged file gives the records of the first read (the dict
+    its own: a caller's change to it is not the next reader's), a changed one is read anew."""
+    _, reports, _ = sample_site
+    copy = tmp_path / "r"
+    shutil.copytree(reports, copy)
+    first = load_latest(Reports(copy))
+    name = sorted(first)[0]
+    del first[name]
+    again = load_latest(Reports(copy))
+    assert name in again and len(again) == len(first) + 1
+    body = json.loads((copy / "latest.json").read_text())
+    body["benchmarks"][0]["n_items"] += 1
+    (copy / "latest.json").write_text(json.dumps(body))
+    changed = load_latest(Reports(copy))
+    assert changed[body["benchmarks"][0]["benchmark"]].n_items == body["benchmarks"][0]["n_items"]
+    assert changed[body["benchmarks"][0]["benchmark"]].n_items == again[body["benchmarks"][0]["benchmark"]].n_items + 1

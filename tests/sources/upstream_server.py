@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
 
+ETAG_KEPT_FROM = 1_000_000  # bytes from which a file's ETag is kept for its version (``Upstream._etag``)
 FIXED_MTIME = 1_700_000_000  # Last-Modified of a file with no upstream date below
 # The date of each real file's upstream commit (../shared/upstream/README.md), sent as its Last-Modified as a
 # server that knows it would (GitHub Pages, epoch.ai); the longest matching path prefix decides. EvalPlus's
@@ -50,6 +51,14 @@ def last_modified(path: str) -> dict:
     return {"Last-Modified": formatdate(calendar.timegm(time.strptime(day, "%Y-%m-%d")) + 43_200, usegmt=True)}
 
 
+class _Server(ThreadingHTTPServer):
+    """A threading server whose listen queue holds the connections a run opens at once (the unchanged check asks
+    eight questions at a time; socketserver's default queue of 5 drops the rest, whose clients try again a second
+    later, as no real server would make them)."""
+
+    request_queue_size = 64
+
+
 class Upstream:
     """Serves ``root``; ``script[path]`` is a list of faults played one per request before normal service."""
 
@@ -58,6 +67,7 @@ class Upstream:
         self.script: dict[str, list[str]] = {}
         self.hits: Counter[str] = Counter()
         self.statuses: list[tuple[str, int]] = []
+        self.etags: dict[tuple, str] = {}
         upstream = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -67,7 +77,7 @@ class Upstream:
             def do_GET(self) -> None:
                 upstream.handle(self)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -106,6 +116,18 @@ class Upstream:
         except OSError:  # the client gave up
             pass
 
+    def _etag(self, file: Path, body: bytes) -> str:
+        """The body's ETag; a large file's kept for its version (as a real server keeps it, instead of hashing
+        tens of megabytes at every conditional request). A small one is hashed every time: a test may rewrite it
+        within the clock's resolution."""
+        if len(body) < ETAG_KEPT_FROM:
+            return '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+        stat = file.stat()
+        key = (str(file), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        if key not in self.etags:
+            self.etags[key] = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+        return self.etags[key]
+
     def handle(self, h: BaseHTTPRequestHandler) -> None:
         path = unquote(h.path.split("?")[0])  # HELM's frontend encodes every path component
         self.hits[path] += 1
@@ -132,7 +154,7 @@ class Upstream:
             return self._trickle(h, body, float(action.split(":")[1]))
         if action == "html":
             return self._send(h, 200, b"<html>rate limited</html>", {"Content-Type": "text/html; charset=utf-8"})
-        etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+        etag = self._etag(file, body)
         if h.headers.get("If-None-Match") == etag:
             return self._send(h, 304, headers={"ETag": etag})
         headers = {"ETag": etag, **last_modified(path), "Content-Type": "text/plain"}

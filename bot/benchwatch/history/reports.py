@@ -51,6 +51,9 @@ def load_latest(reports: Reports, validate: bool = True) -> dict[str, BenchmarkR
     text = reports.read(reports.latest)
     if text is None:
         return {}
+    last = _last_latest
+    if last is not None and last[0] == validate and last[1] == text:  # read again unchanged: the same records
+        return dict(last[2])
     records = parse_json(reports.latest, text, "benchmarks", list)
     if not all(isinstance(r, dict) and isinstance(r.get("benchmark"), str) for r in records):
         raise damaged(reports.latest, "a record without a benchmark name")
@@ -58,8 +61,19 @@ def load_latest(reports: Reports, validate: bool = True) -> dict[str, BenchmarkR
         _validated(reports.latest, "BenchmarkRecord", records, "benchmark")
     from benchwatch.record import as_record
 
-    loaded = [as_record(rec) for rec in records]
-    return {rec.benchmark: rec for rec in loaded}
+    loaded = {rec.benchmark: rec for rec in (as_record(rec) for rec in records)}
+    _remember_latest(validate, text, loaded)
+    return dict(loaded)
+
+
+# The last latest.json read, as text, and its records: a run reads it several times (the repair check, the fetch,
+# the publication), most often unchanged; the records are frozen, so the same ones serve every read of that text.
+_last_latest: tuple[bool, str, dict[str, BenchmarkRecord]] | None = None
+
+
+def _remember_latest(validate: bool, text: str, loaded: dict[str, BenchmarkRecord]) -> None:
+    global _last_latest
+    _last_latest = (validate, text, loaded)
 
 
 def _validated(path: Path, model: str, records: list, key: str) -> None:
