@@ -19,6 +19,7 @@ import httpx
 USER_AGENT = "benchwatch/0.1 (+https://github.com/benchwatch/benchwatch; benchmark health monitor)"
 MAX_BYTES = 512 * 1024 * 1024
 DEADLINE = 600.0  # seconds for one download, retries included: a body trickled byte by byte ends here
+AT_ONCE = 8  # requests of one ``get_all`` in flight at once (a source of thousands of files: a round trip each)
 # A connection that cannot be made (refused, a name that does not resolve, no answer) is tried once more after
 # this many seconds at most, never with the backoff of a server's faults: without network a run ends in seconds
 CONNECT_WAIT = 0.5
@@ -171,6 +172,27 @@ class Fetcher:
         self._got[url] = download
         self.log.append(download)
         return download
+
+    def get_all(self, urls: list[str], *, source: str, immutable: bool = False) -> list[Download]:
+        """``get`` of every URL, ``AT_ONCE`` in flight at once (a source of thousands of small files would wait a
+        round trip for each, one after the other); the downloads, and the run's log of them, in the order of
+        ``urls``. A URL that fails for good raises its FetchError, the first in that order, once the others are
+        done."""
+        from benchwatch import threads
+
+        wanted = [u for u in dict.fromkeys(urls) if u not in self._got]
+        if len(wanted) > 1:
+            pool = threads.thread_pool("downloads", AT_ONCE)
+            futures = {u: pool.submit(self._get, u, source, immutable) for u in wanted}
+            failed: Exception | None = None
+            for url, future in futures.items():
+                try:
+                    self._got[url] = future.result()
+                except Exception as exc:  # raised once every other download is done, as in turn it would be
+                    failed = failed or exc
+            if failed is not None:
+                raise failed
+        return [self.get(url, source=source, immutable=immutable) for url in urls]
 
     def _get(self, url: str, source: str, immutable: bool = False) -> Download:
         if "://" not in url or url.startswith("file://"):

@@ -13,14 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchwatch import threads
 from benchwatch.errors import InputError
 from benchwatch.sources.adapters import ADAPTERS
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
 from benchwatch.sources.table import SourceTable, empty_long
-
-ASKED_AT_ONCE = 8  # conditional requests of the unchanged check in flight at once
 
 
 def _read(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
@@ -67,7 +64,7 @@ def _unchanged(fetcher: Fetcher, cfg: SourceConfig) -> bool:
     asked = [(url, sha) for url, sha, *immutable in downloads if not (immutable and immutable[0] and "://" in url)]
     # the questions at once (each a conditional GET answered 304 when nothing changed): a few hundred of them cost
     # a round trip each, one after the other
-    answers = threads.thread_pool("unchanged", ASKED_AT_ONCE).map(lambda u: fetcher.get(u[0], source=cfg.name), asked)
+    answers = fetcher.get_all([url for url, _ in asked], source=cfg.name)
     for (url, sha), got in zip(asked, answers, strict=True):
         local = "://" not in url or url.startswith("file://")  # a file is read again; its bytes say if it changed
         if (got.status != "not-modified" and not local) or got.sha256 != sha:

@@ -184,7 +184,7 @@ def _short(value: Any) -> Any:
 def fetch_files(fetcher: Fetcher, cfg: SourceConfig, files: list[str]) -> list[Download]:
     """Every file of a source: ``url`` itself, or each of ``files`` (its option of that name) joined to it."""
     urls = [cfg.url + f for f in files] if files else [cfg.url]
-    return [fetcher.get(url, source=cfg.name) for url in urls]
+    return fetcher.get_all(urls, source=cfg.name)
 
 
 def upstream_date(downloads: list[Download]) -> str | None:

@@ -91,13 +91,11 @@ def _failures(body: bytes, src: str, url: str) -> tuple[int, frozenset[int]]:
 def _snapshots(fetcher: Fetcher, cfg: SourceConfig, paths: list[str]) -> tuple[dict, list]:
     """Every score file read: {(date, model, category): (size, failed ids)}, and the downloads."""
     read: dict[tuple[str, str, str], tuple[int, frozenset[int]]] = {}
-    downloads, sizes = [], dict[str, int]()
-    for path in paths:
-        found = PATH.match(path)
-        if found is None:
-            continue
-        dl = fetcher.get(cfg.url + path, source=cfg.name, immutable=True)  # a snapshot's file never changes
-        downloads.append(dl)
+    sizes = dict[str, int]()
+    matched = [(path, found) for path in paths if (found := PATH.match(path)) is not None]
+    # a snapshot's file never changes
+    downloads = fetcher.get_all([cfg.url + path for path, _ in matched], source=cfg.name, immutable=True)
+    for (_, found), dl in zip(matched, downloads, strict=True):
         total, failed = _failures(read_bytes(dl, cfg.name), cfg.name, dl.url)
         date, model, category = found.groups()
         if sizes.setdefault(category, total) != total:

@@ -122,10 +122,9 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
         raise InputError(
             where(cfg.name, opts.index), f"no run under {opts.folder!r}", field="folder", value=opts.folder
         )
-    downloads, runs = [], []
-    for path in paths:
-        dl = fetcher.get(cfg.url + path, source=cfg.name, immutable=True)  # a run's file never changes
-        downloads.append(dl)
+    downloads = fetcher.get_all([cfg.url + p for p in paths], source=cfg.name, immutable=True)  # a run's never changes
+    runs = []
+    for path, dl in zip(paths, downloads, strict=True):
         tags, stamp = _config(path, cfg.name, dl.url)
         frame = _rows(read_bytes(dl, cfg.name), cfg.name, dl.url)
         runs.append(frame.assign(config=[tags] * len(frame), stamp=stamp))

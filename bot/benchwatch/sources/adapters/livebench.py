@@ -64,7 +64,7 @@ def _questions(fetcher: Fetcher, cfg: SourceConfig, opts: Options) -> tuple[pd.D
     urls = opts.questions
     if not urls:
         raise InputError(cfg.name, "no question sets configured: set `questions` to their parquet URLs")
-    downloads = [fetcher.get(u, source=cfg.name) for u in urls]
+    downloads = fetcher.get_all(list(urls), source=cfg.name)
     parts = []
     for dl in downloads:
         q = _parquet(dl, cfg.name, QUESTION_COLUMNS)

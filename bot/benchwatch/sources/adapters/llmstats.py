@@ -167,8 +167,9 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
     downloads, rows, excluded = [], [], []
     unread: Counter[str] = Counter()
     others = repeated = 0  # scores read that the card marks as not self-reported; entries repeated whole
-    for path, _org, model in cards:
-        dl = fetcher.get(root + quote(path), source=src)
+    for (path, _org, model), dl in zip(
+        cards, fetcher.get_all([root + quote(p) for p, _, _ in cards], source=src), strict=True
+    ):
         downloads.append(dl)
         doc = read_json(dl, src)
         day = _release(doc, model, src, dl.url)
