@@ -157,6 +157,35 @@ def test_alike_items_are_computed_once_and_read_as_their_own():
     assert not np.allclose(rows[7], rows[0]) and not np.allclose(rows[8], rows[1])
 
 
+def test_items_with_the_same_cells_are_found_as_comparing_them_whole_finds_them():
+    """``same_cells`` (a digest of each item's cells, each match confirmed on the bytes) groups items exactly as
+    comparing their cells' bytes does: items of different lengths, one value apart, NaN in the same place, and the
+    item's own value (``each``) apart or alike."""
+    rng = np.random.default_rng(3)
+    base = [rng.integers(0, 5, size=k) for k in (3, 4, 3, 0)]
+    items = [base[0], base[1], base[0], base[2], base[0].copy(), base[3], base[3], base[1][:3]]
+    items[4][1] += 1  # one value apart from item 0
+    m = np.concatenate(items).astype(np.int32)
+    w = np.concatenate([np.where(i > 2, np.nan, 1.0) for i in items])  # NaN where the value is large
+    starts = np.concatenate([[0], np.cumsum([len(i) for i in items])]).astype(np.int64)
+    each = np.array([0.0, 0.0, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0])  # item 2: item 0's cells, another floor
+
+    def brute(with_each: bool) -> list[int]:
+        keys: dict[bytes, int] = {}
+        out = []
+        for t in range(len(items)):
+            key = m[starts[t] : starts[t + 1]].tobytes() + b"|" + w[starts[t] : starts[t + 1]].tobytes()
+            key += each[t : t + 1].tobytes() if with_each else b""
+            out.append(keys.setdefault(key, len(keys)))
+        return out
+
+    for with_each in (False, True):
+        group, first = spread_module.same_cells(starts, (m, w), each if with_each else None)
+        assert group.tolist() == brute(with_each)
+        assert first.tolist() == [group.tolist().index(g) for g in range(first.size)]
+    assert spread_module.same_cells(starts, (m, w))[0].tolist() == [0, 1, 0, 2, 3, 4, 4, 5]
+
+
 def test_at_no_spread_the_integrated_likelihood_is_the_1pls():
     data, theta = _two_pl(30, 40, 0.0, seed=4)
     grid = np.linspace(-3.0, 3.0, 25)
