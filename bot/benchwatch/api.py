@@ -21,13 +21,13 @@ from benchwatch import sources as stage_sources
 from benchwatch.errors import InputError
 from benchwatch.irt import DEFAULT_SCALE
 from benchwatch.progress import first_run_note, kernels_in, silenced
-from benchwatch.record import BenchmarkRecord
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from benchwatch.metrics import Target
     from benchwatch.pipeline import BenchmarkAudit, JobResult
+    from benchwatch.record import BenchmarkRecord  # loaded with the first record: an input error loads no pydantic
     from benchwatch.rules import RuleBook, Thresholds
     from benchwatch.sources import Fetcher, SourceTable
 

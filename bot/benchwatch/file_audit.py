@@ -13,7 +13,6 @@ from benchwatch import history, irt, metrics, pipeline, sources, store
 from benchwatch.api import AuditResult, audit_rows
 from benchwatch.errors import InputError
 from benchwatch.irt import DEFAULT_SCALE
-from benchwatch.record import as_record
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,6 +80,8 @@ def _given_z(path: str | Path, rows: pd.DataFrame) -> list[AuditResult]:
     """The coverage figures of each benchmark of a file of item difficulties (``rows``: checked), its items as
     given."""
     import pandas as pd
+
+    from benchwatch.record import as_record  # here, not with the module: an input error loads no pydantic
 
     given = dict(list(rows.groupby("benchmark", sort=True)))
     results = []

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchwatch import metrics, sources, store
-from benchwatch.record import BenchmarkRecord, as_record
 
 if TYPE_CHECKING:
     from benchwatch.metrics import Tiers
+    from benchwatch.record import BenchmarkRecord
 
 __all__ = ["leaderboard_saturation", "tiers"]
 
@@ -29,6 +29,8 @@ def leaderboard_saturation(board: str | Path, *, percent: bool = False, ceiling:
     proportion.
     """
     table = store.validate_aggregates(sources.read_csv_text(board), str(board), percent=percent)
+    from benchwatch.record import as_record  # once the file is read: an input error loads no pydantic
+
     return [as_record(found) for found in metrics.leaderboard_saturation(table, ceiling=ceiling)]
 
 

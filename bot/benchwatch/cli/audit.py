@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import benchwatch
 from benchwatch.cli.output import evidence, print_json, verdict_lines
 from benchwatch.irt import METHODS, SAMPLERS, SCALES  # the fit's choices, as the API takes them
-from benchwatch.record import BenchmarkRecord
+
+if TYPE_CHECKING:
+    from benchwatch.record import BenchmarkRecord  # loaded with the first record: an input error loads no pydantic
 
 
 def register(parser: argparse.ArgumentParser) -> None:
