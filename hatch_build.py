@@ -46,7 +46,8 @@ SUFFIXES = (".nbi", ".nbc")
 # what the build gets when the dry run fails: the runtime's own requirements of numba, numpy and PyMC, whose
 # resolution is the install's numba (tests/test_hatch_build.py holds them to pyproject.toml's)
 FALLBACK = ["numba>=0.59", "numpy>=1.26", "pymc>=5.16"]
-# what compiling the kernels imports (llvmlite follows numba; scipy: a kernel module imports scipy.special)
+# what compiling the kernels imports (llvmlite follows numba; scipy: numba compiles np.linalg through scipy's LAPACK,
+# and without it the kernels fail to compile: 'scipy 0.16+ is required for linear algebra')
 PINNED = ("numba", "numpy", "scipy")
 # the runtime requirements the dry run resolves: those of PINNED and PyMC's (its pytensor caps numba). The other
 # runtime dependencies constrain none of them today; resolving them too doubled the dry run (6.6 s -> 13 s here)

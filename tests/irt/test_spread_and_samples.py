@@ -158,9 +158,9 @@ def test_alike_items_are_computed_once_and_read_as_their_own():
 
 
 def test_items_with_the_same_cells_are_found_as_comparing_them_whole_finds_them():
-    """``same_cells`` (a digest of each item's cells, each match confirmed on the bytes) groups items exactly as
-    comparing their cells' bytes does: items of different lengths, one value apart, NaN in the same place, and the
-    item's own value (``each``) apart or alike."""
+    """``same_cells`` (the one grouping of alike items and of designs) groups items exactly as comparing each
+    array's bytes apart does: items of different lengths, one value apart, NaN in the same place, and the item's own
+    value (``each``) apart or alike."""
     rng = np.random.default_rng(3)
     base = [rng.integers(0, 5, size=k) for k in (3, 4, 3, 0)]
     items = [base[0], base[1], base[0], base[2], base[0].copy(), base[3], base[3], base[1][:3]]

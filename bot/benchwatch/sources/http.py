@@ -16,6 +16,8 @@ from pathlib import Path
 
 import httpx
 
+from benchwatch import threads
+
 USER_AGENT = "benchwatch/0.1 (+https://github.com/benchwatch/benchwatch; benchmark health monitor)"
 MAX_BYTES = 512 * 1024 * 1024
 DEADLINE = 600.0  # seconds for one download, retries included: a body trickled byte by byte ends here
@@ -178,8 +180,6 @@ class Fetcher:
         round trip for each, one after the other); the downloads, and the run's log of them, in the order of
         ``urls``. A URL that fails for good raises its FetchError, the first in that order, once the others are
         done."""
-        from benchwatch import threads
-
         wanted = [u for u in dict.fromkeys(urls) if u not in self._got]
         if len(wanted) > 1:
             pool = threads.thread_pool("downloads", AT_ONCE)
