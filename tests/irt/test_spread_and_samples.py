@@ -186,6 +186,28 @@ def test_items_with_the_same_cells_are_found_as_comparing_them_whole_finds_them(
     assert spread_module.same_cells(starts, (m, w))[0].tolist() == [0, 1, 0, 2, 3, 4, 4, 5]
 
 
+@pytest.mark.parametrize("credit", [(0.0, 1.0), (0.0, 0.5, 1.0), (0.0, 1 / 3, 1.0)])
+@pytest.mark.parametrize("trials", [1.0, 2.0])
+def test_the_cells_held_narrow_give_the_numbers_held_wide(credit, trials):
+    """``spread_rows`` holds its sorted cells as narrow as their values are exact in (16-bit model codes, 32-bit
+    successes where each is exact there, one trial a cell as a view of a single 1): every row bit for bit what the
+    same cells held at full width give; a third of a point, not exact in 32 bits, is kept wide."""
+    rng = np.random.default_rng(11)
+    models, items = 40, 30
+    theta = rng.normal(size=models)
+    seen = rng.random((models, items)) < 0.8
+    y = rng.choice(credit, size=(models, items))
+    data = arrays_from_dense(np.where(seen, trials, 0.0), np.where(seen, y, 0.0))
+    grid = np.linspace(-3.0, 3.0, 25)
+    floor = rng.choice([0.0, 0.25], items)
+    order = np.argsort(data.item_idx, kind="stable")
+    starts = np.searchsorted(data.item_idx[order], np.arange(items + 1)).astype(np.int64)
+    m, w = data.model_idx[order].astype(np.int32), data.weight[order].astype(float)
+    wide = spread_module._Cells(starts, m, w, data.y[order] * w, floor)
+    want = spread_module._integrated_rows(wide, theta, np.ones(models), grid, 0.7, 0.0)
+    assert np.array_equal(spread_rows(data, theta, grid, 0.7, floor=floor), want)
+
+
 def test_at_no_spread_the_integrated_likelihood_is_the_1pls():
     data, theta = _two_pl(30, 40, 0.0, seed=4)
     grid = np.linspace(-3.0, 3.0, 25)

@@ -118,20 +118,30 @@ def spread_rows(
         )
     order = np.argsort(data.item_idx, kind="stable")
     starts = np.searchsorted(data.item_idx[order], np.arange(data.n_items + 1)).astype(np.int64)
-    # the cells in item order, each array once (the model codes as compact as the data hold them): a table of the
-    # size of the cells is the largest thing an audit of millions of them holds here
-    m = np.ascontiguousarray(data.model_idx[order])
-    w = np.ascontiguousarray(data.weight[order], dtype=float)
+    # the cells in item order, each array once: a table of the size of the cells is the largest thing an audit of
+    # millions of them holds here. Each is held as narrow as its values are exact in: the model codes in 16 bits
+    # below 32,768 models, the successes in 32 where every one is exact there (right answers, counts), the trials
+    # one view of a single 1 where every cell is one trial; the numbers read from them are the same
+    m = data.model_idx[order].astype(np.int16 if theta.size < 2**15 else np.int32)
     s = np.ascontiguousarray(data.y[order], dtype=float)
+    if bool((data.weight == 1.0).all()):
+        w = np.broadcast_to(np.float64(1.0), s.shape)
+    else:
+        w = np.ascontiguousarray(data.weight[order], dtype=float)
+        s *= w
     del order
-    s *= w
+    narrow = s.astype(np.float32)
+    if np.array_equal(narrow, s):
+        s = narrow
+    del narrow
     c = np.zeros(data.n_items) if floor is None else np.ascontiguousarray(floor, dtype=float)
     first, copies = _alike(starts, m, w, s, c)
     if first.size < data.n_items:  # each set of alike items once, its row copied to the others: the same numbers
         cells = np.concatenate([np.arange(starts[t], starts[t + 1]) for t in first]) if first.size else first
         sizes = starts[first + 1] - starts[first]
         starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        m, w, s, c = m[cells], w[cells], s[cells], c[first]
+        m, s, c = m[cells], s[cells], c[first]
+        w = np.broadcast_to(w[:1], s.shape) if w.strides == (0,) else w[cells]
     a_slope = np.ones(theta.size) if slope is None else np.ascontiguousarray(slope, dtype=float)
     out = _integrated_rows(_Cells(starts, m, w, s, c), theta, a_slope, grid, max(spread, ZERO), float(mean_log_a))
     return out if copies is None else out[copies]
@@ -213,10 +223,16 @@ def _integrated_rows(
             if by is not None and len(successes) == 1 and kinds.min() == kinds.max():
                 # one floor and one design (a complete matrix): the successes' product plus the design's (negated)
                 # trials' terms in place (the same sum, without a copy of them per item)
+                del tri
                 loglik = succ @ next(iter(successes.values()))
                 loglik += by[kinds[0]]
             else:
-                loglik = -(tri @ trials) if by is None else by[kinds]
+                if by is None:  # -(trials' product), negated in place: no second block of its size
+                    loglik = tri @ trials
+                    np.negative(loglik, out=loglik)
+                else:
+                    loglik = by[kinds]
+                del tri
                 for f, table in successes.items():
                     rows = np.flatnonzero(cells.c[lo:hi] == f)
                     if rows.size == hi - lo:
@@ -236,6 +252,7 @@ def _integrated_rows(
         else:
             for future in [thread_pool().submit(block, lo, hi) for lo, hi in jobs]:
                 future.result()
+        del block, trials, successes, table, by_design  # let this block of points' tables go before the next's
     return out
 
 
