@@ -9,15 +9,17 @@ import zlib
 import pandas as pd
 
 from benchwatch.store.aggregates import validate_aggregates
+from benchwatch.store.csvbytes import DIGITS, csv_blocks
 from benchwatch.store.responses import validate_responses
 
-SNAPSHOT_DIGITS = 10  # significant digits kept of a score: what a change in the changelog is measured at
+SNAPSHOT_DIGITS = DIGITS  # significant digits kept of a score: what a change in the changelog is measured at
 
 
 def snapshot_bytes(table: pd.DataFrame) -> bytes:
-    """The table as gzip'd CSV (no timestamp in the gzip header: the same data gives the same bytes)."""
-    text = table.to_csv(index=False, date_format="%Y-%m-%d", lineterminator="\n", float_format=f"%.{SNAPSHOT_DIGITS}g")
-    return gzip.compress(text.encode(), mtime=0)
+    """The table as gzip'd CSV (no timestamp in the gzip header: the same data gives the same bytes): the text
+    ``to_csv(index=False, float_format=f"%.{SNAPSHOT_DIGITS}g", date_format="%Y-%m-%d")`` writes, gathered from
+    each column's distinct values (``benchwatch.store.csvbytes``; a test keeps them the writer's)."""
+    return gzip.compress(b"".join(csv_blocks(table, list(table.columns))), mtime=0)
 
 
 def parse_snapshot(data: bytes, label: str, kind: str = "responses") -> pd.DataFrame:
