@@ -61,3 +61,18 @@ def test_read_json_refuses_a_key_given_twice_and_keeps_a_lone_surrogate_escaped_
     lone = read_json(_download(tmp_path, '{"m": "x\\ud800y", "n": "\\u00e9"}'), "src")
     assert lone == {"m": "x\\ud800y", "n": "é"}
     json.dumps(lone).encode("utf-8")  # every string as UTF-8 holds it
+
+
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_a_text_without_a_surrogate_escape_is_read_without_the_hook_to_the_same_objects(as_bytes):
+    """``surrogate_hook``: the escaping hook where a text escapes a surrogate (lone, in either case of its hex, or
+    one of a pair), none where it escapes none; either way the objects are those the escaping hook reads."""
+    from benchwatch.sources.parsing import escape_surrogates, surrogate_hook
+
+    plain = '{"m": "caf\\u00e9 \u00e9 ok", "n": [1, {"k": "\\u0041"}]}'
+    pair = '{"m": "\\ud83d\\ude00"}'
+    for text, lone in ((plain, False), (pair, True), ('{"m": "x\\ud800y"}', True), ('{"m": "x\\uDBFFy"}', True)):
+        body = text.encode() if as_bytes else text
+        hook = surrogate_hook(body)
+        assert (hook is escape_surrogates) == lone
+        assert json.loads(body, object_pairs_hook=hook) == json.loads(body, object_pairs_hook=escape_surrogates)

@@ -55,6 +55,14 @@ def escape_surrogates(pairs: list[tuple[str, Any]]) -> dict:
     return {_text(k): _text(v) for k, v in pairs}
 
 
+def surrogate_hook(body: bytes | str):
+    """The object hook a JSON text needs: ``escape_surrogates`` where it escapes a lone surrogate
+    (``SURROGATE_ESCAPE``), none otherwise (its strings are then as UTF-8 holds them: the same objects, read
+    without a Python call per object)."""
+    found = SURROGATE_ESCAPE.search(body) if isinstance(body, bytes) else SURROGATE_TEXT.search(body)
+    return escape_surrogates if found else None
+
+
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
     """An object's members; a key given twice must have one value (the JSON standard leaves it undefined,
     and Python's reader silently keeps the last). Strings with a lone surrogate are kept escaped (``_text``)."""
@@ -75,6 +83,7 @@ def _unique_plain(pairs: list[tuple[str, Any]]) -> dict:
 
 
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # the only way a lone surrogate reaches a JSON string
+SURROGATE_TEXT = re.compile(SURROGATE_ESCAPE.pattern.decode())
 
 
 def read_json(download: Download, source: str) -> Any:

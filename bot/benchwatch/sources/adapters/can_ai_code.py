@@ -33,7 +33,7 @@ from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.github import tree_paths
 from benchwatch.sources.http import Fetcher
 from benchwatch.sources.options import SourceOptions
-from benchwatch.sources.parsing import escape_surrogates, provenance, read_bytes, where
+from benchwatch.sources.parsing import provenance, read_bytes, surrogate_hook, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable
 
 NAME = re.compile(r"eval_([^_/]+)_([^_/]+)_([^_/]+)_([^_/]+)_([^_/]+)_([^_/]+)_(\d+)\.ndjson$")
@@ -58,18 +58,20 @@ def _config(path: str, src: str, url: str) -> tuple[tuple[str, ...], int]:
     return tuple(tags), int(stamp)
 
 
-def _rows(body: bytes, src: str, url: str) -> pd.DataFrame:
-    """One run's lines, checked."""
-    rows, seen = [], set()
+def _rows(body: bytes, src: str, url: str) -> list[tuple[str, str, str, int, int]]:
+    """One run's lines, checked: (test, language, model, passed, total) each."""
+    rows: list[tuple[str, str, str, int, int]] = []
+    seen = set()
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(where(src, url), "the body is not UTF-8 text") from None
+    hook = surrogate_hook(body)
     for k, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line, object_pairs_hook=escape_surrogates)
+            row = json.loads(line, object_pairs_hook=hook)
         except ValueError as exc:
             raise InputError(where(src, url), f"line {k} is not JSON: {exc}") from None
         if not isinstance(row, dict):
@@ -98,12 +100,12 @@ def _rows(body: bytes, src: str, url: str) -> pd.DataFrame:
                 value=row["status"],
             )
         rows.append((str(row["name"]), str(row["language"]), str(row["model"]), passed, total))
-    frame = pd.DataFrame(rows, columns=["test", "language", "model", "passed", "total"])
-    if frame.empty:
+    if not rows:
         raise InputError(where(src, url), "no results")
-    if frame["model"].nunique() != 1:
-        raise InputError(where(src, url), "two models in one run", field="model", value=sorted(frame["model"].unique()))
-    return frame
+    models = {row[2] for row in rows}
+    if len(models) != 1:
+        raise InputError(where(src, url), "two models in one run", field="model", value=sorted(models))
+    return rows
 
 
 def _label(model: str, tags: tuple[str, ...]) -> str:
@@ -123,12 +125,11 @@ def load(fetcher: Fetcher, cfg: SourceConfig) -> SourceTable:
             where(cfg.name, opts.index), f"no run under {opts.folder!r}", field="folder", value=opts.folder
         )
     downloads = fetcher.get_all([cfg.url + p for p in paths], source=cfg.name, immutable=True)  # a run's never changes
-    runs = []
+    runs: list[tuple] = []  # every run's rows, each with its configuration and time: one frame of them all
     for path, dl in zip(paths, downloads, strict=True):
         tags, stamp = _config(path, cfg.name, dl.url)
-        frame = _rows(read_bytes(dl, cfg.name), cfg.name, dl.url)
-        runs.append(frame.assign(config=[tags] * len(frame), stamp=stamp))
-    every = pd.concat(runs, ignore_index=True)
+        runs.extend((*row, tags, stamp) for row in _rows(read_bytes(dl, cfg.name), cfg.name, dl.url))
+    every = pd.DataFrame(runs, columns=["test", "language", "model", "passed", "total", "config", "stamp"])
     every["entry"] = [_label(m, t) for m, t in zip(every["model"], every["config"], strict=True)]
     cells = every.groupby(["config", "entry", "test", "language"], sort=True).agg(
         passed=("passed", "sum"), total=("total", "sum"), first=("stamp", "min"), runs=("stamp", "nunique")

@@ -18,17 +18,18 @@ from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Fetcher
 from benchwatch.sources.options import SourceOptions
-from benchwatch.sources.parsing import escape_surrogates, fetch_files, proportion, provenance, read_once, require, where
+from benchwatch.sources.parsing import fetch_files, proportion, provenance, read_once, require, surrogate_hook, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable
 
 
 def _parse(text: str, src: str, url: str, name: str | None = None) -> list[list[str]]:
     out = []
+    hook = surrogate_hook(text)
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line, object_pairs_hook=escape_surrogates)
+            rec = json.loads(line, object_pairs_hook=hook)
         except json.JSONDecodeError as exc:
             raise InputError(where(src, url), f"invalid JSON on line {n}: {exc.msg}") from None
         ctx = f"line {n}"

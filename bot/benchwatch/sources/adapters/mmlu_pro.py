@@ -38,7 +38,7 @@ from benchwatch.errors import InputError
 from benchwatch.sources.config import SourceConfig
 from benchwatch.sources.http import Download, Fetcher
 from benchwatch.sources.options import SourceOptions
-from benchwatch.sources.parsing import escape_surrogates, provenance, where
+from benchwatch.sources.parsing import provenance, surrogate_hook, where
 from benchwatch.sources.table import LONG_COLUMNS, SourceTable, chance_of, with_chance
 
 MAX_UNCOMPRESSED = 256 * 1024 * 1024
@@ -80,7 +80,8 @@ def _records(dl: Download, src: str) -> list:
             if members[0].file_size > MAX_UNCOMPRESSED:
                 raise InputError(where(src, url), "the JSON file is too large", value=members[0].file_size)
             # a lone surrogate (a JSON escape no UTF-8 file can hold) is kept as its escape
-            data = json.loads(archive.read(members[0]), object_pairs_hook=escape_surrogates)
+            body = archive.read(members[0])
+            data = json.loads(body, object_pairs_hook=surrogate_hook(body))
     except zipfile.BadZipFile as exc:
         raise InputError(where(src, url), f"not a readable zip archive: {exc}") from None
     except json.JSONDecodeError as exc:
