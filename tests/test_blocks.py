@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import benchwatch.irt.fits.cells as cells
 import benchwatch.metrics.axis as axis
@@ -37,11 +38,17 @@ def test_the_per_item_sums_in_blocks_are_the_single_pass(monkeypatch):
     assert np.allclose(cells._linear_sums(m, i, trials, successes, np.ones(theta.size), theta, n_items)[0], level)
 
 
-def test_the_axis_likelihood_in_blocks_of_items_is_the_one_sorted_pass(monkeypatch):
+@pytest.mark.parametrize("floors", [False, True])
+def test_the_axis_likelihood_in_blocks_of_items_is_the_one_sorted_pass(monkeypatch, floors):
+    """Cells model-major are put in item order a block of items at a time, with chance floors (mixed, some items
+    none) as without: the same likelihood as one pass over the cells sorted by item beforehand."""
     m, i, trials, successes, theta, n_items = _cells(seed=6)  # model-major: the cells must be put in item order
-    whole = axis.likelihood_from_cells(m, i, trials, successes, theta, n_items, "ability-quantile")
+    floor = np.random.default_rng(1).choice([0.0, 0.1, 0.25], n_items) if floors else None
+    order = np.argsort(i, kind="stable")
+    sorted_cells = (m[order], i[order], trials[order], successes[order])
+    whole = axis.likelihood_from_cells(*sorted_cells, theta, n_items, "ability-quantile", floor=floor)
     monkeypatch.setattr(axis, "BLOCK_CELLS", 250)
-    blocked = axis.likelihood_from_cells(m, i, trials, successes, theta, n_items, "ability-quantile")
+    blocked = axis.likelihood_from_cells(m, i, trials, successes, theta, n_items, "ability-quantile", floor=floor)
     assert np.array_equal(whole.like, blocked.like) and np.array_equal(whole.counts, blocked.counts)
 
 

@@ -87,6 +87,7 @@ def likelihood_from_cells(
         raise ValueError("likelihood_from_cells needs the cells' successes or their share of the trials")
     right = np.asarray(successes if successes is not None else share, float)
     grid = difficulty_b(z, abilities.population, scale)
+    floors = floor is not None and bool(np.any(np.asarray(floor) > 0))
 
     def rows_of(cells: np.ndarray | None, first: int, last: int) -> np.ndarray:
         """The rows of items first..last-1 from their cells (all cells: None)."""
@@ -102,9 +103,9 @@ def likelihood_from_cells(
             last - first,
             slope=abilities.slope,
             floor=None if floor is None else np.asarray(floor)[first:last],
+            floored=floors,  # a block of open items read as the whole benchmark's pass reads them
         )
 
-    floors = floor is not None and bool(np.any(np.asarray(floor) > 0))  # (a block of open items: the same formula)
     counted = np.empty(0, np.int64)
     if floors:  # the items that read their counts of right answers (``benchwatch.irt.item_model.counts``)
         counted, by_count = count_rows(
@@ -114,11 +115,7 @@ def likelihood_from_cells(
         rows = np.empty((n_items, z.size))
     elif item_idx.size <= 1 or not np.any(np.diff(item_idx) < 0):
         rows = rows_of(None, 0, n_items)
-    elif floors:  # by item: the pass writes each item's row in turn
-        order = np.argsort(item_idx, kind="stable")
-        model_idx, item_idx, trials, right = model_idx[order], item_idx[order], trials[order], right[order]
-        rows = rows_of(None, 0, n_items)
-    else:  # by item, a block of items at a time: only a block's cells are ever copied
+    else:  # by item, a block of items at a time: only a block's cells are ever copied (with floors or without)
         order = cells_by_item(item_idx, n_items)  # each item's cells keep their order: the same sums
         starts = np.concatenate([[0], np.cumsum(np.bincount(item_idx, minlength=n_items))])
         rows = np.empty((n_items, z.size))

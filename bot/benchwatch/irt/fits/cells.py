@@ -116,20 +116,22 @@ def cell_loglik(
     n_items: int,
     slope: np.ndarray | None = None,
     floor: np.ndarray | None = None,
+    floored: bool = False,
 ) -> np.ndarray:
     """Each item's log likelihood on the grid (items x G) from the observed cells alone (no model x item
     array): the sum over its cells of s log sigmoid(theta - g) + (w - s) log sigmoid(g - theta), each model's
     logit times its ``slope`` where given (an ability's own error,
     ``benchwatch.irt.difficulty.scale.uncertain_abilities``). With ``floor`` (each item's chance floor c, indexed as
     ``item_idx``) an answer is right with probability P = c + (1 - c) sigmoid(...), and the likelihood is s log P + (w -
-    s) log(1 - P)."""
+    s) log(1 - P); where every floor is 0 the formula without floors is used (the same values to rounding), unless
+    ``floored`` (a block of a floored benchmark's items: the numbers of the benchmark's one pass, to the bit)."""
     from benchwatch.irt.kernels import rows_add
 
     theta = np.asarray(theta, float)
     a = np.ones(theta.size) if slope is None else np.asarray(slope, float)
     eta = a[:, None] * (theta[:, None] - grid[None, :])
     item_idx, model_idx = np.asarray(item_idx), np.asarray(model_idx)
-    if floor is not None and np.any(np.asarray(floor) > 0):
+    if floor is not None and (floored or np.any(np.asarray(floor) > 0)):
         return _floor_loglik(model_idx, item_idx, trials, successes, eta, n_items, np.asarray(floor, float))
     # s log sigmoid(eta) + (w - s) log sigmoid(-eta) = w log sigmoid(eta) - (w - s) eta: one pass over the cells
     # on the grid, and the linear term's two per-item sums (eta = a theta - a g) added in closed form

@@ -100,7 +100,7 @@ def spread_rows(
     of the items' successes and trials with each model's terms at every node); the 1PL's at a spread under ``ZERO``.
     ``slope``: each model's logit multiplier (its ability's own error); ``floor``: each item's floor. Each set of
     alike items once; blocks of items on both cores at once."""
-    from benchwatch.irt.fits.cells import cell_loglik
+    from benchwatch.irt.fits.cells import cell_loglik, cells_by_item
 
     theta = np.ascontiguousarray(theta, dtype=float)
     grid = np.ascontiguousarray(grid, dtype=float)
@@ -116,24 +116,19 @@ def spread_rows(
             slope=slope,
             floor=floor,
         )
-    order = np.argsort(data.item_idx, kind="stable")
-    starts = np.searchsorted(data.item_idx[order], np.arange(data.n_items + 1)).astype(np.int64)
-    # the cells in item order, each array once: a table of the size of the cells is the largest thing an audit of
-    # millions of them holds here. Each is held as narrow as its values are exact in: the model codes in 16 bits
-    # below 32,768 models, the successes in 32 where every one is exact there (right answers, counts), the trials
-    # one view of a single 1 where every cell is one trial; the numbers read from them are the same
+    # the cells in item order (by counting: the stable sort's order, 4 bytes a cell), each array once: a table of
+    # the size of the cells is the largest thing an audit of millions of them holds here. Each is held as narrow as
+    # its values are exact in: the model codes in 16 bits below 32,768 models, the successes in 32 where every one
+    # is exact there (right answers, counts), the trials one view of a single 1 where every cell is one trial; the
+    # numbers read from them are the same
+    order = cells_by_item(data.item_idx, data.n_items)
+    starts = np.concatenate([[0], np.cumsum(np.bincount(data.item_idx, minlength=data.n_items))]).astype(np.int64)
     m = data.model_idx[order].astype(np.int16 if theta.size < 2**15 else np.int32)
-    s = np.ascontiguousarray(data.y[order], dtype=float)
-    if bool((data.weight == 1.0).all()):
-        w = np.broadcast_to(np.float64(1.0), s.shape)
-    else:
-        w = np.ascontiguousarray(data.weight[order], dtype=float)
-        s *= w
+    unit = bool((data.weight == 1.0).all())
+    w = np.broadcast_to(np.float64(1.0), order.shape) if unit else _gathered(data.weight, None, order, np.float64)
+    weight = None if unit else data.weight
+    s = _gathered(data.y, weight, order, np.float32 if _exact32(data.y, weight) else np.float64)
     del order
-    narrow = s.astype(np.float32)
-    if np.array_equal(narrow, s):
-        s = narrow
-    del narrow
     c = np.zeros(data.n_items) if floor is None else np.ascontiguousarray(floor, dtype=float)
     first, copies = _alike(starts, m, w, s, c)
     if first.size < data.n_items:  # each set of alike items once, its row copied to the others: the same numbers
@@ -145,6 +140,27 @@ def spread_rows(
     a_slope = np.ones(theta.size) if slope is None else np.ascontiguousarray(slope, dtype=float)
     out = _integrated_rows(_Cells(starts, m, w, s, c), theta, a_slope, grid, max(spread, ZERO), float(mean_log_a))
     return out if copies is None else out[copies]
+
+
+GATHER = 1_000_000  # cells gathered at a time into item order (no array of the cells' size beside the result)
+
+
+def _exact32(y: np.ndarray, w: np.ndarray | None) -> bool:
+    """Whether every cell's successes (y, times w where given) is exact in 32 bits."""
+    for lo in range(0, y.size, GATHER):
+        part = y[lo : lo + GATHER] if w is None else y[lo : lo + GATHER] * w[lo : lo + GATHER]
+        if not np.array_equal(part.astype(np.float32), part):
+            return False
+    return True
+
+
+def _gathered(y: np.ndarray, w: np.ndarray | None, order: np.ndarray, dtype) -> np.ndarray:
+    """y (times w where given) at the positions ``order``, as ``dtype``, a block of cells at a time."""
+    out = np.empty(order.size, dtype)
+    for lo in range(0, order.size, GATHER):
+        at = order[lo : lo + GATHER]
+        out[lo : lo + GATHER] = y[at] if w is None else y[at] * w[at]
+    return out
 
 
 TABLE = 4_000_000  # entries of one table of the models' terms at most (its points of b taken a block at a time)
