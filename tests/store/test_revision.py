@@ -95,7 +95,7 @@ def _hostile_rows(n: int = 500) -> pd.DataFrame:
             "benchmark": "b",
             "model": rng.choice(["a,b", 'say "hi"', "line\nbreak", "plain", "ünï", " lead"], n),
             "item_id": [f"i{k}" for k in range(n)],
-            "score": rng.choice([0.0, 1.0, 0.1 + 0.2, 1 / 3, 0.5, 1e-12], n),
+            "score": rng.choice(["0", "1", "-0", "0.30000000000000004", "0.3333333333333333", "0.5", "1e-12"], n),
             "trials": rng.choice(["", "10", "3"], n),
             "date": rng.choice(["", "2025-01-02", "2024-12-31"], n),
             "chance": rng.choice(["", "0.25", "0.1"], n),
@@ -121,3 +121,14 @@ def test_a_snapshot_is_the_csv_writers_text(kind):
     assert gzip.decompress(data) == text.encode()
     back = parse_snapshot(data, "t", "aggregates" if kind == "aggregates" else "responses")
     assert snapshot_bytes(back) == data
+
+
+def test_a_negative_zero_and_missing_floats_are_written_as_the_writer_writes_them():
+    """-0.0 and 0.0 compare equal but are written "-0" and "0"; a missing float is empty: in the snapshot's text
+    and in the revision's, as in ``to_csv``'s."""
+    table = pd.DataFrame(
+        {"model": ["a", "b", "c", "d"], "item_id": ["i", "i", "i", "i"], "score": [-0.0, 0.0, np.nan, 0.25]}
+    )
+    text = table.to_csv(index=False, float_format=f"%.{SNAPSHOT_DIGITS}g", lineterminator="\n")
+    assert gzip.decompress(snapshot_bytes(table)) == text.encode()
+    assert content_revision(table) == _reference(table)

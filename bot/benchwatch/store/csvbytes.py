@@ -54,11 +54,17 @@ def coded(column: pd.Series, sort: bool) -> tuple[np.ndarray, list[str]]:
             categories = categories.sort_values()
         shown = [csv_field(str(v)) for v in categories]
         return np.where(codes < 0, len(shown), codes).astype(np.int32), [*shown, ""]
+    if pd.api.types.is_float_dtype(column.dtype):  # told apart by their bits: -0.0 is written "-0", 0.0 "0"
+        if sort:
+            raise ValueError("a column of floats is not a sort key")
+        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        missing = np.isnan(values)
+        codes, uniques = pd.factorize(np.where(missing, 0, values.view(np.int64)))
+        shown = [f"%.{DIGITS}g" % v for v in uniques.view(np.float64)]  # the writer's own format
+        return np.where(missing, len(shown), codes).astype(np.int32), [*shown, ""]
     codes, uniques = pd.factorize(column, sort=sort, use_na_sentinel=True)
     if pd.api.types.is_datetime64_any_dtype(column.dtype):
         shown = [v.strftime("%Y-%m-%d") for v in uniques]
-    elif pd.api.types.is_float_dtype(column.dtype):
-        shown = [f"%.{DIGITS}g" % v for v in uniques]  # the writer's own format
     else:
         shown = [csv_field(str(v)) for v in uniques]
     codes = np.where(codes < 0, len(shown), codes).astype(np.int32)  # (half the memory of pandas' own)
