@@ -77,9 +77,17 @@ def test_page_images_load_and_console_is_clean(served_site, path):
     assert all(len(alt) > 20 for _, _, alt in images)
 
 
+def _unsearched(page):
+    """A page that fetches neither the search index (1.7 MB on the real atlas, indexed by a worker on every load:
+    half of each load's time) nor the sitemap: no layout reads either, and no test here searches."""
+    page.route("**/search/search_index.json", lambda route: route.abort())
+    page.route("**/sitemap.xml", lambda route: route.abort())
+    return page
+
+
 def _page(pw, url: str):
     browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = _unsearched(browser.new_page(viewport={"width": 1280, "height": 900}))
     page.goto(url)
     page.wait_for_load_state("networkidle")
     return browser, page
@@ -312,7 +320,7 @@ def verdict_tops(base: str, pages: list[str]) -> dict[str, dict]:
     found = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = _unsearched(browser.new_page(viewport={"width": 1280, "height": 900}))
         # the pictures lie below the verdict line and cannot move it: not fetched (162 real pages in a minute)
         page.route("**/plots/**", lambda route: route.abort())
         for path in pages:  # its stylesheets and scripts read (they come before DOMContentLoaded), not its pictures

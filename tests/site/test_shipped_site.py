@@ -697,6 +697,12 @@ def test_shipped_config_on_the_real_files(shipped, capsys):
         assert rec["ddm"] is None and "detection_limit" not in rec and not rec.get("verdicts")
     html = (site / benchmark_page(mmlu[0]["page"]).removesuffix(".md") / "index.html").read_text()
     assert "too few models to place items" in html and "What these models can and cannot see" not in html
+    # Issue 59 (and 25 before it): every source of benchwatch.toml with a real copy here, read by its adapter over
+    # loopback, publishes at least 150 benchmarks, 60 of them per item (MMLU-Pro's read per item too, though two
+    # models place no item), without HELM, the Hub's LiveBench export and Epoch's logs (no copy here)
+    read_per_item = {r["benchmark"] for r in latest.values() if r.get("kind") != "aggregate" or r.get("per_item")}
+    assert len(latest) >= 150 and len(read_per_item) >= 60, (len(latest), sorted(read_per_item))
+    assert {"MMLU-Pro", "MMLU-Pro law", "SWE-bench Verified", "humaneval+"} <= read_per_item
     pages = {p.parent.name for p in (site / "benchmarks").glob("*/index.html")}
     assert len(pages) == len({r["page"] for r in latest.values()}) < len(latest)
     assert latest["Epoch gpqa_diamond"]["n_models"] == 145

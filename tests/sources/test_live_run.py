@@ -1,37 +1,11 @@
-"""A live run of the shipped benchwatch.toml, its URLs pointed at the real upstream files on 127.0.0.1."""
+"""How the shipped configuration's runs serve the real upstream files on 127.0.0.1 (the runs themselves, and what
+they read, are tests/site/test_shipped_site.py's and benchmarks/shipped_atlas.py's)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.sources.shipped import shipped_config_on
-
 pytestmark = pytest.mark.slow
-
-
-def test_the_shipped_configuration_reaches_80_benchmarks_30_of_them_per_item(shared_upstream, tmp_path):
-    """Every source of benchwatch.toml that has a real copy here, read by its adapter over loopback (no audit):
-    the benchmarks they publish (issue 25: at least 80, 30 of them per item), without HELM, the Hub's LiveBench
-    export and Epoch's logs, which have no copy here."""
-    from benchwatch.sources import Fetcher, load_config, load_source
-    from benchwatch.store import validate_aggregates, validate_responses
-    from tests.sources.shipped import served_root
-    from tests.sources.upstream_server import Upstream
-
-    per_item, boards = set(), set()
-    # the zips of many files served extracted, as their repositories serve them
-    with Upstream(served_root(shared_upstream.root, tmp_path / "served")) as server:
-        config = load_config(shipped_config_on(server, tmp_path, leave_out=()))
-        with Fetcher(tmp_path / "cache", retries=0) as fetcher:
-            for cfg in config.sources.values():
-                table = load_source(fetcher, cfg)
-                if len(table.frame):
-                    per_item |= set(validate_responses(table.frame, cfg.name)["benchmark"])
-                if table.aggregates is not None and len(table.aggregates):
-                    boards |= set(validate_aggregates(table.aggregates.astype(str), cfg.name)["benchmark"])
-    print(f"{len(per_item | boards)} benchmarks, {len(per_item)} of them per item")
-    assert len(per_item | boards) >= 80 and len(per_item) >= 30, (sorted(per_item), sorted(boards))
-    assert {"MMLU-Pro", "MMLU-Pro law", "SWE-bench Verified", "humaneval+"} <= per_item
 
 
 def test_a_zip_of_many_files_is_served_extracted_under_its_repository_paths(tmp_path):
