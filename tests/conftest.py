@@ -86,11 +86,30 @@ def fixture_server(tmp_path):
 
 @pytest.fixture(scope="session")
 def sample_site(tmp_path_factory):
-    """One `benchwatch run --sample` for the tests that only read its reports and site (root, reports, site)."""
+    """One `benchwatch run --sample` for the tests that only read its reports and site (root, reports, site): one
+    for the whole session, whichever of xdist's workers asks first builds it (under a lock in the folder the
+    workers' temporary folders share) and the others read it (a test that changes them works on a copy)."""
+    import os
+    import shutil
+
+    from filelock import FileLock
+
     from benchwatch.cli import main
 
-    root = tmp_path_factory.mktemp("sample-site")
-    reports, site = root / "r", root / "s"
-    argv = ["run", "--sample", "--reports", str(reports), "--cache", str(root / "c"), "--site-out", str(site)]
-    assert main(argv) == 0
-    return root, reports, site
+    def build(root: Path) -> None:
+        argv = ["run", "--sample", "--reports", str(root / "r"), "--cache", str(root / "c"), "--site-out"]
+        assert main([*argv, str(root / "s")]) == 0
+
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:  # one process: its own
+        root = tmp_path_factory.mktemp("sample-site")
+        build(root)
+    else:
+        shared = tmp_path_factory.getbasetemp().parent  # this session's, shared by its workers
+        root = shared / "sample-site"
+        with FileLock(str(shared / "sample-site.lock")):
+            if not (root / "built").exists():
+                shutil.rmtree(root, ignore_errors=True)
+                root.mkdir()
+                build(root)
+                (root / "built").touch()
+    return root, root / "r", root / "s"

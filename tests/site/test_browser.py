@@ -186,7 +186,7 @@ def test_pages_fit_a_phone_and_a_laptop_and_plot_text_stays_legible(served_site,
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         for width in (390, 1280):
-            page = browser.new_page(viewport={"width": width, "height": 900})
+            page = _unsearched(browser.new_page(viewport={"width": width, "height": 900}))
             for path in pages:
                 page.goto(base + (path + "/" if path else ""), wait_until="load")
                 wide += [(width, path, e) for e in page.evaluate(_OVERFLOW)]
@@ -197,7 +197,7 @@ def test_pages_fit_a_phone_and_a_laptop_and_plot_text_stays_legible(served_site,
                     if path == "":
                         assert any(len(p) == 3 and p[2] > 10 for p in plots), plots
             page.close()
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = _unsearched(browser.new_page(viewport={"width": 1280, "height": 900}))
         page.goto(base, wait_until="load")
         wrapped = page.evaluate(
             """() => [...document.querySelectorAll('article table td[style*="right"]')]
@@ -276,7 +276,7 @@ def phone_and_desktop(base: str, pages: list[str], shots: Path) -> tuple[list, l
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         for width in (390, 1280):
-            page = browser.new_page(viewport={"width": width, "height": 900})
+            page = _unsearched(browser.new_page(viewport={"width": width, "height": 900}))
             for path in pages:
                 page.goto(base + path)
                 page.wait_for_load_state("networkidle")

@@ -8,6 +8,7 @@ they end with a second, unchanged run into the same reports.
 from __future__ import annotations
 
 import contextlib
+import csv
 import functools
 import io
 import json
@@ -23,8 +24,9 @@ from benchwatch.cli import main
 from benchwatch.record import as_record
 from benchwatch.site.names import shown_name
 from benchwatch.site.paths import benchmark_page
+from benchwatch.store import safe_slug
 from benchwatch.vocabulary import as_bound
-from tests.site.test_browser import CHROMIUM, FLAGS, _page, _Quiet
+from tests.site.test_browser import CHROMIUM, FLAGS, _page, _Quiet, _unsearched
 from tests.sources.shipped import REAL, SLOW, shipped_config_on
 
 pytestmark = pytest.mark.slow
@@ -484,7 +486,7 @@ def test_the_summary_pictures_labels_neither_overlap_nor_run_off(real_site, widt
     base, _, _ = real_site
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": width, "height": 900})
+        page = _unsearched(browser.new_page(viewport={"width": width, "height": 900}))
         page.goto(base)
         page.wait_for_load_state("networkidle")
         shown_plot = "[...document.querySelectorAll('object.benchwatch-plot')].find(x => x.getClientRects().length)"
@@ -703,6 +705,22 @@ def test_shipped_config_on_the_real_files(shipped, capsys):
     read_per_item = {r["benchmark"] for r in latest.values() if r.get("kind") != "aggregate" or r.get("per_item")}
     assert len(latest) >= 150 and len(read_per_item) >= 60, (len(latest), sorted(read_per_item))
     assert {"MMLU-Pro", "MMLU-Pro law", "SWE-bench Verified", "humaneval+"} <= read_per_item
+    # Issue 59: BFCL's twelve categories, each dated by its snapshots' own dates (three or more), their pages'
+    # "Saturation over time" drawn from them, and 2024-08-11's rescoring (the checker changed) in the changelog and
+    # the alerts of each, never taken for progress
+    bfcl = sorted(r["benchmark"] for r in latest.values() if r["origin"].endswith("/bfcl_result/"))
+    assert len(bfcl) == 12 and all(latest[b]["kind"] == "items" for b in bfcl)
+    for name in bfcl:
+        with (root / "r" / "by_date" / f"{safe_slug(name)}.csv").open() as fh:
+            days = {row["date"] for row in csv.DictReader(fh)}
+        assert len(days) >= 3 and days <= {"2024-07-06", "2024-07-20", "2024-07-25", "2024-08-11"}, (name, days)
+        html = (site / benchmark_page(latest[name]["page"]).removesuffix(".md") / "index.html").read_text()
+        assert 'saturation.svg"' in html and "Saturation over time" in html, name
+    changes = json.loads((root / "r" / "changelog.json").read_text())["changes"]
+    rescored = [c["benchmark"] for c in changes if c.get("upstream", "").startswith("rescored upstream on 2024-08-11")]
+    assert sorted(rescored) == bfcl
+    alerts = json.loads((root / "r" / "alerts.json").read_text())["alerts"]
+    assert sorted(a["benchmark"] for a in alerts if a["kind"] == "rescored" and a["benchmark"] in bfcl) == bfcl
     pages = {p.parent.name for p in (site / "benchmarks").glob("*/index.html")}
     assert len(pages) == len({r["page"] for r in latest.values()}) < len(latest)
     assert latest["Epoch gpqa_diamond"]["n_models"] == 145

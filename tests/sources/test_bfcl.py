@@ -156,31 +156,3 @@ def test_bfcl_the_newest_snapshots_items_its_models_dated_by_their_first_snapsho
     assert any(n.startswith("2024-07-22: rescored:") and n.endswith("no new model") for n in table.notes)
     assert set(table.rescored) == set(shape.index)
     assert all(s.startswith("rescored upstream on 2024-08-11") for s in table.rescored.values())
-
-
-@pytest.mark.slow
-def test_bfcls_history_by_date_comes_from_the_snapshots_dates_and_names_the_rescoring(bfcl_served, tmp_path):
-    """A run of the BFCL source on the real copy: every category's figures by date on at least three snapshot dates,
-    its page's "Saturation over time" drawn from them, and 2024-08-11's rescoring in its changelog and alerts."""
-    import csv
-
-    import benchwatch
-
-    server, _ = bfcl_served
-    url = server.url
-    config = tmp_path / "bw.toml"
-    config.write_text(
-        f'[sources.bfcl]\nadapter = "bfcl"\nurl = "{url}bfcl_result/"\nindex = "{url}bfcl_result/git-tree.json"\n'
-    )
-    reports, site = tmp_path / "r", tmp_path / "s"
-    benchwatch.run(config, reports=reports, cache=tmp_path / "c", site_out=site)
-    dated = {p.name: {r["date"] for r in csv.DictReader(p.open())} for p in (reports / "by_date").glob("bfcl-*.csv")}
-    assert len(dated) == 12 and all(
-        len(d) >= 3 and d <= {"2024-07-06", "2024-07-20", "2024-07-25", "2024-08-11"} for d in dated.values()
-    )
-    pages = [p.read_text() for p in (site / "benchmarks").glob("bfcl-*/index.html")]
-    assert len(pages) == 12 and all('saturation.svg"' in t and "Saturation over time" in t for t in pages)
-    changes = json.loads((reports / "changelog.json").read_text())["changes"]
-    assert sum(c.get("upstream", "").startswith("rescored upstream on 2024-08-11") for c in changes) == 12
-    alerts = json.loads((reports / "alerts.json").read_text())["alerts"]
-    assert sum(a["kind"] == "rescored" for a in alerts) == 12
