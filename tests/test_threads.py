@@ -30,3 +30,37 @@ def test_a_forked_child_starts_its_own_pools():
         os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+ARENA_PROBE = """
+import ctypes, sys, tempfile, threading
+from concurrent.futures import ThreadPoolExecutor
+import numpy as np
+from benchwatch import threads
+pool = threads.thread_pool("probe", 6) if sys.argv[1] == "pools" else ThreadPoolExecutor(6)
+together = threading.Barrier(6)
+def work(_):
+    together.wait()  # all six allocating at once: glibc gives a thread that finds its arena busy another one
+    return len([np.ones(20_000) for _ in range(200)])
+list(pool.map(work, range(6)))
+libc = ctypes.CDLL(None)
+libc.fopen.restype = ctypes.c_void_p
+path = tempfile.mktemp()
+out = libc.fopen(path.encode(), b"w")
+libc.malloc_info(0, ctypes.c_void_p(out))
+libc.fclose(ctypes.c_void_p(out))
+print(open(path).read().count("<heap nr="))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="glibc's malloc arenas (mallopt, malloc_info)")
+def test_the_pools_threads_share_the_cores_malloc_arenas():
+    """Six threads of a pool allocating at once use at most max(2, cores) malloc arenas (``share_arenas``); six of
+    a plain executor in a fresh process, more (so the probe tells the two apart)."""
+    import subprocess
+
+    def arenas(kind: str) -> int:
+        done = subprocess.run([sys.executable, "-c", ARENA_PROBE, kind], capture_output=True, text=True, check=True)
+        return int(done.stdout.strip())
+
+    assert arenas("pools") <= max(2, threads.CORES) < arenas("plain")

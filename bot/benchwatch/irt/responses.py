@@ -43,6 +43,9 @@ class ResponseArrays:
         return trials, successes
 
 
+CHANCE_BLOCK = 1_000_000  # rows read at a time for the items' floors
+
+
 def encode_responses(df: pd.DataFrame) -> ResponseArrays:
     """Encode one benchmark's rows: Binomial(k, p) with round(score*k) successes where trials k is known."""
     # Each column made in turn, with as few arrays of the cells' size beside it as may be (at 38 million cells each
@@ -61,8 +64,11 @@ def encode_responses(df: pd.DataFrame) -> ResponseArrays:
     if "chance" in df.columns and df["chance"].notna().any():  # one value per item (validated so), 0 where none
         chance = np.zeros(len(items))
         given = df["chance"].to_numpy(dtype=float)
-        has = ~np.isnan(given)
-        np.maximum.at(chance, item_idx[has], given[has])  # rows of two sources on one item: the larger floor
+        for lo in range(0, given.size, CHANCE_BLOCK):  # the rows that give one, a block at a time (at 38 million
+            # cells, all at once held 0.5 GB beside the table)
+            part = given[lo : lo + CHANCE_BLOCK]
+            has = ~np.isnan(part)
+            np.maximum.at(chance, item_idx[lo : lo + CHANCE_BLOCK][has], part[has])  # two sources' rows: the larger
     return ResponseArrays(
         models=np.asarray(models, dtype=object),
         items=np.asarray(items, dtype=object),
