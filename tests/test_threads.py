@@ -4,6 +4,7 @@ its own (a child holding its parent's pool would wait forever on threads it does
 from __future__ import annotations
 
 import os
+import platform
 import sys
 
 import pytest
@@ -53,7 +54,10 @@ print(open(path).read().count("<heap nr="))
 """
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="glibc's malloc arenas (mallopt, malloc_info)")
+@pytest.mark.skipif(
+    platform.libc_ver()[0] != "glibc",
+    reason="the arenas are glibc's malloc's (mallopt, malloc_info): on another C library share_arenas changes nothing",
+)
 def test_the_pools_threads_share_the_cores_malloc_arenas():
     """Six threads of a pool allocating at once use at most max(2, cores) malloc arenas (``share_arenas``); six of
     a plain executor in a fresh process, more (so the probe tells the two apart)."""

@@ -20,7 +20,8 @@ M_ARENA_MAX = -8  # glibc's mallopt parameter: how many malloc arenas the proces
 
 
 def share_arenas() -> None:
-    """The process's threads allocate from at most ``CORES`` of glibc's malloc arenas (its default: eight per core).
+    """The process's threads allocate from at most max(2, ``CORES``) of glibc's malloc arenas (its default: eight a
+    core; two, so that the main thread's arena is not the pools' only one).
     An arena keeps what its thread freed for that thread's next allocations: the tables one pool thread let go
     stayed mapped while another mapped new memory for its own, and a large audit's peak grew by what every thread
     had last held (1,500 x 5,000, floored: 0.92 GB -> 0.81 GB, the same time). Set when the first pool starts;

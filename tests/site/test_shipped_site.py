@@ -630,6 +630,32 @@ def test_every_real_benchmark_page_answers_in_its_first_screen(real_site):
     assert_answers_in_first_screen(verdict_tops(base, pages))
 
 
+def _assert_the_atlas_and_bfcls_history(latest: dict, reports: Path, site: Path) -> None:
+    """What the shipped run read (issue 59's counts) and BFCL's history by date, from its reports and pages."""
+    # Issue 59 (and 25 before it): every source of benchwatch.toml with a real copy here, read by its adapter over
+    # loopback, publishes at least 150 benchmarks, 60 of them per item (MMLU-Pro's read per item too, though two
+    # models place no item), without HELM, the Hub's LiveBench export and Epoch's logs (no copy here)
+    read_per_item = {r["benchmark"] for r in latest.values() if r.get("kind") != "aggregate" or r.get("per_item")}
+    assert len(latest) >= 150 and len(read_per_item) >= 60, (len(latest), sorted(read_per_item))
+    assert {"MMLU-Pro", "MMLU-Pro law", "SWE-bench Verified", "humaneval+"} <= read_per_item
+    # Issue 59: BFCL's twelve categories, each dated by its snapshots' own dates (three or more), their pages'
+    # "Saturation over time" drawn from them, and 2024-08-11's rescoring (the checker changed) in the changelog and
+    # the alerts of each, never taken for progress
+    bfcl = sorted(r["benchmark"] for r in latest.values() if r["origin"].endswith("/bfcl_result/"))
+    assert len(bfcl) == 12 and all(latest[b]["kind"] == "items" for b in bfcl)
+    for name in bfcl:
+        with (reports / "by_date" / f"{safe_slug(name)}.csv").open() as fh:
+            days = {row["date"] for row in csv.DictReader(fh)}
+        assert len(days) >= 3 and days <= {"2024-07-06", "2024-07-20", "2024-07-25", "2024-08-11"}, (name, days)
+        html = (site / benchmark_page(latest[name]["page"]).removesuffix(".md") / "index.html").read_text()
+        assert 'saturation.svg"' in html and "Saturation over time" in html, name
+    changes = json.loads((reports / "changelog.json").read_text())["changes"]
+    rescored = [c["benchmark"] for c in changes if c.get("upstream", "").startswith("rescored upstream on 2024-08-11")]
+    assert sorted(rescored) == bfcl
+    alerts = json.loads((reports / "alerts.json").read_text())["alerts"]
+    assert sorted(a["benchmark"] for a in alerts if a["kind"] == "rescored" and a["benchmark"] in bfcl) == bfcl
+
+
 def test_shipped_config_on_the_real_files(shipped, capsys):
     """Last in this module: its second run writes into the reports that the browser tests above read."""
     _, root, _, argv, out = shipped
@@ -699,28 +725,7 @@ def test_shipped_config_on_the_real_files(shipped, capsys):
         assert rec["ddm"] is None and "detection_limit" not in rec and not rec.get("verdicts")
     html = (site / benchmark_page(mmlu[0]["page"]).removesuffix(".md") / "index.html").read_text()
     assert "too few models to place items" in html and "What these models can and cannot see" not in html
-    # Issue 59 (and 25 before it): every source of benchwatch.toml with a real copy here, read by its adapter over
-    # loopback, publishes at least 150 benchmarks, 60 of them per item (MMLU-Pro's read per item too, though two
-    # models place no item), without HELM, the Hub's LiveBench export and Epoch's logs (no copy here)
-    read_per_item = {r["benchmark"] for r in latest.values() if r.get("kind") != "aggregate" or r.get("per_item")}
-    assert len(latest) >= 150 and len(read_per_item) >= 60, (len(latest), sorted(read_per_item))
-    assert {"MMLU-Pro", "MMLU-Pro law", "SWE-bench Verified", "humaneval+"} <= read_per_item
-    # Issue 59: BFCL's twelve categories, each dated by its snapshots' own dates (three or more), their pages'
-    # "Saturation over time" drawn from them, and 2024-08-11's rescoring (the checker changed) in the changelog and
-    # the alerts of each, never taken for progress
-    bfcl = sorted(r["benchmark"] for r in latest.values() if r["origin"].endswith("/bfcl_result/"))
-    assert len(bfcl) == 12 and all(latest[b]["kind"] == "items" for b in bfcl)
-    for name in bfcl:
-        with (root / "r" / "by_date" / f"{safe_slug(name)}.csv").open() as fh:
-            days = {row["date"] for row in csv.DictReader(fh)}
-        assert len(days) >= 3 and days <= {"2024-07-06", "2024-07-20", "2024-07-25", "2024-08-11"}, (name, days)
-        html = (site / benchmark_page(latest[name]["page"]).removesuffix(".md") / "index.html").read_text()
-        assert 'saturation.svg"' in html and "Saturation over time" in html, name
-    changes = json.loads((root / "r" / "changelog.json").read_text())["changes"]
-    rescored = [c["benchmark"] for c in changes if c.get("upstream", "").startswith("rescored upstream on 2024-08-11")]
-    assert sorted(rescored) == bfcl
-    alerts = json.loads((root / "r" / "alerts.json").read_text())["alerts"]
-    assert sorted(a["benchmark"] for a in alerts if a["kind"] == "rescored" and a["benchmark"] in bfcl) == bfcl
+    _assert_the_atlas_and_bfcls_history(latest, root / "r", site)
     pages = {p.parent.name for p in (site / "benchmarks").glob("*/index.html")}
     assert len(pages) == len({r["page"] for r in latest.values()}) < len(latest)
     assert latest["Epoch gpqa_diamond"]["n_models"] == 145
