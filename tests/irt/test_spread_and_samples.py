@@ -208,6 +208,30 @@ def test_the_cells_held_narrow_give_the_numbers_held_wide(credit, trials):
     assert np.array_equal(spread_rows(data, theta, grid, 0.7, floor=floor), want)
 
 
+@pytest.mark.parametrize("unit", [True, False])
+def test_the_items_dense_rows_are_numpys_sums_of_their_cells_to_the_bit(unit):
+    """A block of items' dense rows (the compiled pass over their cells) against ``np.add.at`` over the same cells:
+    16-bit model codes, 32-bit successes, cells given twice (summed in their order), items with no cells, one trial
+    a cell as a view of a single 1 or fractional trials; blocks that start and end anywhere."""
+    rng = np.random.default_rng(5)
+    models, items = 37, 23
+    sizes = rng.integers(0, 12, items)
+    sizes[[3, 11]] = 0
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    m = rng.integers(0, models, starts[-1]).astype(np.int16)  # some (item, model) twice: their sums
+    s = rng.choice([0.0, 0.25, 1.0, 2.0], starts[-1]).astype(np.float32)
+    w = np.broadcast_to(np.float64(1.0), s.shape) if unit else rng.uniform(0.5, 3.0, starts[-1])
+    cells = spread_module._Cells(starts, m, w, s, np.zeros(items))
+    for lo, hi in [(0, items), (0, 1), (3, 4), (5, 17), (20, 23)]:
+        succ, tri = cells.dense(lo, hi, models)
+        item = np.repeat(np.arange(hi - lo), sizes[lo:hi])
+        at = slice(starts[lo], starts[hi])
+        want_s, want_t = np.zeros((hi - lo, models)), np.zeros((hi - lo, models))
+        np.add.at(want_s, (item, m[at]), s[at])
+        np.add.at(want_t, (item, m[at]), w[at])
+        assert np.array_equal(succ, want_s) and np.array_equal(tri, want_t)
+
+
 def test_at_no_spread_the_integrated_likelihood_is_the_1pls():
     data, theta = _two_pl(30, 40, 0.0, seed=4)
     grid = np.linspace(-3.0, 3.0, 25)

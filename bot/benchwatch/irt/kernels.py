@@ -288,7 +288,7 @@ def item_model_kernels() -> list[tuple]:
     which a run compiles only when a benchmark has floors or per-item answers: the wheel's build compiles them too
     (``benchwatch.kernel_cache``)."""
     from benchwatch.irt.item_model.counts import count_table
-    from benchwatch.irt.item_model.spread_kernels import integrate, tables
+    from benchwatch.irt.item_model.spread_kernels import dense_rows, integrate, tables
 
     _F3 = nt.float64[:, :, ::1]
     return [
@@ -298,4 +298,5 @@ def item_model_kernels() -> list[tuple]:
         (rows_add_floors, (_F2, _I8, _I8, _F, _F, _I8, _F3, _F3), 0.4),
         (tables, (_F, _F, _F, _F, nt.float64, _F2, _F2), 0.5),
         (integrate, (_F2, _F, _F2), 0.3),
+        (dense_rows, (_I8, _I4, _F, _F, nt.boolean, _F2, _F2), 0.2),
     ]

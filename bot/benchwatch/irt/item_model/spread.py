@@ -188,12 +188,22 @@ class _Cells:
         return same_cells(self.starts, (self.m, self.w))
 
     def dense(self, lo: int, hi: int, models: int) -> tuple[np.ndarray, np.ndarray]:
-        """Items lo..hi's successes and trials as dense rows over the models."""
+        """Items lo..hi's successes and trials as dense rows over the models (``spread_kernels.dense_rows``; the
+        block's cells in the kernel's one type: their model codes 32-bit, successes 64-bit, as the sums read them)."""
+        from benchwatch.irt.item_model.spread_kernels import dense_rows
+
         cells = slice(self.starts[lo], self.starts[hi])
-        item = np.repeat(np.arange(hi - lo), np.diff(self.starts[lo : hi + 1]))
+        unit = self.w.strides == (0,)  # one view of a single 1: every cell one trial
         succ, trials = np.zeros((hi - lo, models)), np.zeros((hi - lo, models))
-        np.add.at(succ, (item, self.m[cells]), self.s[cells])
-        np.add.at(trials, (item, self.m[cells]), self.w[cells])
+        dense_rows(
+            np.ascontiguousarray(self.starts[lo : hi + 1] - self.starts[lo], dtype=np.int64),
+            np.ascontiguousarray(self.m[cells], dtype=np.int32),
+            np.ascontiguousarray(self.s[cells], dtype=np.float64),
+            np.zeros(0) if unit else np.ascontiguousarray(self.w[cells], dtype=np.float64),
+            unit,
+            succ,
+            trials,
+        )
         return succ, trials
 
 

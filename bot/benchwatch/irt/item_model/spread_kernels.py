@@ -125,3 +125,16 @@ def integrate(loglik, log_weight, out):  # pragma: no cover (compiled)
                 total[g] += mantissa[g] * scale[g]
         for g in range(points):
             out[i, g] = top[g] + math.log(total[g])
+
+
+@njit(cache=True, nogil=True)
+def dense_rows(starts, models, successes, trials, unit, succ, tri):  # pragma: no cover (compiled)
+    """Items' cells (item t's at ``starts[t]``..``starts[t + 1]``) as dense rows over the models: each cell's
+    ``successes`` added to ``succ[t, model]`` and its ``trials`` (1 each where ``unit``) to ``tri[t, model]``, the
+    cells in order (the sums ``np.add.at`` makes, to the bit, in a pass over the cells instead of its per-element
+    calls: the spread's blocks of points read every block of items again, 27% of its time at 4,500 models)."""
+    for t in range(starts.size - 1):
+        for c in range(starts[t], starts[t + 1]):
+            j = models[c]
+            succ[t, j] += successes[c]
+            tri[t, j] += 1.0 if unit else trials[c]
