@@ -26,7 +26,7 @@ def share_arenas() -> None:
     stayed mapped while another mapped new memory for its own, and a large audit's peak grew by what every thread
     had last held (1,500 x 5,000, floored: 0.92 GB -> 0.81 GB, the same time). Set when the first pool starts;
     glibc only (elsewhere, and where it is refused, nothing changes)."""
-    with contextlib.suppress(OSError, AttributeError):
+    with contextlib.suppress(OSError, AttributeError, TypeError):  # no C library by that name (Windows: TypeError)
         ctypes.CDLL(None).mallopt(M_ARENA_MAX, max(2, CORES))
 
 
