@@ -19,8 +19,8 @@ from benchwatch.irt import (
     fit_map,
     spread_rows,
 )
-from benchwatch.irt.item_model import spread as spread_module
 from benchwatch.irt.item_model import spread_kernels as sk
+from benchwatch.irt.item_model import spread_pass
 from benchwatch.irt.item_model.fit_check import FitCheck, Statistics
 from benchwatch.irt.item_model.model import withheld_reason
 from benchwatch.irt.item_model.spread import draw_log_a, mixture
@@ -97,7 +97,7 @@ def test_binomial_cells_slopes_a_centre_and_mixed_floors_are_brute_force_quadrat
         want = _brute_force(data, theta, grid, 0.7, floors[item], item, slope=slope, mu=0.2)
         near = want > want.max() - 20
         assert np.abs(got[item] - want)[near].max() < 1e-5, (item, np.abs(got[item] - want)[near].max())
-    monkeypatch.setattr(spread_module, "DESIGNS", 0)  # each item's trials' sum of its own: the same rows
+    monkeypatch.setattr(spread_pass, "DESIGNS", 0)  # each item's trials' sum of its own: the same rows
     alone = spread_rows(data, theta, grid, 0.7, floor=floors, slope=slope, mean_log_a=0.2)
     np.testing.assert_allclose(alone, got, rtol=0, atol=1e-9)
 
@@ -180,10 +180,10 @@ def test_items_with_the_same_cells_are_found_as_comparing_them_whole_finds_them(
         return out
 
     for with_each in (False, True):
-        group, first = spread_module.same_cells(starts, (m, w), each if with_each else None)
+        group, first = spread_pass.same_cells(starts, (m, w), each if with_each else None)
         assert group.tolist() == brute(with_each)
         assert first.tolist() == [group.tolist().index(g) for g in range(first.size)]
-    assert spread_module.same_cells(starts, (m, w))[0].tolist() == [0, 1, 0, 2, 3, 4, 4, 5]
+    assert spread_pass.same_cells(starts, (m, w))[0].tolist() == [0, 1, 0, 2, 3, 4, 4, 5]
 
 
 @pytest.mark.parametrize("credit", [(0.0, 1.0), (0.0, 0.5, 1.0), (0.0, 1 / 3, 1.0)])
@@ -203,8 +203,8 @@ def test_the_cells_held_narrow_give_the_numbers_held_wide(credit, trials):
     order = np.argsort(data.item_idx, kind="stable")
     starts = np.searchsorted(data.item_idx[order], np.arange(items + 1)).astype(np.int64)
     m, w = data.model_idx[order].astype(np.int32), data.weight[order].astype(float)
-    wide = spread_module._Cells(starts, m, w, data.y[order] * w, floor)
-    want = spread_module._integrated_rows(wide, theta, np.ones(models), grid, 0.7, 0.0)
+    wide = spread_pass.Cells(starts, m, w, data.y[order] * w, floor)
+    want = spread_pass.integrated_rows(wide, theta, np.ones(models), grid, mixture(0.7), 0.0)
     assert np.array_equal(spread_rows(data, theta, grid, 0.7, floor=floor), want)
 
 
@@ -212,7 +212,8 @@ def test_the_cells_held_narrow_give_the_numbers_held_wide(credit, trials):
 def test_the_items_dense_rows_are_numpys_sums_of_their_cells_to_the_bit(unit):
     """A block of items' dense rows (the compiled pass over their cells) against ``np.add.at`` over the same cells:
     16-bit model codes, 32-bit successes, cells given twice (summed in their order), items with no cells, one trial
-    a cell as a view of a single 1 or fractional trials; blocks that start and end anywhere."""
+    a cell as a view of a single 1 or fractional trials; runs of items that start and end anywhere (read as one
+    slice of cells) and sets of items in any order, repeated ones included (gathered item by item)."""
     rng = np.random.default_rng(5)
     models, items = 37, 23
     sizes = rng.integers(0, 12, items)
@@ -221,14 +222,15 @@ def test_the_items_dense_rows_are_numpys_sums_of_their_cells_to_the_bit(unit):
     m = rng.integers(0, models, starts[-1]).astype(np.int16)  # some (item, model) twice: their sums
     s = rng.choice([0.0, 0.25, 1.0, 2.0], starts[-1]).astype(np.float32)
     w = np.broadcast_to(np.float64(1.0), s.shape) if unit else rng.uniform(0.5, 3.0, starts[-1])
-    cells = spread_module._Cells(starts, m, w, s, np.zeros(items))
-    for lo, hi in [(0, items), (0, 1), (3, 4), (5, 17), (20, 23)]:
-        succ, tri = cells.dense(lo, hi, models)
-        item = np.repeat(np.arange(hi - lo), sizes[lo:hi])
-        at = slice(starts[lo], starts[hi])
-        want_s, want_t = np.zeros((hi - lo, models)), np.zeros((hi - lo, models))
-        np.add.at(want_s, (item, m[at]), s[at])
-        np.add.at(want_t, (item, m[at]), w[at])
+    cells = spread_pass.Cells(starts, m, w, s, np.zeros(items))
+    runs = [np.arange(lo, hi) for lo, hi in [(0, items), (0, 1), (3, 4), (5, 17), (20, 23)]]
+    for chosen in [*runs, np.array([17, 2, 11, 2, 22, 0]), rng.permutation(items)]:
+        succ, tri = cells.dense(chosen, models)
+        want_s, want_t = np.zeros((chosen.size, models)), np.zeros((chosen.size, models))
+        for row, t in enumerate(chosen):
+            at = slice(starts[t], starts[t + 1])
+            np.add.at(want_s, (row, m[at]), s[at])
+            np.add.at(want_t, (row, m[at]), w[at])
         assert np.array_equal(succ, want_s) and np.array_equal(tri, want_t)
 
 

@@ -27,13 +27,11 @@ maximum and its interval's ends refined between them.
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from benchwatch.irt.item_model.spread_pass import Cells, integrated_rows, same_cells
 from benchwatch.irt.responses import ResponseArrays
 
 COARSE = (0.0, 0.3, 0.6, 0.9, 1.2, 1.6)  # the spreads at which the profile is computed first
@@ -100,7 +98,9 @@ def spread_rows(
     log a from the spread's mixture around ``mean_log_a`` (``benchwatch.irt.item_model.spread_kernels``: matrix products
     of the items' successes and trials with each model's terms at every node); the 1PL's at a spread under ``ZERO``.
     ``slope``: each model's logit multiplier (its ability's own error); ``floor``: each item's floor. Each set of
-    alike items once; blocks of items on both cores at once."""
+    alike items once; blocks of items on both cores at once; where rows are narrow (thousands of answers an item),
+    each only near its top, over the nodes its sums there read (``benchwatch.irt.item_model.spread_windows``:
+    beyond, an upper bound at least ``WINDOW`` below the top)."""
     from benchwatch.irt.fits.cells import cell_loglik, cells_by_item
 
     theta = np.ascontiguousarray(theta, dtype=float)
@@ -139,7 +139,8 @@ def spread_rows(
         m, s, c = m[cells], s[cells], c[first]
         w = np.broadcast_to(w[:1], s.shape) if w.strides == (0,) else w[cells]
     a_slope = np.ones(theta.size) if slope is None else np.ascontiguousarray(slope, dtype=float)
-    out = _integrated_rows(_Cells(starts, m, w, s, c), theta, a_slope, grid, max(spread, ZERO), float(mean_log_a))
+    mix = mixture(max(spread, ZERO))
+    out = integrated_rows(Cells(starts, m, w, s, c), theta, a_slope, grid, mix, float(mean_log_a))
     return out if copies is None else out[copies]
 
 
@@ -164,125 +165,6 @@ def _gathered(y: np.ndarray, w: np.ndarray | None, order: np.ndarray, dtype) -> 
     return out
 
 
-TABLE = 4_000_000  # entries of one table of the models' terms at most (its points of b taken a block at a time)
-DESIGNS = 16  # up to this many designs (the models and trials items were given), their trials' sums once each
-BLOCK = 2_000_000  # entries of one block of items' log likelihoods (or of their dense successes and trials)
-
-
-@dataclass(frozen=True)
-class _Cells:
-    """The cells grouped by item (``starts``): models, trials, successes; and each item's floor."""
-
-    starts: np.ndarray
-    m: np.ndarray
-    w: np.ndarray
-    s: np.ndarray
-    c: np.ndarray
-
-    @property
-    def n(self) -> int:
-        return self.starts.size - 1
-
-    def designs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each item's design (the models it was given and their trials) as an index, and the first item of each."""
-        return same_cells(self.starts, (self.m, self.w))
-
-    def dense(self, lo: int, hi: int, models: int) -> tuple[np.ndarray, np.ndarray]:
-        """Items lo..hi's successes and trials as dense rows over the models (``spread_kernels.dense_rows``; the
-        block's cells in the kernel's one type: their model codes 32-bit, successes 64-bit, as the sums read them)."""
-        from benchwatch.irt.item_model.spread_kernels import dense_rows
-
-        cells = slice(self.starts[lo], self.starts[hi])
-        unit = self.w.strides == (0,)  # one view of a single 1: every cell one trial
-        succ, trials = np.zeros((hi - lo, models)), np.zeros((hi - lo, models))
-        dense_rows(
-            np.ascontiguousarray(self.starts[lo : hi + 1] - self.starts[lo], dtype=np.int64),
-            np.ascontiguousarray(self.m[cells], dtype=np.int32),
-            np.ascontiguousarray(self.s[cells], dtype=np.float64),
-            np.zeros(0) if unit else np.ascontiguousarray(self.w[cells], dtype=np.float64),
-            unit,
-            succ,
-            trials,
-        )
-        return succ, trials
-
-
-def _integrated_rows(
-    cells: _Cells, theta: np.ndarray, slope: np.ndarray, grid: np.ndarray, spread: float, mu: float
-) -> np.ndarray:
-    """``spread_rows``' rows of the distinct items (see ``benchwatch.irt.item_model.spread_kernels``): for each block of
-    points of b, each model's terms at every node and point, then blocks of items' log likelihoods by two matrix
-    products (the trials' one once per design where the designs are few), integrated over the nodes."""
-    from benchwatch.irt.item_model.spread_kernels import integrate, nodes, tables
-    from benchwatch.irt.kernels import THREADS, thread_pool
-
-    n, models = cells.n, theta.size
-    out = np.empty((n, grid.size))
-    if n == 0:
-        return out
-    heaviest = float(np.add.reduceat(cells.w, cells.starts[:-1]).max()) if cells.w.size else 1.0
-    sds, shares = mixture(spread)
-    u, log_weight = nodes(sds, shares, mu, max(heaviest, 1.0))
-    floors = np.unique(cells.c)
-    points = max(1, min(grid.size, TABLE // max(1, models * u.size)))
-    per_block = max(1, min(BLOCK // (u.size * points), BLOCK // max(1, models), -(-n // THREADS)))
-    failures = np.add.reduceat(cells.w - cells.s, cells.starts[:-1]) if cells.w.size else np.zeros(n)
-    with np.errstate(divide="ignore"):
-        constant = failures * np.log1p(-cells.c)  # F log(1 - c): 0 where there are no failures
-    constant[failures == 0] = 0.0
-    design, first = cells.designs()
-    shared = first.size <= DESIGNS  # a complete matrix is one design: its trials' sum is the same for every item
-    design_trials = np.concatenate([cells.dense(t, t + 1, models)[1] for t in first]) if shared else None
-    for g0 in range(0, grid.size, points):
-        part = grid[g0 : g0 + points]
-        cols = u.size * part.size
-        trials = np.empty((models, cols))
-        successes = {}
-        for f in floors:
-            table = np.empty((models, cols))
-            tables(theta, slope, part, u, math.log(f) if f > 0 else -np.inf, trials, table)
-            successes[float(f)] = table
-        by_design = None if design_trials is None else -(design_trials @ trials)
-
-        def block(lo: int, hi: int, g0=g0, part=part, trials=trials, successes=successes, by=by_design) -> None:
-            succ, tri = cells.dense(lo, hi, models)
-            kinds = design[lo:hi]
-            if by is not None and len(successes) == 1 and kinds.min() == kinds.max():
-                # one floor and one design (a complete matrix): the successes' product plus the design's (negated)
-                # trials' terms in place (the same sum, without a copy of them per item)
-                del tri
-                loglik = succ @ next(iter(successes.values()))
-                loglik += by[kinds[0]]
-            else:
-                if by is None:  # -(trials' product), negated in place: no second block of its size
-                    loglik = tri @ trials
-                    np.negative(loglik, out=loglik)
-                else:
-                    loglik = by[kinds]
-                del tri
-                for f, table in successes.items():
-                    rows = np.flatnonzero(cells.c[lo:hi] == f)
-                    if rows.size == hi - lo:
-                        loglik += succ @ table
-                    elif rows.size:
-                        loglik[rows] += succ[rows] @ table
-            loglik += constant[lo:hi, None]
-            result = np.empty((hi - lo, part.size))
-            integrate(loglik, log_weight, result)
-            out[lo:hi, g0 : g0 + part.size] = result
-
-        cuts = [*range(0, n, per_block), n]
-        jobs = list(itertools.pairwise(cuts))
-        if len(jobs) == 1 or THREADS == 1:
-            for lo, hi in jobs:
-                block(lo, hi)
-        else:
-            for future in [thread_pool().submit(block, lo, hi) for lo, hi in jobs]:
-                future.result()
-        del block, trials, successes, table, by_design  # let this block of points' tables go before the next's
-    return out
-
-
 def _alike(
     starts: np.ndarray, m: np.ndarray, w: np.ndarray, s: np.ndarray, c: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray | None]:
@@ -294,36 +176,6 @@ def _alike(
     if first.size == n:
         return np.arange(n), None
     return first, copies
-
-
-def same_cells(
-    starts: np.ndarray, arrays: tuple[np.ndarray, ...], each: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each item's set of items with the same cells (``arrays`` over the item's cells, ``starts``; bytes alike) and
-    the same ``each`` of its own, numbered in order of first appearance, and the first item of each set. Items are
-    keyed by a digest of their cells, confirmed on the bytes against the sets' first items (at 38 million cells a
-    key of every item's bytes held half a GB); an array of one value repeated (a view of a single 1) tells no two
-    items apart and is left out."""
-    n = starts.size - 1
-    read = [a for a in arrays if a.strides != (0,)]
-    sets: dict[bytes, list[int]] = {}  # digest -> the sets whose first item has it
-    first: list[int] = []
-    out = np.empty(n, dtype=np.int64)
-
-    def cells(t: int) -> list[bytes]:
-        lo, hi = starts[t], starts[t + 1]
-        return [a[lo:hi].tobytes() for a in read] + ([] if each is None else [each[t : t + 1].tobytes()])
-
-    for t in range(n):
-        own = cells(t)
-        digest = hashlib.blake2b(b"|".join(len(part).to_bytes(8, "little") + part for part in own)).digest()
-        found = next((g for g in sets.get(digest, ()) if cells(int(first[g])) == own), None)
-        if found is None:
-            found = len(first)
-            sets.setdefault(digest, []).append(found)
-            first.append(t)
-        out[t] = found
-    return out, np.asarray(first, dtype=np.int64)
 
 
 def estimate_spread(

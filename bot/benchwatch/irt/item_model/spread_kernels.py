@@ -30,12 +30,14 @@ RANGE = 8.0  # the nodes reach this many sds of the mixture's wide part from its
 INFO = 0.44  # the most information one trial gives on log a: max over eta of p (1 - p) eta^2
 
 
-def nodes(sds: np.ndarray, shares: np.ndarray, mu: float, heaviest: float) -> tuple[np.ndarray, np.ndarray]:
+def nodes(
+    sds: np.ndarray, shares: np.ndarray, mu: float, heaviest: float, coarse: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
     """The nodes u of log a and the log of each one's weight (the mixture's density times the spacing), for items
-    of at most ``heaviest`` trials."""
+    of at most ``heaviest`` trials; ``coarse`` times as far apart for a first look (``spread_windows``)."""
     base, wide = float(np.min(sds)), float(np.max(sds))
     width = 1.0 / math.sqrt(INFO * heaviest + 1.0 / base**2)
-    step = STEP * width
+    step = coarse * STEP * width
     half = math.ceil(RANGE * wide / step)
     u = mu + step * np.arange(-half, half + 1, dtype=float)
     density = np.zeros(u.size)
