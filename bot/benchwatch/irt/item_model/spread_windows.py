@@ -76,7 +76,7 @@ def spans(loglik: np.ndarray, log_weight: np.ndarray, k0: int, points: int) -> t
     terms = loglik.reshape(loglik.shape[0], log_weight.size, points) + log_weight[None, :, None]
     with np.errstate(invalid="ignore"):
         near = terms >= np.max(terms, axis=1, keepdims=True) - (NODES + MARGIN)
-    near[~near.any(axis=1)[:, None, :].repeat(log_weight.size, axis=1)] = True  # no finite term: every node
+    near |= ~near.any(axis=1, keepdims=True)  # no finite term at a point: every node there
     first = np.argmax(near, axis=1)
     last = log_weight.size - 1 - np.argmax(near[:, ::-1, :], axis=1)
     return first + k0, last + k0
@@ -153,8 +153,8 @@ def extend(out: np.ndarray, blocks: list[Block]) -> np.ndarray:
     points = out.shape[1]
     again = []
     for block in blocks:
-        items, (lo, hi) = block.items, block.own if block.own is not None else (block.lo, block.hi)
-        lo, hi = np.broadcast_to(lo, items.shape), np.broadcast_to(hi, items.shape)
+        items = block.items
+        lo, hi = block.own if block.own is not None else (np.full(items.size, block.lo), np.full(items.size, block.hi))
         rows = out[items]
         at = np.arange(points)[None, :]
         inside = (at >= lo[:, None]) & (at < hi[:, None])
